@@ -1,0 +1,163 @@
+//! Seeded dice (RULES.md §10): ChaCha20 seeded with the match's 32-byte seed, and the
+//! SHA-256 commitment published when the match starts.
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
+
+/// A match seed: 32 bytes, written as 64 lowercase hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Seed(pub [u8; 32]);
+
+impl Seed {
+    /// Rule §10: the commitment published at match start, SHA-256 of the 32 seed
+    /// bytes, as 64 lowercase hex digits.
+    pub fn commitment(&self) -> String {
+        hex::encode(Sha256::digest(self.0))
+    }
+
+    /// The seed as 64 lowercase hex digits.
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+}
+
+impl fmt::Debug for Seed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Seed({})", self.to_hex())
+    }
+}
+
+impl fmt::Display for Seed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+/// Error parsing a seed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a seed is 64 hex digits (32 bytes)")]
+pub struct BadSeed;
+
+impl FromStr for Seed {
+    type Err = BadSeed;
+    fn from_str(s: &str) -> Result<Self, BadSeed> {
+        let mut b = [0u8; 32];
+        hex::decode_to_slice(s, &mut b).map_err(|_| BadSeed)?;
+        Ok(Seed(b))
+    }
+}
+
+impl Serialize for Seed {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Seed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Cow::<'de, str>::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for Seed {
+    fn schema_name() -> Cow<'static, str> {
+        "Seed".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A match seed: 32 bytes as 64 hex digits. Dice: ChaCha20 (RFC 8439 block function, 20 rounds, zero nonce) seeded with these bytes; each die takes the next little-endian u32 x, rejects x >= 4294967292 and yields 1 + x mod 6.",
+            "pattern": "^[0-9a-fA-F]{64}$"
+        })
+    }
+}
+
+/// The match's dice: a ChaCha20 stream seeded with the [`Seed`]. Each die takes the
+/// next `u32` of the stream, rejects values ≥ 4 294 967 292 (the largest multiple of
+/// 6 that fits) so every face is equally likely, and yields `1 + x mod 6`. The mapping
+/// is written out here (not left to a library's sampler) so that any client can
+/// re-roll the dice from the revealed seed.
+#[derive(Clone, Debug)]
+pub struct Dice {
+    rng: ChaCha20Rng,
+}
+
+impl Dice {
+    /// Dice for `seed`.
+    pub fn new(seed: Seed) -> Dice {
+        Dice {
+            rng: ChaCha20Rng::from_seed(seed.0),
+        }
+    }
+
+    /// One die, 1..=6.
+    pub fn roll(&mut self) -> u8 {
+        const LIMIT: u32 = u32::MAX - (u32::MAX % 6) - 1; // 4_294_967_291
+        loop {
+            let x = self.rng.next_u32();
+            if x <= LIMIT {
+                return (x % 6) as u8 + 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commitment_is_sha256_of_seed_bytes() {
+        let seed = Seed([0; 32]);
+        // SHA-256 of 32 zero bytes.
+        assert_eq!(
+            seed.commitment(),
+            "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925"
+        );
+    }
+
+    #[test]
+    fn same_seed_same_dice_and_faces_in_range() {
+        let mut a = Dice::new(Seed([7; 32]));
+        let mut b = Dice::new(Seed([7; 32]));
+        let mut counts = [0u32; 7];
+        for _ in 0..6000 {
+            let x = a.roll();
+            assert_eq!(x, b.roll());
+            counts[x as usize] += 1;
+        }
+        assert_eq!(counts[0], 0);
+        for c in &counts[1..] {
+            assert!(
+                (800..1200).contains(c),
+                "face count {c} far from 1000 of 6000"
+            );
+        }
+    }
+
+    #[test]
+    fn seed_hex_round_trip() {
+        let s: Seed = "00".repeat(31).add_str("ff").parse().unwrap();
+        assert_eq!(s.0[31], 255);
+        assert_eq!(s.to_hex().parse::<Seed>().unwrap(), s);
+        assert!("abc".parse::<Seed>().is_err());
+    }
+
+    trait AddStr {
+        fn add_str(self, s: &str) -> String;
+    }
+    impl AddStr for String {
+        fn add_str(mut self, s: &str) -> String {
+            self.push_str(s);
+            self
+        }
+    }
+}

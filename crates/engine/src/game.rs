@@ -1,0 +1,501 @@
+//! A whole match over time (rules 4.1, 4.2, 4.6, 9.1, 9.2): seeded dice, turns,
+//! passes, timeouts, the match clock, standings and the turn log. The engine never
+//! reads a clock: every call that depends on time takes `now`, in milliseconds on
+//! any clock the caller likes (the same clock for every call of one match).
+
+use crate::board::Seat;
+use crate::dice::{Dice, Seed};
+use crate::event::Event;
+use crate::plan::{ErrorCode, Plan, PlanError};
+use crate::position::Position;
+use crate::rules::{InvalidRuleSet, Mode, RuleSet};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnKind {
+    /// The seat submitted a plan (a pass plan counts as a pass).
+    Plan,
+    /// The seat passed (rule 4.4).
+    Pass,
+    /// The turn timer ran out and the server passed (rule 4.6).
+    Timeout,
+}
+
+/// Rule 4.1: what the start of a turn rolled and granted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TurnStart {
+    /// The seat to move.
+    pub seat: Seat,
+    /// Turn number, 1 for the first turn of the match, +1 per turn.
+    pub turn_number: u32,
+    /// The dice rolled, in order (`dice_per_turn` values 1..=6).
+    pub dice: Vec<u8>,
+    /// Rolled values that did not fit in the store and were dropped.
+    pub dropped: Vec<u8>,
+    /// Exit credits gained from 6s (after the cap).
+    pub credits_gained: u32,
+    /// The roll store after the roll, oldest first.
+    pub roll_store: Vec<u8>,
+    /// Exit credits held after the roll.
+    pub exit_credits: u32,
+    /// When the turn times out (rule 4.6), caller's clock, milliseconds.
+    pub deadline_ms: u64,
+}
+
+/// One resolved turn, as kept in the log and the replay.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TurnRecord {
+    /// Turn number (1-based).
+    pub turn_number: u32,
+    /// The seat that moved.
+    pub seat: Seat,
+    /// Dice rolled at the start of the turn.
+    pub dice: Vec<u8>,
+    /// How the turn ended.
+    pub kind: TurnKind,
+    /// The plan resolved (the empty plan for a pass or a timeout).
+    pub plan: Plan,
+    /// Events of the resolution, in order.
+    pub events: Vec<Event>,
+}
+
+/// Why a match ended (rule 9.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Every seat finished.
+    AllFinished,
+    /// The 30-minute match clock ran out.
+    Clock,
+}
+
+/// Rule 9.2: one seat's final (or current) result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Standing {
+    /// The seat.
+    pub seat: Seat,
+    /// Place by total, 1 = best; equal totals share a place (1, 1, 3, 4).
+    pub place: u8,
+    /// Sum of progress points (rule 8.5).
+    pub progress: i64,
+    /// Combat points (rule 8.6).
+    pub combat: i64,
+    /// Completion bonus (rule 8.8).
+    pub bonus: i64,
+    /// progress + combat + bonus.
+    pub total: i64,
+    /// Finishing place (rule 8.8), if the seat finished.
+    pub finished: Option<u8>,
+}
+
+/// Rule 9.2: standings of a position, best first (ties share a place and are listed
+/// in seat order).
+pub fn standings(pos: &Position) -> Vec<Standing> {
+    let mut v: Vec<Standing> = Seat::ALL
+        .iter()
+        .map(|&seat| {
+            let st = pos.seat(seat);
+            Standing {
+                seat,
+                place: 0,
+                progress: st.progress_sum(),
+                combat: st.combat,
+                bonus: st.bonus,
+                total: st.total(),
+                finished: st.finished,
+            }
+        })
+        .collect();
+    v.sort_by_key(|s| std::cmp::Reverse(s.total)); // stable: ties keep seat order
+    for i in 0..v.len() {
+        v[i].place = if i > 0 && v[i].total == v[i - 1].total {
+            v[i - 1].place
+        } else {
+            i as u8 + 1
+        };
+    }
+    v
+}
+
+/// The end of a match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MatchEnd {
+    /// Why it ended.
+    pub reason: EndReason,
+    /// Final standings (rule 9.2).
+    pub standings: Vec<Standing>,
+}
+
+/// Why a submission to a [`Match`] was refused. Nothing changes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MatchError {
+    /// `not_your_turn`: the submitting seat is not the seat to move.
+    #[error("not_your_turn: it is {to_move}'s turn, not {seat}'s")]
+    NotYourTurn {
+        /// Who submitted.
+        seat: Seat,
+        /// Who is to move.
+        to_move: Seat,
+    },
+    /// `stale_turn`: the plan names another turn number than the current one.
+    #[error("stale_turn: the current turn is {current}, the plan is for turn {got}")]
+    StaleTurn {
+        /// The current turn number.
+        current: u32,
+        /// The turn number the plan named.
+        got: u32,
+    },
+    /// `match_over`: the match has ended or its clock ran out (rule 9.1).
+    #[error("match_over: the match is over")]
+    MatchOver,
+    /// The plan itself was rejected (rule 4.5).
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+}
+
+impl MatchError {
+    /// The stable error code (`"stale_turn"` is the only one the engine's plan list lacks).
+    pub fn code(&self) -> &'static str {
+        match self {
+            MatchError::NotYourTurn { .. } => ErrorCode::NotYourTurn.as_str(),
+            MatchError::StaleTurn { .. } => "stale_turn",
+            MatchError::MatchOver => ErrorCode::MatchOver.as_str(),
+            MatchError::Plan(e) => e.code().as_str(),
+        }
+    }
+}
+
+/// What one resolved turn produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnOutcome {
+    /// The resolved turn (also appended to the log).
+    pub record: TurnRecord,
+    /// The next turn, already rolled, unless the match ended.
+    pub next: Option<TurnStart>,
+    /// The end of the match, if this turn ended it.
+    pub end: Option<MatchEnd>,
+}
+
+/// The turn in progress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Current {
+    start: TurnStart,
+}
+
+/// A whole match: rule set, seed, dice, position, current turn, clocks and log.
+///
+/// ```text
+/// let mut m = Match::new(RuleSet::default(), Mode::Clash, seed, now)?;  // rolls turn 1
+/// m.submit(Seat::Green, 1, &plan, now)?;   // resolves, rolls turn 2
+/// m.expire(now)                            // timeouts and the match clock
+/// ```
+#[derive(Debug, Clone)]
+pub struct Match {
+    rules: RuleSet,
+    seed: Seed,
+    dice: Dice,
+    position: Position,
+    current: Option<Current>,
+    started_ms: u64,
+    deadline_ms: u64,
+    turn_counter: u32,
+    log: Vec<TurnRecord>,
+    end: Option<MatchEnd>,
+}
+
+impl Match {
+    /// Starts a match at `now_ms` (rule 4.2) and rolls the first turn (rule 4.1).
+    ///
+    /// Errors: [`InvalidRuleSet`] when `rules` fails [`RuleSet::check`].
+    pub fn new(
+        rules: RuleSet,
+        mode: Mode,
+        seed: Seed,
+        now_ms: u64,
+    ) -> Result<Match, InvalidRuleSet> {
+        rules.check()?;
+        let position = Position::start(mode, rules.start_exit_credits);
+        let deadline_ms = now_ms + rules.match_seconds as u64 * 1000;
+        let mut m = Match {
+            dice: Dice::new(seed),
+            seed,
+            position,
+            current: None,
+            started_ms: now_ms,
+            deadline_ms,
+            turn_counter: 0,
+            log: Vec::new(),
+            end: None,
+            rules,
+        };
+        m.begin_turn(now_ms);
+        Ok(m)
+    }
+
+    /// The rule set.
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+    /// The seed (reveal it only once the match has ended).
+    pub fn seed(&self) -> Seed {
+        self.seed
+    }
+    /// SHA-256 commitment of the seed (hex), published at the start.
+    pub fn commitment(&self) -> String {
+        self.seed.commitment()
+    }
+    /// When the match started, caller's clock, milliseconds.
+    pub fn started_ms(&self) -> u64 {
+        self.started_ms
+    }
+    /// When the match clock runs out (rule 9.1), caller's clock, milliseconds.
+    pub fn deadline_ms(&self) -> u64 {
+        self.deadline_ms
+    }
+    /// The turn in progress, if the match is running.
+    pub fn current_turn(&self) -> Option<&TurnStart> {
+        self.current.as_ref().map(|c| &c.start)
+    }
+    /// Every resolved turn so far.
+    pub fn log(&self) -> &[TurnRecord] {
+        &self.log
+    }
+    /// The end, once the match is over.
+    pub fn end(&self) -> Option<&MatchEnd> {
+        self.end.as_ref()
+    }
+    /// True once the match is over.
+    pub fn is_over(&self) -> bool {
+        self.end.is_some()
+    }
+    /// Current standings (rule 9.2).
+    pub fn standings(&self) -> Vec<Standing> {
+        standings(&self.position)
+    }
+
+    /// Rule 4.1: rolls `dice_per_turn` dice for the seat to move, appends them to its
+    /// store up to `roll_store_cap` and grants an exit credit per 6 up to
+    /// `exit_credit_cap`.
+    fn begin_turn(&mut self, now_ms: u64) {
+        let Some(seat) = self.position.to_move() else {
+            return;
+        };
+        self.turn_counter += 1;
+        let mut dice = Vec::with_capacity(self.rules.dice_per_turn as usize);
+        let mut dropped = Vec::new();
+        let mut gained = 0;
+        let cap = self.rules.roll_store_cap as usize;
+        let credit_cap = self.rules.exit_credit_cap as u32;
+        let st = self.position.seat_mut(seat);
+        for _ in 0..self.rules.dice_per_turn {
+            let v = self.dice.roll();
+            dice.push(v);
+            if !st.rolls.push(v, cap) {
+                dropped.push(v);
+            }
+            if v == 6 && st.exit_credits < credit_cap {
+                st.exit_credits += 1;
+                gained += 1;
+            }
+        }
+        let turn_deadline = now_ms + self.rules.turn_seconds as u64 * 1000;
+        let start = TurnStart {
+            seat,
+            turn_number: self.turn_counter,
+            dice,
+            dropped,
+            credits_gained: gained,
+            roll_store: st.rolls.as_slice().to_vec(),
+            exit_credits: st.exit_credits,
+            deadline_ms: turn_deadline.min(self.deadline_ms),
+        };
+        self.current = Some(Current { start });
+    }
+
+    /// Submits `plan` for `seat` on turn `turn_number` at `now_ms`.
+    ///
+    /// Errors (nothing changes): `match_over` (ended, or `now_ms` is at or past the match
+    /// deadline, rule 9.1), `not_your_turn`, `stale_turn`, or the plan's own error
+    /// (rule 4.5).
+    pub fn submit(
+        &mut self,
+        seat: Seat,
+        turn_number: u32,
+        plan: &Plan,
+        now_ms: u64,
+    ) -> Result<TurnOutcome, MatchError> {
+        let cur = self.check_turn(seat, turn_number, now_ms)?;
+        let kind = if plan.is_pass() {
+            TurnKind::Pass
+        } else {
+            TurnKind::Plan
+        };
+        let (pos, events) = self.position.play(&self.rules, plan)?;
+        Ok(self.finish_turn(cur, kind, plan.clone(), pos, events, now_ms))
+    }
+
+    /// Rule 4.4: `seat` passes turn `turn_number`. Errors as [`Match::submit`].
+    pub fn pass(
+        &mut self,
+        seat: Seat,
+        turn_number: u32,
+        now_ms: u64,
+    ) -> Result<TurnOutcome, MatchError> {
+        self.submit(seat, turn_number, &Plan::pass(), now_ms)
+    }
+
+    fn check_turn(
+        &self,
+        seat: Seat,
+        turn_number: u32,
+        now_ms: u64,
+    ) -> Result<TurnStart, MatchError> {
+        let cur = match (
+            &self.current,
+            self.end.is_some() || now_ms >= self.deadline_ms,
+        ) {
+            (Some(c), false) => c.start.clone(),
+            _ => return Err(MatchError::MatchOver),
+        };
+        if seat != cur.seat {
+            return Err(MatchError::NotYourTurn {
+                seat,
+                to_move: cur.seat,
+            });
+        }
+        if turn_number != cur.turn_number {
+            return Err(MatchError::StaleTurn {
+                current: cur.turn_number,
+                got: turn_number,
+            });
+        }
+        Ok(cur)
+    }
+
+    fn finish_turn(
+        &mut self,
+        cur: TurnStart,
+        kind: TurnKind,
+        plan: Plan,
+        pos: Position,
+        events: Vec<Event>,
+        now_ms: u64,
+    ) -> TurnOutcome {
+        self.position = pos;
+        let record = TurnRecord {
+            turn_number: cur.turn_number,
+            seat: cur.seat,
+            dice: cur.dice,
+            kind,
+            plan,
+            events,
+        };
+        self.log.push(record.clone());
+        self.current = None;
+        if self.position.to_move().is_none() {
+            let end = self.finish(EndReason::AllFinished);
+            return TurnOutcome {
+                record,
+                next: None,
+                end: Some(end),
+            };
+        }
+        self.begin_turn(now_ms);
+        TurnOutcome {
+            record,
+            next: self.current_turn().cloned(),
+            end: None,
+        }
+    }
+
+    fn finish(&mut self, reason: EndReason) -> MatchEnd {
+        self.current = None;
+        let end = MatchEnd {
+            reason,
+            standings: self.standings(),
+        };
+        self.end = Some(end.clone());
+        end
+    }
+
+    /// Applies the clocks at `now_ms`: when the match clock has run out the match ends
+    /// (rule 9.1, reason `clock`); otherwise, when the turn timer has run out the
+    /// server passes the turn (rule 4.6). Returns what happened, or `None`.
+    pub fn expire(&mut self, now_ms: u64) -> Option<Expiry> {
+        if self.end.is_some() {
+            return None;
+        }
+        if now_ms >= self.deadline_ms {
+            return Some(Expiry::MatchEnded(self.end_by_clock()));
+        }
+        let cur = self.current.as_ref()?.start.clone();
+        if now_ms < cur.deadline_ms {
+            return None;
+        }
+        let (pos, events) = self
+            .position
+            .play(&self.rules, &Plan::pass())
+            .expect("a pass is always legal (rule 4.4)");
+        Some(Expiry::TurnTimedOut(self.finish_turn(
+            cur,
+            TurnKind::Timeout,
+            Plan::pass(),
+            pos,
+            events,
+            now_ms,
+        )))
+    }
+
+    /// Rule 9.1: ends the match because its clock ran out (also used by replays).
+    pub fn end_by_clock(&mut self) -> MatchEnd {
+        self.position.set_to_move(None);
+        self.finish(EndReason::Clock)
+    }
+
+    /// Resolves the current turn as a timeout pass (rule 4.6) whatever the time; used
+    /// when re-playing a log. Errors with `match_over` when no turn is running.
+    pub fn force_timeout(&mut self) -> Result<TurnOutcome, MatchError> {
+        let cur = self
+            .current
+            .as_ref()
+            .ok_or(MatchError::MatchOver)?
+            .start
+            .clone();
+        let (pos, events) = self.position.play(&self.rules, &Plan::pass())?;
+        Ok(self.finish_turn(
+            cur,
+            TurnKind::Timeout,
+            Plan::pass(),
+            pos,
+            events,
+            self.started_ms,
+        ))
+    }
+
+    /// The earliest time at which [`Match::expire`] will act (turn deadline or match
+    /// deadline), or `None` once the match is over.
+    pub fn next_deadline(&self) -> Option<u64> {
+        if self.end.is_some() {
+            return None;
+        }
+        Some(self.current.as_ref().map_or(self.deadline_ms, |c| {
+            c.start.deadline_ms.min(self.deadline_ms)
+        }))
+    }
+}
+
+/// What [`Match::expire`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expiry {
+    /// The turn timer ran out: the turn was passed (rule 4.6).
+    TurnTimedOut(TurnOutcome),
+    /// The match clock ran out (rule 9.1).
+    MatchEnded(MatchEnd),
+}

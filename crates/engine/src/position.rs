@@ -1,0 +1,430 @@
+//! Positions: the unvalidated [`Setup`] of the §11 JSON notation and the validated
+//! [`Position`] the engine plays on.
+
+use crate::board::{Location, PieceId, Seat};
+use crate::checkpoint::{Checkpoint, Record};
+use crate::rules::{Mode, MAX_ROLL_STORE};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One seat in the §11 notation. On input every field may be left out (a missing
+/// piece is in the Yard, lists are empty, numbers are 0, `finished` is null); on
+/// output every field is present, all five pieces are named and `total` is given.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatSetup {
+    /// Where each piece is (rule 1.3: missing pieces are in the Yard).
+    #[serde(default)]
+    pub pieces: BTreeMap<PieceId, Location>,
+    /// Pieces whose midpoint progress is active (rule 8.4), in the order G1..G4, R.
+    #[serde(default)]
+    pub glowing: Vec<PieceId>,
+    /// The roll store (rule 4.1), oldest first; values 1..=6.
+    #[serde(default)]
+    pub rolls: Vec<i64>,
+    /// Exit credits held (rule 4.1), ≥ 0.
+    #[serde(default)]
+    pub exit_credits: i64,
+    /// Combat points (rule 8.6); may be negative (rule 8.7).
+    #[serde(default)]
+    pub combat: i64,
+    /// Completion bonus (rule 8.8), ≥ 0.
+    #[serde(default)]
+    pub bonus: i64,
+    /// Progress points per piece (rule 8.5), each ≥ 0.
+    #[serde(default)]
+    pub progress: BTreeMap<PieceId, i64>,
+    /// Checkpoints recorded in each piece's current cycle (rule 8.3), sorted as strings.
+    #[serde(default)]
+    pub scored: BTreeMap<PieceId, Vec<Checkpoint>>,
+    /// Finishing place 1..=4 once the seat has finished (rule 8.8), else null.
+    #[serde(default)]
+    pub finished: Option<u8>,
+    /// Output only: progress + combat + bonus (rule 8.1). Ignored on input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<i64>,
+}
+
+/// A position in the §11 notation, not yet validated. Parse with serde, then turn it
+/// into a [`Position`] with [`Position::from_setup`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    /// Rule 1.4: journey or clash.
+    pub mode: Mode,
+    /// The seat whose turn it is; null once every seat has finished (rule 4.7) or the
+    /// match is over.
+    #[serde(default)]
+    pub to_move: Option<Seat>,
+    /// Seats by name; a missing seat has all its pieces in the Yard.
+    #[serde(default)]
+    pub seats: BTreeMap<Seat, SeatSetup>,
+}
+
+/// Rule 4.1: a seat's roll store, kept inline (no heap), oldest roll first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RollStore {
+    vals: [u8; MAX_ROLL_STORE],
+    len: u8,
+}
+
+impl Default for RollStore {
+    fn default() -> Self {
+        RollStore {
+            vals: [0; MAX_ROLL_STORE],
+            len: 0,
+        }
+    }
+}
+
+impl RollStore {
+    /// The rolls, oldest first.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.vals[..self.len as usize]
+    }
+    /// Number of rolls held.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    /// True when no roll is held.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Appends `v` unless `cap` rolls are already held; returns whether it was kept.
+    pub fn push(&mut self, v: u8, cap: usize) -> bool {
+        let cap = cap.min(MAX_ROLL_STORE);
+        if (self.len as usize) < cap {
+            self.vals[self.len as usize] = v;
+            self.len += 1;
+            true
+        } else {
+            false
+        }
+    }
+    /// Removes the oldest roll of value `v`; false when there is none.
+    pub fn remove(&mut self, v: u8) -> bool {
+        let n = self.len as usize;
+        match self.vals[..n].iter().position(|&x| x == v) {
+            Some(i) => {
+                self.vals.copy_within(i + 1..n, i);
+                self.len -= 1;
+                true
+            }
+            None => false,
+        }
+    }
+    /// How many rolls of value `v` are held.
+    pub fn count(&self, v: u8) -> usize {
+        self.as_slice().iter().filter(|&&x| x == v).count()
+    }
+    /// Empties the store.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+/// The validated state of one seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SeatState {
+    /// Location of each piece, indexed by [`PieceId::index`].
+    pub pieces: [Location; 5],
+    /// Bit `i` set when piece `i` glows (rule 8.4).
+    pub glowing: u8,
+    /// The roll store (rule 4.1).
+    pub rolls: RollStore,
+    /// Exit credits held (rule 4.1).
+    pub exit_credits: u32,
+    /// Combat points (rule 8.6), may be negative.
+    pub combat: i64,
+    /// Completion bonus (rule 8.8).
+    pub bonus: i64,
+    /// Progress points per piece (rule 8.5).
+    pub progress: [i64; 5],
+    /// Checkpoint records per piece (rule 8.3).
+    pub scored: [Record; 5],
+    /// Finishing place 1..=4, once finished (rule 8.8).
+    pub finished: Option<u8>,
+}
+
+impl Default for SeatState {
+    fn default() -> Self {
+        SeatState {
+            pieces: [Location::Yard; 5],
+            glowing: 0,
+            rolls: RollStore::default(),
+            exit_credits: 0,
+            combat: 0,
+            bonus: 0,
+            progress: [0; 5],
+            scored: [Record::default(); 5],
+            finished: None,
+        }
+    }
+}
+
+impl SeatState {
+    /// Whether piece `p` glows.
+    pub fn glows(&self, p: PieceId) -> bool {
+        self.glowing & (1 << p.index()) != 0
+    }
+    /// Where piece `p` is.
+    pub fn location(&self, p: PieceId) -> Location {
+        self.pieces[p.index()]
+    }
+    /// Sum of the pieces' progress points.
+    pub fn progress_sum(&self) -> i64 {
+        self.progress.iter().sum()
+    }
+    /// Rule 8.1: total = progress + combat + bonus.
+    pub fn total(&self) -> i64 {
+        self.progress_sum() + self.combat + self.bonus
+    }
+    /// Number of this seat's guardians on `loc`.
+    pub fn guardians_on(&self, loc: Location) -> usize {
+        self.pieces[..4].iter().filter(|&&l| l == loc).count()
+    }
+    /// True when all five pieces are Home (rule 8.8).
+    pub fn all_home(&self) -> bool {
+        self.pieces.iter().all(|&l| l == Location::Home)
+    }
+}
+
+/// A validated position (rules §1–§8 state): mode, seat to move, and the four seats.
+/// Build one with [`Position::from_setup`] or [`Position::start`]; play plans on it
+/// with [`Position::play`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub(crate) mode: Mode,
+    pub(crate) to_move: Option<Seat>,
+    pub(crate) seats: [SeatState; 4],
+}
+
+/// `invalid_position`: a setup that is not a valid position; the message names the
+/// field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid_position: {0}")]
+pub struct PositionError(pub String);
+
+impl PositionError {
+    /// The stable error code, `"invalid_position"`.
+    pub const CODE: &'static str = "invalid_position";
+}
+
+impl Position {
+    /// Rule 4.2: the start of a match: every piece in the Yard, `start_exit_credits`
+    /// each, empty roll stores, green to move (rule 1.1).
+    pub fn start(mode: Mode, start_exit_credits: u8) -> Position {
+        let seat = SeatState {
+            exit_credits: start_exit_credits as u32,
+            ..SeatState::default()
+        };
+        Position {
+            mode,
+            to_move: Some(Seat::Green),
+            seats: [seat; 4],
+        }
+    }
+
+    /// The mode (rule 1.4).
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+    /// The seat to move, or `None` when every seat has finished (rule 4.7).
+    pub fn to_move(&self) -> Option<Seat> {
+        self.to_move
+    }
+    /// The state of `seat`.
+    pub fn seat(&self, seat: Seat) -> &SeatState {
+        &self.seats[seat.index()]
+    }
+    pub(crate) fn seat_mut(&mut self, seat: Seat) -> &mut SeatState {
+        &mut self.seats[seat.index()]
+    }
+    /// Sets the seat to move (used by the match when its clock ends the game).
+    pub(crate) fn set_to_move(&mut self, s: Option<Seat>) {
+        self.to_move = s;
+    }
+
+    /// Parses the §11 JSON notation and validates it.
+    ///
+    /// Errors: [`PositionError`] (`invalid_position`) for malformed JSON, unknown
+    /// fields, seats or pieces, and every check of [`Position::from_setup`].
+    pub fn from_json(json: &str) -> Result<Position, PositionError> {
+        let setup: Setup = serde_json::from_str(json).map_err(|e| PositionError(e.to_string()))?;
+        Position::from_setup(&setup)
+    }
+
+    /// Validates a [`Setup`]: rolls 1..=6 and at most 32 of them, exit credits 0..=255,
+    /// bonus and progress ≥ 0, no glowing piece in the Yard, no piece named twice in
+    /// `glowing` or a `scored` list, checkpoints valid for the seat (never
+    /// `midpoint`, rule 8.4), `finished` places 1..=4 and distinct, `to_move` not a
+    /// finished seat.
+    pub fn from_setup(setup: &Setup) -> Result<Position, PositionError> {
+        let err = |m: String| Err(PositionError(m));
+        let mut pos = Position {
+            mode: setup.mode,
+            to_move: setup.to_move,
+            seats: [SeatState::default(); 4],
+        };
+        let mut places = [false; 5];
+        for (&seat, s) in &setup.seats {
+            let st = &mut pos.seats[seat.index()];
+            for (&p, &loc) in &s.pieces {
+                st.pieces[p.index()] = loc;
+            }
+            for &p in &s.glowing {
+                let bit = 1 << p.index();
+                if st.glowing & bit != 0 {
+                    return err(format!("seats.{seat}.glowing names {p} twice"));
+                }
+                if st.pieces[p.index()] == Location::Yard {
+                    return err(format!(
+                        "seats.{seat}.glowing: {p} is in the yard and cannot glow (rule 7.7)"
+                    ));
+                }
+                st.glowing |= bit;
+            }
+            if s.rolls.len() > MAX_ROLL_STORE {
+                return err(format!(
+                    "seats.{seat}.rolls holds {} rolls, at most {MAX_ROLL_STORE}",
+                    s.rolls.len()
+                ));
+            }
+            for &r in &s.rolls {
+                if !(1..=6).contains(&r) {
+                    return err(format!("seats.{seat}.rolls: {r} is not a die value 1..=6"));
+                }
+                st.rolls.push(r as u8, MAX_ROLL_STORE);
+            }
+            if !(0..=255).contains(&s.exit_credits) {
+                return err(format!(
+                    "seats.{seat}.exit_credits must be 0..=255, got {}",
+                    s.exit_credits
+                ));
+            }
+            st.exit_credits = s.exit_credits as u32;
+            st.combat = s.combat;
+            if s.bonus < 0 {
+                return err(format!(
+                    "seats.{seat}.bonus must not be negative (rule 8.7), got {}",
+                    s.bonus
+                ));
+            }
+            st.bonus = s.bonus;
+            for (&p, &v) in &s.progress {
+                if v < 0 {
+                    return err(format!(
+                        "seats.{seat}.progress.{p} must not be negative (rule 8.7), got {v}"
+                    ));
+                }
+                st.progress[p.index()] = v;
+            }
+            for (&p, list) in &s.scored {
+                for &cp in list {
+                    if !cp.valid_for(seat) {
+                        return err(format!("seats.{seat}.scored.{p}: {cp} is not a checkpoint a {seat} piece records (rules 8.2, 8.4)"));
+                    }
+                    if !st.scored[p.index()].insert(cp) {
+                        return err(format!("seats.{seat}.scored.{p} names {cp} twice"));
+                    }
+                }
+            }
+            if let Some(f) = s.finished {
+                if !(1..=4).contains(&f) {
+                    return err(format!(
+                        "seats.{seat}.finished must be a place 1..=4, got {f}"
+                    ));
+                }
+                if places[f as usize] {
+                    return err(format!(
+                        "seats.{seat}.finished: place {f} is held by another seat"
+                    ));
+                }
+                places[f as usize] = true;
+                st.finished = Some(f);
+            }
+        }
+        if let Some(t) = setup.to_move {
+            if pos.seats[t.index()].finished.is_some() {
+                return err(format!(
+                    "to_move: {t} has finished and takes no more turns (rule 8.8)"
+                ));
+            }
+        }
+        Ok(pos)
+    }
+
+    /// The full §11 output form: every seat and field, all five pieces named in
+    /// `pieces`, `progress` and `scored`, plus `total` per seat.
+    pub fn to_setup(&self) -> Setup {
+        let mut seats = BTreeMap::new();
+        for seat in Seat::ALL {
+            let st = self.seat(seat);
+            let s = SeatSetup {
+                pieces: PieceId::ALL.iter().map(|&p| (p, st.location(p))).collect(),
+                glowing: PieceId::ALL
+                    .iter()
+                    .copied()
+                    .filter(|&p| st.glows(p))
+                    .collect(),
+                rolls: st.rolls.as_slice().iter().map(|&r| r as i64).collect(),
+                exit_credits: st.exit_credits as i64,
+                combat: st.combat,
+                bonus: st.bonus,
+                progress: PieceId::ALL
+                    .iter()
+                    .map(|&p| (p, st.progress[p.index()]))
+                    .collect(),
+                scored: PieceId::ALL
+                    .iter()
+                    .map(|&p| {
+                        let mut v: Vec<Checkpoint> = st.scored[p.index()].iter().collect();
+                        v.sort_by_key(|c| c.to_string());
+                        (p, v)
+                    })
+                    .collect(),
+                finished: st.finished,
+                total: Some(st.total()),
+            };
+            seats.insert(seat, s);
+        }
+        Setup {
+            mode: self.mode,
+            to_move: self.to_move,
+            seats,
+        }
+    }
+
+    /// The full §11 output form as a JSON value.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self.to_setup()).expect("a setup always serializes")
+    }
+
+    /// Seats that have finished (rule 8.8).
+    pub fn finished_count(&self) -> usize {
+        self.seats.iter().filter(|s| s.finished.is_some()).count()
+    }
+}
+
+impl Serialize for Position {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_setup().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Position {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let setup = Setup::deserialize(d)?;
+        Position::from_setup(&setup).map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for Position {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Position".into()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Setup::json_schema(g)
+    }
+}
