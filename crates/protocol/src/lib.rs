@@ -1,1 +1,35 @@
-//! placeholder
+//! Wire protocol between clients and the game server: JSON text frames over
+//! WebSocket, published as JSON Schema in `proto/`.
+//!
+//! Every frame is an object `{"t": <type>, "d": <payload>, ...}`:
+//! * client → server: [`ClientFrame`] = `{"t", "d"?, "id"?}`; the optional client-chosen
+//!   `id` (≤ 64 chars) is echoed in the server's [`ServerMsg::Ack`] or
+//!   [`ServerMsg::Error`] (`in_reply_to`).
+//! * server → client: [`ServerFrame`] = `{"t", "d"?, "seq"?}`; every message about a
+//!   match carries that match's sequence number `seq` (1, 2, 3 … without gaps), so a
+//!   client that sees a gap sends [`ClientMsg::Resync`].
+//!
+//! Positions, plans and events are the engine's own types in the RULES.md §11 notation.
+//!
+//! # Layout
+//! * [`client`]: [`ClientMsg`] and its payloads.
+//! * [`server`]: [`ServerMsg`] and its payloads.
+//! * [`error`]: the closed list of [`ErrorCode`]s.
+//! * [`codec`]: total decoding of client frames ([`decode_client`]) and encoding.
+
+pub mod client;
+pub mod codec;
+pub mod error;
+pub mod server;
+
+pub use client::*;
+pub use codec::{decode_client, decode_server, encode_server, DecodeError, MAX_FRAME_BYTES};
+pub use error::ErrorCode;
+pub use server::*;
+
+/// The protocol version this crate speaks (sent in `hello` and `welcome`).
+pub const PROTOCOL_VERSION: u32 = 1;
+/// Oldest protocol version the server accepts.
+pub const MIN_PROTOCOL_VERSION: u32 = 1;
+/// Newest protocol version the server accepts.
+pub const MAX_PROTOCOL_VERSION: u32 = 1;

@@ -1,0 +1,70 @@
+//! `verify-replay FILE|URL`: re-plays a match replay with the engine and checks every
+//! die, every event and the final standings (RULES.md §10: same seed + same plans ⇒
+//! same match). The replay is the JSON of `GET /api/v1/matches/{id}/replay` (or a
+//! file holding it; `-` reads standard input). Exits 0 when it matches, 1 on the first
+//! mismatch (named by turn and field), 2 when the replay cannot be read.
+
+use clap::Parser;
+use engine::replay::{verify, Replay};
+use std::io::Read;
+use std::process::ExitCode;
+
+/// Command-line arguments.
+#[derive(Parser, Debug)]
+#[command(version, about = "Re-play a match replay with the engine and check it")]
+struct Args {
+    /// A replay JSON file, `-` for standard input, or an http:// URL of
+    /// `/api/v1/matches/{id}/replay`.
+    source: String,
+}
+
+async fn fetch(source: &str) -> Result<String, String> {
+    if source.starts_with("http://") || source.starts_with("https://") {
+        let resp = reqwest::get(source).await.map_err(|e| format!("GET {source}: {e}"))?;
+        let status = resp.status();
+        let body = resp.text().await.map_err(|e| format!("GET {source}: {e}"))?;
+        if !status.is_success() {
+            return Err(format!("GET {source}: HTTP {status}: {body}"));
+        }
+        Ok(body)
+    } else if source == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("stdin: {e}"))?;
+        Ok(s)
+    } else {
+        std::fs::read_to_string(source).map_err(|e| format!("{source}: {e}"))
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    let text = match fetch(&args.source).await {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("verify-replay: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let replay: Replay = match serde_json::from_str(&text) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("verify-replay: not a replay: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match verify(&replay) {
+        Ok(m) => {
+            let end = m.end().map(|e| format!("{:?}", e.reason).to_lowercase()).unwrap_or_else(|| "running".into());
+            println!("ok: {} turns re-played, dice, events and standings match (end: {end})", replay.turns.len());
+            for s in m.standings() {
+                println!("  {} {:<6} total {:>6} (progress {}, combat {}, bonus {})", s.place, s.seat.name(), s.total, s.progress, s.combat, s.bonus);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("MISMATCH {e}");
+            ExitCode::from(1)
+        }
+    }
+}

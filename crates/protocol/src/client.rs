@@ -1,0 +1,185 @@
+//! Client → server messages.
+
+use engine::{Mode, Plan};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// A client frame: `{"t": <type>, "d": <payload>, "id": <optional string>}`. The
+/// server echoes `id` (at most 64 characters) in its `ack` or `error`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClientFrame {
+    /// Client-chosen id echoed in `ack.id` / `error.in_reply_to`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The message.
+    #[serde(flatten)]
+    pub msg: ClientMsg,
+}
+
+/// Every message a client may send, tagged by `t` with its payload in `d`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "t", content = "d", rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// First message on a socket: authenticate with a guest token from
+    /// `POST /api/v1/guests` and state the protocol version. Answer: `welcome`, or
+    /// `error` (`not_authenticated`, or `unsupported_version` and the socket closes).
+    Hello(Hello),
+    /// Enter the quick-play queue of a mode. Answer: `ack`, then `queue_status`
+    /// updates, then `match_started` once four seats are filled (bots fill empty
+    /// seats after the server's bot-fill wait, 20 s by default).
+    JoinQueue(JoinQueue),
+    /// Leave the queue. Answer: `ack`.
+    LeaveQueue,
+    /// Create a lobby; the creator is its host. Answer: `lobby_state` with the join code.
+    CreateLobby(CreateLobby),
+    /// Join a lobby by its code. Answer: `lobby_state` to every member, or `error`
+    /// (`lobby_not_found`, `lobby_full`).
+    JoinLobby(JoinLobby),
+    /// Leave the current lobby. Answer: `ack` (and `lobby_state` to the others).
+    LeaveLobby,
+    /// Host only: start the lobby's match (empty seats get bots when the lobby was
+    /// created with `fill_with_bots`, otherwise at least two players are needed).
+    /// Answer: `match_started` to every member, or `error` (`not_host`).
+    StartLobby,
+    /// Submit the plan for your seat's current turn. Answer: `ack`, then
+    /// `turn_resolved` to everybody; or `error` (`not_in_match`, `not_your_turn`,
+    /// `stale_turn`, `match_over`, or a plan error of RULES.md rule 4.5) and nothing
+    /// changes.
+    SubmitTurn(SubmitTurn),
+    /// Pass your seat's current turn (RULES.md rule 4.4). Answers as `submit_turn`.
+    Pass(TurnRef),
+    /// Ask for everything after `last_seq` of a match you play or watch: the missed
+    /// messages in order, or a `snapshot` when they are no longer kept.
+    Resync(Resync),
+    /// Watch a running match read-only: a `snapshot`, then live messages.
+    Spectate(MatchRef),
+    /// Chat in a match you play or watch (1..=280 characters). Relayed as `chat`.
+    Chat(Chat),
+    /// Keep-alive. Answer: `pong`.
+    Ping,
+}
+
+/// `hello` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Hello {
+    /// Guest token from `POST /api/v1/guests` (secret).
+    pub token: String,
+    /// Protocol version the client speaks (this document: 1).
+    pub protocol_version: u32,
+    /// Free-form client name and version, for logs (≤ 64 characters).
+    #[serde(default)]
+    pub client: String,
+}
+
+/// `join_queue` payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JoinQueue {
+    /// journey or clash.
+    pub mode: Mode,
+}
+
+/// `create_lobby` payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateLobby {
+    /// journey or clash.
+    pub mode: Mode,
+    /// Private lobbies are joined by code only.
+    #[serde(default = "yes")]
+    pub private: bool,
+    /// Fill empty seats with bots when the host starts.
+    #[serde(default)]
+    pub fill_with_bots: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `join_lobby` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JoinLobby {
+    /// The lobby's join code (6 characters, case-insensitive).
+    pub code: String,
+}
+
+/// `submit_turn` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubmitTurn {
+    /// The match.
+    pub match_id: Uuid,
+    /// The turn this plan is for (from `turn_started`).
+    pub turn_number: u32,
+    /// The turn plan (RULES.md §11).
+    pub plan: Plan,
+}
+
+/// `pass` payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TurnRef {
+    /// The match.
+    pub match_id: Uuid,
+    /// The turn being passed (from `turn_started`).
+    pub turn_number: u32,
+}
+
+/// `resync` payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Resync {
+    /// The match.
+    pub match_id: Uuid,
+    /// The last `seq` the client processed (0 for none).
+    pub last_seq: u64,
+}
+
+/// Payload naming a match (`spectate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MatchRef {
+    /// The match.
+    pub match_id: Uuid,
+}
+
+/// `chat` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Chat {
+    /// The match.
+    pub match_id: Uuid,
+    /// 1..=280 characters.
+    pub text: String,
+}
+
+impl ClientMsg {
+    /// The message's type tag (`"submit_turn"` …).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ClientMsg::Hello(_) => "hello",
+            ClientMsg::JoinQueue(_) => "join_queue",
+            ClientMsg::LeaveQueue => "leave_queue",
+            ClientMsg::CreateLobby(_) => "create_lobby",
+            ClientMsg::JoinLobby(_) => "join_lobby",
+            ClientMsg::LeaveLobby => "leave_lobby",
+            ClientMsg::StartLobby => "start_lobby",
+            ClientMsg::SubmitTurn(_) => "submit_turn",
+            ClientMsg::Pass(_) => "pass",
+            ClientMsg::Resync(_) => "resync",
+            ClientMsg::Spectate(_) => "spectate",
+            ClientMsg::Chat(_) => "chat",
+            ClientMsg::Ping => "ping",
+        }
+    }
+
+    /// Every client message type tag.
+    pub const TYPES: [&'static str; 13] = [
+        "hello", "join_queue", "leave_queue", "create_lobby", "join_lobby", "leave_lobby", "start_lobby",
+        "submit_turn", "pass", "resync", "spectate", "chat", "ping",
+    ];
+}

@@ -1,0 +1,87 @@
+//! Total decoding of client frames and encoding of server frames.
+
+use crate::client::{ClientFrame, ClientMsg};
+use crate::error::ErrorCode;
+use crate::server::{ServerFrame, ServerMsg};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Largest client frame the server accepts, in bytes (a plan is well under 1 KiB).
+pub const MAX_FRAME_BYTES: usize = 4096;
+/// Longest client-chosen `id`, in characters.
+pub const MAX_ID_CHARS: usize = 64;
+
+/// Why a client frame could not be decoded. `id` is the frame's `id` when it could be
+/// read, so the error can be matched to the request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {message}", code.as_str())]
+pub struct DecodeError {
+    /// `bad_json`, `unknown_type` or `too_large`.
+    pub code: ErrorCode,
+    /// What was wrong.
+    pub message: String,
+    /// The frame's `id`, if readable.
+    pub id: Option<String>,
+}
+
+/// The outer shape every client frame must have, read before the payload so that
+/// `id` can be echoed even when `d` is wrong.
+#[derive(Deserialize)]
+struct Outer {
+    t: Option<String>,
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    d: Option<Value>,
+}
+
+/// A server frame borrowing its message, so encoding does not copy it.
+#[derive(Serialize)]
+struct FrameRef<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seq: Option<u64>,
+    #[serde(flatten)]
+    msg: &'a ServerMsg,
+}
+
+/// Decodes one client frame. Total: any byte string gives a frame or a
+/// [`DecodeError`] (`too_large` over [`MAX_FRAME_BYTES`]; `bad_json` for bytes that
+/// are not a JSON object, a missing `t`, an `id` that is not a string of at most 64
+/// characters, or a payload `d` of the wrong shape; `unknown_type` for a `t` that
+/// names no client message). Never panics.
+pub fn decode_client(bytes: &[u8]) -> Result<ClientFrame, DecodeError> {
+    let err = |code, message: String, id| DecodeError { code, message, id };
+    if bytes.len() > MAX_FRAME_BYTES {
+        return Err(err(ErrorCode::TooLarge, format!("frame of {} bytes, at most {MAX_FRAME_BYTES}", bytes.len()), None));
+    }
+    let outer: Outer = serde_json::from_slice(bytes).map_err(|e| err(ErrorCode::BadJson, format!("not a JSON object frame: {e}"), None))?;
+    let id = match outer.id {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(s)) if s.chars().count() <= MAX_ID_CHARS => Some(s),
+        Some(_) => return Err(err(ErrorCode::BadJson, format!("id must be a string of at most {MAX_ID_CHARS} characters"), None)),
+    };
+    let Some(t) = outer.t else {
+        return Err(err(ErrorCode::BadJson, "missing message type \"t\"".into(), id));
+    };
+    if !ClientMsg::TYPES.contains(&t.as_str()) {
+        return Err(err(ErrorCode::UnknownType, format!("unknown message type {t:?}"), id));
+    }
+    // Re-assemble `{"t", "d"}` and let serde pick the variant and check the payload.
+    let mut inner = Map::new();
+    inner.insert("t".into(), Value::String(t.clone()));
+    if let Some(d) = outer.d.filter(|d| !d.is_null()) {
+        inner.insert("d".into(), d);
+    }
+    let msg: ClientMsg = serde_json::from_value(Value::Object(inner)).map_err(|e| err(ErrorCode::BadJson, format!("bad {t} payload: {e}"), id.clone()))?;
+    Ok(ClientFrame { id, msg })
+}
+
+/// Encodes a server frame as JSON text.
+pub fn encode_server(seq: Option<u64>, msg: &ServerMsg) -> String {
+    serde_json::to_string(&FrameRef { seq, msg }).expect("server frames always serialize")
+}
+
+/// Decodes a server frame (for clients and tests).
+pub fn decode_server(text: &str) -> Result<ServerFrame, serde_json::Error> {
+    serde_json::from_str(text)
+}

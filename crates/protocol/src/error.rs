@@ -1,0 +1,137 @@
+//! The closed list of error codes a server sends in [`crate::ServerMsg::Error`] and in
+//! REST error bodies.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Every error code of the protocol: the engine's plan errors (RULES.md rule 4.5) plus
+/// the transport, session and lobby errors. Serialized in `snake_case`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    // --- frames ---
+    /// The frame is not JSON, or its payload does not have the message's shape.
+    BadJson,
+    /// The frame's `t` names no client message type.
+    UnknownType,
+    /// The frame is larger than [`crate::MAX_FRAME_BYTES`].
+    TooLarge,
+    /// Too many messages: the per-connection budget is spent (the socket closes on sustained abuse).
+    RateLimited,
+    // --- session ---
+    /// A message other than `hello`/`ping` came before a successful `hello`, or the token is unknown.
+    NotAuthenticated,
+    /// `hello` named a protocol version outside the supported range (the socket then closes).
+    UnsupportedVersion,
+    /// The message names a match this connection does not play in.
+    NotInMatch,
+    /// The match id is unknown (or the match is no longer running).
+    MatchNotFound,
+    /// The lobby code is unknown.
+    LobbyNotFound,
+    /// The lobby has four seats taken already.
+    LobbyFull,
+    /// Only the lobby's host may start it.
+    NotHost,
+    /// The player is already queued, in a lobby or seated in a running match.
+    AlreadyBusy,
+    /// The plan is for a turn that is not the current one.
+    StaleTurn,
+    /// Something failed inside the server; nothing was changed.
+    Internal,
+    // --- engine (rule 4.5) ---
+    /// It is another seat's turn.
+    NotYourTurn,
+    /// The match is over.
+    MatchOver,
+    /// A piece name is not `G1`..`G4`.
+    UnknownPiece,
+    /// A moved guardian is in the Yard (and not exited in the same plan).
+    PieceInYard,
+    /// A moved guardian is at Home.
+    PieceAtHome,
+    /// An exited guardian is not in the Yard.
+    NotInYard,
+    /// More exits than exit credits.
+    NotEnoughExitCredits,
+    /// A roll value is not in the store (counting repeats).
+    RollNotInStore,
+    /// A guardian's move list is empty.
+    EmptyMove,
+    /// Royal steps outside 1..=8.
+    RoyalStepsOutOfRange,
+    /// The royal is at Home.
+    RoyalAtHome,
+    /// A malformed position.
+    InvalidPosition,
+    /// A malformed plan (for example a guardian named twice in `exits`).
+    InvalidPlan,
+}
+
+impl ErrorCode {
+    /// The code's stable string (`"bad_json"` …).
+    pub fn as_str(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            BadJson => "bad_json",
+            UnknownType => "unknown_type",
+            TooLarge => "too_large",
+            RateLimited => "rate_limited",
+            NotAuthenticated => "not_authenticated",
+            UnsupportedVersion => "unsupported_version",
+            NotInMatch => "not_in_match",
+            MatchNotFound => "match_not_found",
+            LobbyNotFound => "lobby_not_found",
+            LobbyFull => "lobby_full",
+            NotHost => "not_host",
+            AlreadyBusy => "already_busy",
+            StaleTurn => "stale_turn",
+            Internal => "internal",
+            NotYourTurn => "not_your_turn",
+            MatchOver => "match_over",
+            UnknownPiece => "unknown_piece",
+            PieceInYard => "piece_in_yard",
+            PieceAtHome => "piece_at_home",
+            NotInYard => "not_in_yard",
+            NotEnoughExitCredits => "not_enough_exit_credits",
+            RollNotInStore => "roll_not_in_store",
+            EmptyMove => "empty_move",
+            RoyalStepsOutOfRange => "royal_steps_out_of_range",
+            RoyalAtHome => "royal_at_home",
+            InvalidPosition => "invalid_position",
+            InvalidPlan => "invalid_plan",
+        }
+    }
+}
+
+impl From<engine::ErrorCode> for ErrorCode {
+    fn from(c: engine::ErrorCode) -> Self {
+        use engine::ErrorCode as E;
+        match c {
+            E::NotYourTurn => ErrorCode::NotYourTurn,
+            E::MatchOver => ErrorCode::MatchOver,
+            E::UnknownPiece => ErrorCode::UnknownPiece,
+            E::PieceInYard => ErrorCode::PieceInYard,
+            E::PieceAtHome => ErrorCode::PieceAtHome,
+            E::NotInYard => ErrorCode::NotInYard,
+            E::NotEnoughExitCredits => ErrorCode::NotEnoughExitCredits,
+            E::RollNotInStore => ErrorCode::RollNotInStore,
+            E::EmptyMove => ErrorCode::EmptyMove,
+            E::RoyalStepsOutOfRange => ErrorCode::RoyalStepsOutOfRange,
+            E::RoyalAtHome => ErrorCode::RoyalAtHome,
+            E::InvalidPosition => ErrorCode::InvalidPosition,
+            E::InvalidPlan => ErrorCode::InvalidPlan,
+        }
+    }
+}
+
+impl From<&engine::MatchError> for ErrorCode {
+    fn from(e: &engine::MatchError) -> Self {
+        match e {
+            engine::MatchError::NotYourTurn { .. } => ErrorCode::NotYourTurn,
+            engine::MatchError::StaleTurn { .. } => ErrorCode::StaleTurn,
+            engine::MatchError::MatchOver => ErrorCode::MatchOver,
+            engine::MatchError::Plan(p) => p.code().into(),
+        }
+    }
+}

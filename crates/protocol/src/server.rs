@@ -1,0 +1,298 @@
+//! Server → client messages.
+
+use crate::error::ErrorCode;
+use engine::{EndReason, Event, Mode, Plan, Position, RuleSet, Seat, Standing, TurnKind};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// A server frame: `{"t": <type>, "d": <payload>, "seq": <match sequence number>}`.
+/// `seq` is present on every message about a match (`match_started`, `turn_started`,
+/// `turn_resolved`, `snapshot`, `match_ended`, `chat`): 1 for `match_started`, then +1
+/// per message of that match, the same numbers for every player and spectator. A
+/// `snapshot` carries the `seq` of the last message it includes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerFrame {
+    /// Per-match sequence number, on match messages only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    /// The message.
+    #[serde(flatten)]
+    pub msg: ServerMsg,
+}
+
+/// Every message the server sends, tagged by `t` with its payload in `d`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "t", content = "d", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// Answer to a good `hello`.
+    Welcome(Welcome),
+    /// The player's place in the quick-play queue (sent on join and when it changes).
+    QueueStatus(QueueStatus),
+    /// The lobby as it now is (sent to every member on every change).
+    LobbyState(LobbyState),
+    /// A match the player is seated in (or watches) has started.
+    MatchStarted(MatchStarted),
+    /// A turn started: the server rolled the dice (RULES.md rule 4.1).
+    TurnStarted(TurnStarted),
+    /// A turn was resolved: the plan, the events in order, and the new scores.
+    TurnResolved(TurnResolved),
+    /// The whole state of a match, for joining, reconnecting, spectating and resync.
+    Snapshot(Box<Snapshot>),
+    /// The match is over (RULES.md rule 9.1).
+    MatchEnded(MatchEnded),
+    /// A request failed; nothing changed.
+    Error(ErrorMsg),
+    /// A request with an `id` was accepted.
+    Ack(Ack),
+    /// Answer to `ping`.
+    Pong,
+    /// A chat line in a match.
+    Chat(ChatLine),
+}
+
+/// `welcome` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Welcome {
+    /// The authenticated player.
+    pub player_id: Uuid,
+    /// The player's display name.
+    pub name: String,
+    /// Server build version (semver).
+    pub server_version: String,
+    /// Protocol version in use.
+    pub protocol_version: u32,
+    /// Running matches this player is seated in (reconnect: send `resync` with `last_seq` 0
+    /// or the last seen `seq`).
+    pub active_matches: Vec<Uuid>,
+}
+
+/// `queue_status` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct QueueStatus {
+    /// The queue's mode.
+    pub mode: Mode,
+    /// Humans waiting in this queue, including the player.
+    pub waiting: u32,
+    /// Seconds until bots fill the empty seats (0 when it happens now).
+    pub bots_in_seconds: u32,
+}
+
+/// One seat of a lobby.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LobbyMember {
+    /// The player.
+    pub player_id: Uuid,
+    /// Display name.
+    pub name: String,
+}
+
+/// `lobby_state` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LobbyState {
+    /// Join code (6 characters from `ABCDEFGHJKMNPQRSTUVWXYZ23456789`).
+    pub code: String,
+    /// journey or clash.
+    pub mode: Mode,
+    /// Joined by code only.
+    pub private: bool,
+    /// Empty seats get bots when the host starts.
+    pub fill_with_bots: bool,
+    /// The host (may start the match).
+    pub host: Uuid,
+    /// Members in joining order (at most 4).
+    pub members: Vec<LobbyMember>,
+}
+
+/// Who sits in a seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatInfo {
+    /// The seat.
+    pub seat: Seat,
+    /// The player, or null for a bot.
+    pub player_id: Option<Uuid>,
+    /// Display name (bots are named "Bot …").
+    pub name: String,
+    /// True for a bot.
+    pub bot: bool,
+}
+
+/// `match_started` payload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MatchStarted {
+    /// The match.
+    pub match_id: Uuid,
+    /// journey or clash.
+    pub mode: Mode,
+    /// The rule set (RULES.md §10; times in seconds, points in points).
+    pub rules: RuleSet,
+    /// The four seats in turn order.
+    pub seats: Vec<SeatInfo>,
+    /// The receiving player's seat (null for spectators).
+    pub your_seat: Option<Seat>,
+    /// SHA-256 of the match seed (hex); the seed is revealed in `match_ended`.
+    pub dice_commitment: String,
+    /// When the match clock runs out, Unix time in milliseconds.
+    pub match_deadline: u64,
+}
+
+/// `turn_started` payload (RULES.md rule 4.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TurnStarted {
+    /// The match.
+    pub match_id: Uuid,
+    /// The seat to move.
+    pub seat: Seat,
+    /// Turn number (1-based); submit plans with it.
+    pub turn_number: u32,
+    /// The dice rolled for this turn.
+    pub dice: Vec<u8>,
+    /// Rolled values dropped because the store was full.
+    pub dropped: Vec<u8>,
+    /// The seat's roll store after the roll, oldest first.
+    pub roll_store: Vec<u8>,
+    /// The seat's exit credits after the roll.
+    pub exit_credits: u32,
+    /// When the turn is passed automatically, Unix time in milliseconds.
+    pub turn_deadline: u64,
+    /// Milliseconds left on the turn timer when sent.
+    pub turn_remaining_ms: u64,
+    /// Milliseconds left on the match clock when sent.
+    pub match_remaining_ms: u64,
+}
+
+/// `turn_resolved` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TurnResolved {
+    /// The match.
+    pub match_id: Uuid,
+    /// The turn resolved.
+    pub turn_number: u32,
+    /// The seat that moved.
+    pub seat: Seat,
+    /// plan, pass, or timeout (the server passed after `turn_seconds`).
+    pub kind: TurnKind,
+    /// The plan resolved (empty for a pass or timeout).
+    pub plan: Plan,
+    /// What happened, in order (animate these).
+    pub events: Vec<Event>,
+    /// Current standings after the turn (RULES.md rule 9.2).
+    pub scores: Vec<Standing>,
+}
+
+/// Clock state in a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Clocks {
+    /// Server time when the snapshot was made, Unix milliseconds.
+    pub now: u64,
+    /// Current turn's deadline, Unix milliseconds (null when no turn runs).
+    pub turn_deadline: Option<u64>,
+    /// Match clock deadline, Unix milliseconds.
+    pub match_deadline: u64,
+}
+
+/// `snapshot` payload: everything a client needs to draw the match now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Snapshot {
+    /// The match.
+    pub match_id: Uuid,
+    /// journey or clash.
+    pub mode: Mode,
+    /// The rule set.
+    pub rules: RuleSet,
+    /// The four seats.
+    pub seats: Vec<SeatInfo>,
+    /// The receiving player's seat (null for spectators).
+    pub your_seat: Option<Seat>,
+    /// The position (RULES.md §11 output form: every seat and field, with totals).
+    pub position: Position,
+    /// The turn in progress, if any.
+    pub turn: Option<TurnStarted>,
+    /// Clocks.
+    pub clocks: Clocks,
+    /// SHA-256 of the seed (hex).
+    pub dice_commitment: String,
+    /// Turns resolved so far.
+    pub turns_played: u32,
+    /// The `seq` of the last match message this snapshot includes.
+    pub seq: u64,
+    /// Present once the match has ended.
+    pub ended: Option<MatchEnded>,
+}
+
+/// `match_ended` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MatchEnded {
+    /// The match.
+    pub match_id: Uuid,
+    /// Final standings, best first; equal totals share a place (RULES.md rule 9.2).
+    pub standings: Vec<Standing>,
+    /// all_finished or clock.
+    pub reason: EndReason,
+    /// The match seed (hex), now revealed: SHA-256 of its bytes is `dice_commitment`.
+    pub seed: String,
+    /// Where to fetch the replay: `/api/v1/matches/{id}/replay`.
+    pub replay_url: String,
+}
+
+/// `error` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorMsg {
+    /// Stable code from the closed list.
+    pub code: ErrorCode,
+    /// Human-readable explanation (may change between versions).
+    pub message: String,
+    /// The `id` of the client frame this answers, when it had one.
+    pub in_reply_to: Option<String>,
+}
+
+/// `ack` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Ack {
+    /// The `id` of the accepted client frame.
+    pub id: String,
+}
+
+/// `chat` payload (server → client).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ChatLine {
+    /// The match.
+    pub match_id: Uuid,
+    /// The sender's seat, or null for a spectator.
+    pub seat: Option<Seat>,
+    /// The sender's display name.
+    pub name: String,
+    /// The text (1..=280 characters).
+    pub text: String,
+}
+
+impl ServerMsg {
+    /// The message's type tag.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ServerMsg::Welcome(_) => "welcome",
+            ServerMsg::QueueStatus(_) => "queue_status",
+            ServerMsg::LobbyState(_) => "lobby_state",
+            ServerMsg::MatchStarted(_) => "match_started",
+            ServerMsg::TurnStarted(_) => "turn_started",
+            ServerMsg::TurnResolved(_) => "turn_resolved",
+            ServerMsg::Snapshot(_) => "snapshot",
+            ServerMsg::MatchEnded(_) => "match_ended",
+            ServerMsg::Error(_) => "error",
+            ServerMsg::Ack(_) => "ack",
+            ServerMsg::Pong => "pong",
+            ServerMsg::Chat(_) => "chat",
+        }
+    }
+
+    /// An `error` message.
+    pub fn error(code: ErrorCode, message: impl Into<String>, in_reply_to: Option<String>) -> ServerMsg {
+        ServerMsg::Error(ErrorMsg { code, message: message.into(), in_reply_to })
+    }
+
+    /// Every server message type tag.
+    pub const TYPES: [&'static str; 12] = [
+        "welcome", "queue_status", "lobby_state", "match_started", "turn_started", "turn_resolved", "snapshot",
+        "match_ended", "error", "ack", "pong", "chat",
+    ];
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The project's test command (README.md): everything a change must pass.
+#   bash scripts/test.sh
+# 1. makes sure PostgreSQL answers on 127.0.0.1:5432 (starts the local cluster if it
+#    is installed but stopped) — the store and server tests use their own databases;
+# 2. runs every Rust test of the workspace (engine scenarios from ../shared/scenarios,
+#    protocol, store against PostgreSQL and SQLite, server integration, load smoke);
+# 3. runs the browser test (headless Chromium via playwright-core) when web/ has one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/ensure-postgres.sh
+
+if [ ! -d ../shared/scenarios ]; then
+  echo "error: ../shared/scenarios is missing (the shared rule scenarios must sit beside the repo)" >&2
+  exit 1
+fi
+
+cargo test --workspace --locked
+
+if [ -f web/tests/package.json ]; then
+  bash scripts/browser-test.sh
+fi
