@@ -492,6 +492,9 @@ impl Match {
 }
 
 /// What [`Match::expire`] did.
+// Returned by value once per expiry and consumed at once, never stored: boxing the
+// larger variant would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expiry {
     /// The turn timer ran out: the turn was passed (rule 4.6).

@@ -63,6 +63,8 @@ pub struct Setup {
 }
 
 /// Rule 4.1: a seat's roll store, kept inline (no heap), oldest roll first.
+/// Slots past `len` are always 0, so the derived equality and hash compare only the
+/// rolls held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RollStore {
     vals: [u8; MAX_ROLL_STORE],
@@ -108,6 +110,7 @@ impl RollStore {
         match self.vals[..n].iter().position(|&x| x == v) {
             Some(i) => {
                 self.vals.copy_within(i + 1..n, i);
+                self.vals[n - 1] = 0;
                 self.len -= 1;
                 true
             }
@@ -120,6 +123,7 @@ impl RollStore {
     }
     /// Empties the store.
     pub fn clear(&mut self) {
+        self.vals = [0; MAX_ROLL_STORE];
         self.len = 0;
     }
 }

@@ -116,10 +116,7 @@ impl Position {
         let mut locs = [Location::Yard; 4];
         let mut n = 0;
         let mut rem = vp.steps;
-        for g in 0..4 {
-            if rem[g] == 0 {
-                continue;
-            }
+        for (g, _) in rem.iter().enumerate().filter(|&(_, &steps)| steps > 0) {
             let loc = self.seat(seat).pieces[g];
             match locs[..n].iter().position(|&l| l == loc) {
                 Some(i) => groups[i].push(g),

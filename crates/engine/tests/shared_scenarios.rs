@@ -1,8 +1,10 @@
 //! Runs every shared scenario file (RULES.md §11) against the engine.
 //!
-//! The folder is `$LUDO_SHARED_DIR/scenarios` when `LUDO_SHARED_DIR` is set, else
-//! `../../../shared/scenarios` relative to this crate (the `shared` folder beside the
-//! repository). A missing folder or one without `*.json` files fails the test.
+//! The folder is `$LUDO_SHARED_DIR/scenarios` when `LUDO_SHARED_DIR` (the shared
+//! folder) is set — or `$LUDO_SHARED_DIR` itself when it has no `scenarios`
+//! sub-folder — else `../../../shared/scenarios` relative to this crate (the `shared`
+//! folder beside the repository). A missing folder or one without `*.json` files
+//! fails the test.
 
 mod common;
 
@@ -10,7 +12,15 @@ use std::path::PathBuf;
 
 fn shared_scenarios_dir() -> PathBuf {
     match std::env::var_os("LUDO_SHARED_DIR") {
-        Some(d) => PathBuf::from(d).join("scenarios"),
+        Some(d) => {
+            let d = PathBuf::from(d);
+            let sub = d.join("scenarios");
+            if sub.is_dir() {
+                sub
+            } else {
+                d
+            }
+        }
         None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenarios"),
     }
 }

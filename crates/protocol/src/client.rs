@@ -11,6 +11,7 @@ use uuid::Uuid;
 pub struct ClientFrame {
     /// Client-chosen id echoed in `ack.id` / `error.in_reply_to`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 64))]
     pub id: Option<String>,
     /// The message.
     #[serde(flatten)]
@@ -20,6 +21,7 @@ pub struct ClientFrame {
 /// Every message a client may send, tagged by `t` with its payload in `d`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "t", content = "d", rename_all = "snake_case")]
+#[schemars(transform = crate::schema::no_payload_is_null)]
 pub enum ClientMsg {
     /// First message on a socket: authenticate with a guest token from
     /// `POST /api/v1/guests` and state the protocol version. Answer: `welcome`, or
@@ -67,9 +69,11 @@ pub struct Hello {
     /// Guest token from `POST /api/v1/guests` (secret).
     pub token: String,
     /// Protocol version the client speaks (this document: 1).
+    #[schemars(range(max = u32::MAX))]
     pub protocol_version: u32,
     /// Free-form client name and version, for logs (≤ 64 characters).
     #[serde(default)]
+    #[schemars(length(max = 64))]
     pub client: String,
 }
 
@@ -104,6 +108,7 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields)]
 pub struct JoinLobby {
     /// The lobby's join code (6 characters, case-insensitive).
+    #[schemars(length(min = 6, max = 6))]
     pub code: String,
 }
 
@@ -114,6 +119,7 @@ pub struct SubmitTurn {
     /// The match.
     pub match_id: Uuid,
     /// The turn this plan is for (from `turn_started`).
+    #[schemars(range(max = u32::MAX))]
     pub turn_number: u32,
     /// The turn plan (RULES.md §11).
     pub plan: Plan,
@@ -126,6 +132,7 @@ pub struct TurnRef {
     /// The match.
     pub match_id: Uuid,
     /// The turn being passed (from `turn_started`).
+    #[schemars(range(max = u32::MAX))]
     pub turn_number: u32,
 }
 
@@ -136,6 +143,7 @@ pub struct Resync {
     /// The match.
     pub match_id: Uuid,
     /// The last `seq` the client processed (0 for none).
+    #[schemars(range(max = u64::MAX))]
     pub last_seq: u64,
 }
 
@@ -154,6 +162,7 @@ pub struct Chat {
     /// The match.
     pub match_id: Uuid,
     /// 1..=280 characters.
+    #[schemars(length(min = 1, max = 280))]
     pub text: String,
 }
 
@@ -179,7 +188,18 @@ impl ClientMsg {
 
     /// Every client message type tag.
     pub const TYPES: [&'static str; 13] = [
-        "hello", "join_queue", "leave_queue", "create_lobby", "join_lobby", "leave_lobby", "start_lobby",
-        "submit_turn", "pass", "resync", "spectate", "chat", "ping",
+        "hello",
+        "join_queue",
+        "leave_queue",
+        "create_lobby",
+        "join_lobby",
+        "leave_lobby",
+        "start_lobby",
+        "submit_turn",
+        "pass",
+        "resync",
+        "spectate",
+        "chat",
+        "ping",
     ];
 }

@@ -3,7 +3,7 @@
 use crate::client::{ClientFrame, ClientMsg};
 use crate::error::ErrorCode;
 use crate::server::{ServerFrame, ServerMsg};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// Largest client frame the server accepts, in bytes (a plan is well under 1 KiB).
@@ -24,17 +24,6 @@ pub struct DecodeError {
     pub id: Option<String>,
 }
 
-/// The outer shape every client frame must have, read before the payload so that
-/// `id` can be echoed even when `d` is wrong.
-#[derive(Deserialize)]
-struct Outer {
-    t: Option<String>,
-    #[serde(default)]
-    id: Option<Value>,
-    #[serde(default)]
-    d: Option<Value>,
-}
-
 /// A server frame borrowing its message, so encoding does not copy it.
 #[derive(Serialize)]
 struct FrameRef<'a> {
@@ -46,33 +35,78 @@ struct FrameRef<'a> {
 
 /// Decodes one client frame. Total: any byte string gives a frame or a
 /// [`DecodeError`] (`too_large` over [`MAX_FRAME_BYTES`]; `bad_json` for bytes that
-/// are not a JSON object, a missing `t`, an `id` that is not a string of at most 64
-/// characters, or a payload `d` of the wrong shape; `unknown_type` for a `t` that
-/// names no client message). Never panics.
+/// are not a JSON object, a missing or non-string `t`, an `id` that is not a string of
+/// at most 64 characters, or a payload `d` of the wrong shape; `unknown_type` for a `t`
+/// that names no client message). `d` may be left out or be `null` for messages
+/// without a payload. Keys other than `t`, `d` and `id` are ignored; when a key is
+/// repeated the last one counts. The error carries the frame's `id` whenever the
+/// frame is an object with a valid `id`. Never panics.
 pub fn decode_client(bytes: &[u8]) -> Result<ClientFrame, DecodeError> {
     let err = |code, message: String, id| DecodeError { code, message, id };
     if bytes.len() > MAX_FRAME_BYTES {
-        return Err(err(ErrorCode::TooLarge, format!("frame of {} bytes, at most {MAX_FRAME_BYTES}", bytes.len()), None));
+        return Err(err(
+            ErrorCode::TooLarge,
+            format!("frame of {} bytes, at most {MAX_FRAME_BYTES}", bytes.len()),
+            None,
+        ));
     }
-    let outer: Outer = serde_json::from_slice(bytes).map_err(|e| err(ErrorCode::BadJson, format!("not a JSON object frame: {e}"), None))?;
-    let id = match outer.id {
-        None | Some(serde_json::Value::Null) => None,
-        Some(serde_json::Value::String(s)) if s.chars().count() <= MAX_ID_CHARS => Some(s),
-        Some(_) => return Err(err(ErrorCode::BadJson, format!("id must be a string of at most {MAX_ID_CHARS} characters"), None)),
+    // A `Map` (not a derived struct) so that a JSON array is refused: serde's derived
+    // structs also accept `["ping"]`.
+    let mut outer: Map<String, Value> = serde_json::from_slice(bytes).map_err(|e| {
+        err(
+            ErrorCode::BadJson,
+            format!("a frame is one JSON object: {e}"),
+            None,
+        )
+    })?;
+    let id = match outer.remove("id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.chars().count() <= MAX_ID_CHARS => Some(s),
+        Some(_) => {
+            return Err(err(
+                ErrorCode::BadJson,
+                format!("id must be a string of at most {MAX_ID_CHARS} characters"),
+                None,
+            ))
+        }
     };
-    let Some(t) = outer.t else {
-        return Err(err(ErrorCode::BadJson, "missing message type \"t\"".into(), id));
+    let t = match outer.remove("t") {
+        Some(Value::String(t)) => t,
+        Some(_) => {
+            return Err(err(
+                ErrorCode::BadJson,
+                "message type \"t\" must be a string".into(),
+                id,
+            ))
+        }
+        None => {
+            return Err(err(
+                ErrorCode::BadJson,
+                "missing message type \"t\"".into(),
+                id,
+            ))
+        }
     };
     if !ClientMsg::TYPES.contains(&t.as_str()) {
-        return Err(err(ErrorCode::UnknownType, format!("unknown message type {t:?}"), id));
+        return Err(err(
+            ErrorCode::UnknownType,
+            format!("unknown message type {t:?}"),
+            id,
+        ));
     }
     // Re-assemble `{"t", "d"}` and let serde pick the variant and check the payload.
     let mut inner = Map::new();
     inner.insert("t".into(), Value::String(t.clone()));
-    if let Some(d) = outer.d.filter(|d| !d.is_null()) {
+    if let Some(d) = outer.remove("d").filter(|d| !d.is_null()) {
         inner.insert("d".into(), d);
     }
-    let msg: ClientMsg = serde_json::from_value(Value::Object(inner)).map_err(|e| err(ErrorCode::BadJson, format!("bad {t} payload: {e}"), id.clone()))?;
+    let msg: ClientMsg = serde_json::from_value(Value::Object(inner)).map_err(|e| {
+        err(
+            ErrorCode::BadJson,
+            format!("bad {t} payload: {e}"),
+            id.clone(),
+        )
+    })?;
     Ok(ClientFrame { id, msg })
 }
 

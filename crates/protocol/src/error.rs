@@ -14,7 +14,7 @@ pub enum ErrorCode {
     BadJson,
     /// The frame's `t` names no client message type.
     UnknownType,
-    /// The frame is larger than [`crate::MAX_FRAME_BYTES`].
+    /// The frame is larger than 4096 bytes (`MAX_FRAME_BYTES`).
     TooLarge,
     /// Too many messages: the per-connection budget is spent (the socket closes on sustained abuse).
     RateLimited,
@@ -69,6 +69,40 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every error code, in declaration order (frames, session, engine).
+    pub const ALL: [ErrorCode; 27] = {
+        use ErrorCode::*;
+        [
+            BadJson,
+            UnknownType,
+            TooLarge,
+            RateLimited,
+            NotAuthenticated,
+            UnsupportedVersion,
+            NotInMatch,
+            MatchNotFound,
+            LobbyNotFound,
+            LobbyFull,
+            NotHost,
+            AlreadyBusy,
+            StaleTurn,
+            Internal,
+            NotYourTurn,
+            MatchOver,
+            UnknownPiece,
+            PieceInYard,
+            PieceAtHome,
+            NotInYard,
+            NotEnoughExitCredits,
+            RollNotInStore,
+            EmptyMove,
+            RoyalStepsOutOfRange,
+            RoyalAtHome,
+            InvalidPosition,
+            InvalidPlan,
+        ]
+    };
+
     /// The code's stable string (`"bad_json"` …).
     pub fn as_str(self) -> &'static str {
         use ErrorCode::*;

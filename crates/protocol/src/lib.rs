@@ -16,10 +16,18 @@
 //! * [`server`]: [`ServerMsg`] and its payloads.
 //! * [`error`]: the closed list of [`ErrorCode`]s.
 //! * [`codec`]: total decoding of client frames ([`decode_client`]) and encoding.
+//! * [`convert`]: payloads built from the engine's records ([`TurnStarted::from_turn_start`] …).
+//! * [`schema`]: the published JSON Schemas and the error-code list.
+//! * [`examples`]: realistic example frames and a whole example session.
+//! * [`artifacts`]: every file of `proto/` (written by the `gen-proto` binary).
 
+pub mod artifacts;
 pub mod client;
 pub mod codec;
+pub mod convert;
 pub mod error;
+pub mod examples;
+pub mod schema;
 pub mod server;
 
 pub use client::*;

@@ -24,6 +24,10 @@ pub struct ServerFrame {
 /// Every message the server sends, tagged by `t` with its payload in `d`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "t", content = "d", rename_all = "snake_case")]
+#[schemars(transform = crate::schema::no_payload_is_null)]
+// `match_started` holds the whole rule set; messages are built once and serialized
+// at once, so their size does not matter, and boxing would change the variants.
+#[allow(clippy::large_enum_variant)]
 pub enum ServerMsg {
     /// Answer to a good `hello`.
     Welcome(Welcome),
@@ -91,6 +95,7 @@ pub struct LobbyMember {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct LobbyState {
     /// Join code (6 characters from `ABCDEFGHJKMNPQRSTUVWXYZ23456789`).
+    #[schemars(pattern(r"^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$"))]
     pub code: String,
     /// journey or clash.
     pub mode: Mode,
@@ -101,6 +106,7 @@ pub struct LobbyState {
     /// The host (may start the match).
     pub host: Uuid,
     /// Members in joining order (at most 4).
+    #[schemars(length(min = 1, max = 4))]
     pub members: Vec<LobbyMember>,
 }
 
@@ -127,10 +133,12 @@ pub struct MatchStarted {
     /// The rule set (RULES.md §10; times in seconds, points in points).
     pub rules: RuleSet,
     /// The four seats in turn order.
+    #[schemars(length(min = 4, max = 4))]
     pub seats: Vec<SeatInfo>,
     /// The receiving player's seat (null for spectators).
     pub your_seat: Option<Seat>,
     /// SHA-256 of the match seed (hex); the seed is revealed in `match_ended`.
+    #[schemars(pattern(r"^[0-9a-f]{64}$"))]
     pub dice_commitment: String,
     /// When the match clock runs out, Unix time in milliseconds.
     pub match_deadline: u64,
@@ -146,10 +154,13 @@ pub struct TurnStarted {
     /// Turn number (1-based); submit plans with it.
     pub turn_number: u32,
     /// The dice rolled for this turn.
+    #[schemars(inner(range(min = 1, max = 6)))]
     pub dice: Vec<u8>,
     /// Rolled values dropped because the store was full.
+    #[schemars(inner(range(min = 1, max = 6)))]
     pub dropped: Vec<u8>,
     /// The seat's roll store after the roll, oldest first.
+    #[schemars(inner(range(min = 1, max = 6)))]
     pub roll_store: Vec<u8>,
     /// The seat's exit credits after the roll.
     pub exit_credits: u32,
@@ -177,6 +188,7 @@ pub struct TurnResolved {
     /// What happened, in order (animate these).
     pub events: Vec<Event>,
     /// Current standings after the turn (RULES.md rule 9.2).
+    #[schemars(length(min = 4, max = 4))]
     pub scores: Vec<Standing>,
 }
 
@@ -201,6 +213,7 @@ pub struct Snapshot {
     /// The rule set.
     pub rules: RuleSet,
     /// The four seats.
+    #[schemars(length(min = 4, max = 4))]
     pub seats: Vec<SeatInfo>,
     /// The receiving player's seat (null for spectators).
     pub your_seat: Option<Seat>,
@@ -211,6 +224,7 @@ pub struct Snapshot {
     /// Clocks.
     pub clocks: Clocks,
     /// SHA-256 of the seed (hex).
+    #[schemars(pattern(r"^[0-9a-f]{64}$"))]
     pub dice_commitment: String,
     /// Turns resolved so far.
     pub turns_played: u32,
@@ -226,10 +240,12 @@ pub struct MatchEnded {
     /// The match.
     pub match_id: Uuid,
     /// Final standings, best first; equal totals share a place (RULES.md rule 9.2).
+    #[schemars(length(min = 4, max = 4))]
     pub standings: Vec<Standing>,
     /// all_finished or clock.
     pub reason: EndReason,
     /// The match seed (hex), now revealed: SHA-256 of its bytes is `dice_commitment`.
+    #[schemars(pattern(r"^[0-9a-f]{64}$"))]
     pub seed: String,
     /// Where to fetch the replay: `/api/v1/matches/{id}/replay`.
     pub replay_url: String,
@@ -263,6 +279,7 @@ pub struct ChatLine {
     /// The sender's display name.
     pub name: String,
     /// The text (1..=280 characters).
+    #[schemars(length(min = 1, max = 280))]
     pub text: String,
 }
 
@@ -286,13 +303,31 @@ impl ServerMsg {
     }
 
     /// An `error` message.
-    pub fn error(code: ErrorCode, message: impl Into<String>, in_reply_to: Option<String>) -> ServerMsg {
-        ServerMsg::Error(ErrorMsg { code, message: message.into(), in_reply_to })
+    pub fn error(
+        code: ErrorCode,
+        message: impl Into<String>,
+        in_reply_to: Option<String>,
+    ) -> ServerMsg {
+        ServerMsg::Error(ErrorMsg {
+            code,
+            message: message.into(),
+            in_reply_to,
+        })
     }
 
     /// Every server message type tag.
     pub const TYPES: [&'static str; 12] = [
-        "welcome", "queue_status", "lobby_state", "match_started", "turn_started", "turn_resolved", "snapshot",
-        "match_ended", "error", "ack", "pong", "chat",
+        "welcome",
+        "queue_status",
+        "lobby_state",
+        "match_started",
+        "turn_started",
+        "turn_resolved",
+        "snapshot",
+        "match_ended",
+        "error",
+        "ack",
+        "pong",
+        "chat",
     ];
 }

@@ -73,7 +73,10 @@ impl From<sqlx::Error> for StoreError {
             E::Io(_) | E::Tls(_) | E::PoolTimedOut | E::WorkerCrashed => true,
             E::Database(db) => {
                 let code = db.code().unwrap_or_default();
-                if db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some() {
+                if db
+                    .try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
+                    .is_some()
+                {
                     pg_transient(&code)
                 } else {
                     sqlite_transient(&code)

@@ -1,1 +1,38 @@
-//! placeholder
+//! Persistence of guests, matches, the append-only turn log and results, over
+//! PostgreSQL or SQLite (sqlx, runtime queries; migrations in `migrations/postgres`
+//! and `migrations/sqlite`, applied by [`Store::connect`]).
+//!
+//! * [`Store`]: one cheap-to-clone handle over either backend: guests
+//!   ([`Store::create_guest`], [`Store::player_by_token_hash`], [`Store::player`]),
+//!   match writes ([`Store::create_match`], [`Store::append_turns`],
+//!   [`Store::finish_match`]) and reads ([`Store::match_summary`], [`Store::replay`],
+//!   [`Store::player_matches`], [`Store::leaderboard`], [`Store::unfinished_matches`],
+//!   [`Store::ping`]).
+//! * [`spawn_writer`]: the write-behind writer the game rooms use so that they never
+//!   wait on the database.
+//! * [`StoreError`]: failures, with [`StoreError::is_transient`] for retries.
+//!
+//! Engine values (rule set, plans, events) are stored as JSON (`jsonb` on
+//! PostgreSQL, text on SQLite); enums by their serde names; times in UTC to the
+//! microsecond.
+
+mod codec;
+mod error;
+mod model;
+mod players;
+mod reads;
+mod rows;
+mod store;
+mod writer;
+mod writes;
+
+pub use error::StoreError;
+pub use model::{
+    LeaderboardRow, MatchResult, MatchStatus, MatchSummary, NewMatch, Page, Player, ReplayDoc,
+    SeatEntry, SeatResult, SeatSummary, MAX_PAGE,
+};
+pub use store::{Store, DEFAULT_DATABASE_URL};
+pub use writer::{
+    spawn_writer, spawn_writer_with, WriteOp, WriterConfig, WriterHandle, BACKLOG_GAUGE,
+    DROPPED_COUNTER, RETRIES_COUNTER,
+};

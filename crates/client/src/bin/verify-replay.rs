@@ -20,16 +20,23 @@ struct Args {
 
 async fn fetch(source: &str) -> Result<String, String> {
     if source.starts_with("http://") || source.starts_with("https://") {
-        let resp = reqwest::get(source).await.map_err(|e| format!("GET {source}: {e}"))?;
+        let resp = reqwest::get(source)
+            .await
+            .map_err(|e| format!("GET {source}: {e}"))?;
         let status = resp.status();
-        let body = resp.text().await.map_err(|e| format!("GET {source}: {e}"))?;
+        let body = resp
+            .text()
+            .await
+            .map_err(|e| format!("GET {source}: {e}"))?;
         if !status.is_success() {
             return Err(format!("GET {source}: HTTP {status}: {body}"));
         }
         Ok(body)
     } else if source == "-" {
         let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("stdin: {e}"))?;
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| format!("stdin: {e}"))?;
         Ok(s)
     } else {
         std::fs::read_to_string(source).map_err(|e| format!("{source}: {e}"))
@@ -55,10 +62,24 @@ async fn main() -> ExitCode {
     };
     match verify(&replay) {
         Ok(m) => {
-            let end = m.end().map(|e| format!("{:?}", e.reason).to_lowercase()).unwrap_or_else(|| "running".into());
-            println!("ok: {} turns re-played, dice, events and standings match (end: {end})", replay.turns.len());
+            let end = m
+                .end()
+                .map(|e| format!("{:?}", e.reason).to_lowercase())
+                .unwrap_or_else(|| "running".into());
+            println!(
+                "ok: {} turns re-played, dice, events and standings match (end: {end})",
+                replay.turns.len()
+            );
             for s in m.standings() {
-                println!("  {} {:<6} total {:>6} (progress {}, combat {}, bonus {})", s.place, s.seat.name(), s.total, s.progress, s.combat, s.bonus);
+                println!(
+                    "  {} {:<6} total {:>6} (progress {}, combat {}, bonus {})",
+                    s.place,
+                    s.seat.name(),
+                    s.total,
+                    s.progress,
+                    s.combat,
+                    s.bonus
+                );
             }
             ExitCode::SUCCESS
         }

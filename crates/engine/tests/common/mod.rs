@@ -2,6 +2,9 @@
 //! folder through `engine::scenario::check` and fails, naming every failing file,
 //! when any file differs, cannot be read, or when the folder is missing or empty.
 
+// Each test crate that includes this module uses only part of it.
+#![allow(dead_code)]
+
 use engine::scenario::{self, Scenario};
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,135 @@
+//! `bot-duel`: greedy against random bots over many simulated matches.
+//!
+//! ```text
+//! cargo run -p bot --release --bin bot-duel -- --matches 200 --mode clash --turns 400 --seed 1
+//! ```
+//!
+//! For each lineup (two greedy bots on opposite seats, two on neighbouring seats, one
+//! greedy bot against three random ones; seats rotate by match) it prints the greedy
+//! side's share of first places (rule 9.2; a first place shared by k seats counts 1/k
+//! for each), the share equally strong bots would get, mean totals, how many matches
+//! hit the turn limit, the run time and the greedy bot's `choose` times.
+
+use bot::{simulate, DuelConfig, Lineup, MATCH_TURNS};
+use clap::{Parser, ValueEnum};
+use engine::{Mode, RuleSet};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Game mode (rule 1.4).
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ModeArg {
+    Journey,
+    Clash,
+}
+
+/// Which lineups to play.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LineupArg {
+    /// All three lineups.
+    All,
+    /// Two greedy bots on opposite seats.
+    #[value(name = "2v2-opposite")]
+    Opposite,
+    /// Two greedy bots on neighbouring seats.
+    #[value(name = "2v2-adjacent")]
+    Adjacent,
+    /// One greedy bot against three random bots.
+    #[value(name = "1v3")]
+    OneVsThree,
+}
+
+/// Greedy vs random bot duel over simulated matches.
+#[derive(Debug, Parser)]
+#[command(name = "bot-duel", version)]
+struct Args {
+    /// Matches per lineup.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    matches: u32,
+    /// Game mode.
+    #[arg(long, value_enum, default_value = "clash")]
+    mode: ModeArg,
+    /// Turns before a match is ended by its clock (rule 9.1); 400 ≈ a 30-minute match.
+    #[arg(long, default_value_t = MATCH_TURNS, value_parser = clap::value_parser!(u32).range(1..))]
+    turns: u32,
+    /// Seed of the dice and the bots.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Lineups to play.
+    #[arg(long, value_enum, default_value = "all")]
+    lineup: LineupArg,
+    /// Worker threads (default: the machine's cores).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let mode = match args.mode {
+        ModeArg::Journey => Mode::Journey,
+        ModeArg::Clash => Mode::Clash,
+    };
+    let lineups: Vec<Lineup> = match args.lineup {
+        LineupArg::All => Lineup::ALL.to_vec(),
+        LineupArg::Opposite => vec![Lineup::Opposite],
+        LineupArg::Adjacent => vec![Lineup::Adjacent],
+        LineupArg::OneVsThree => vec![Lineup::OneVsThree],
+    };
+    let threads = args.threads.map(usize::from).unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    println!(
+        "mode={} matches/lineup={} turns={} seed={} threads={}",
+        mode.name(),
+        args.matches,
+        args.turns,
+        args.seed,
+        threads
+    );
+    let all = Instant::now();
+    for lineup in lineups {
+        let cfg = DuelConfig {
+            rules: RuleSet::default(),
+            mode,
+            lineup,
+            matches: args.matches,
+            max_turns: args.turns,
+            seed: args.seed,
+            threads,
+        };
+        let started = Instant::now();
+        let r = match simulate(&cfg) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("bot-duel: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let secs = started.elapsed().as_secs_f64();
+        println!(
+            "{:<13} matches={} greedy_first={:.1} ({:.1}%) random_first={:.1} ({:.1}%) fair_share={:.0}% \
+             mean_total greedy={:.0} random={:.0} ended_by_turn_limit={} turns={} time={:.1}s",
+            lineup.name(),
+            r.matches,
+            r.greedy_firsts,
+            100.0 * r.greedy_win_rate(),
+            r.random_firsts,
+            100.0 * r.random_firsts / r.matches as f64,
+            100.0 * r.fair_share,
+            r.greedy_mean_total,
+            r.random_mean_total,
+            r.ended_by_clock,
+            r.turns,
+            secs
+        );
+        let t = r.greedy_choose;
+        println!(
+            "{:<13} greedy choose(): calls={} mean={:.0}us p50={:.0}us p99={:.0}us max={:.0}us",
+            "", t.calls, t.mean_us, t.p50_us, t.p99_us, t.max_us
+        );
+    }
+    println!("total time={:.1}s", all.elapsed().as_secs_f64());
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,105 @@
+//! `ludo-load`: load generator. Spawns 4·N bot connections playing N concurrent
+//! matches against a server on this machine (loopback only) with a configurable think
+//! time, for a fixed duration or number of matches, then reports matches completed,
+//! turns per second, submit→turn_resolved latency percentiles, errors by code,
+//! connections held and the server's resident memory. Stops by itself.
+
+use clap::Parser;
+use client::load::{run, LoadConfig, LoadMode};
+use std::process::ExitCode;
+
+/// Command-line arguments.
+#[derive(Parser, Debug)]
+#[command(
+    version,
+    about = "Load generator: N concurrent matches of bot clients against a loopback server"
+)]
+struct Args {
+    /// Server base URL (loopback only).
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    url: String,
+    /// Concurrent matches N (4·N sockets; in idle mode 4·N idle sockets).
+    #[arg(long, default_value_t = 10)]
+    matches: u32,
+    /// Think time before each submit, ms (0 = submit at once).
+    #[arg(long, default_value_t = 1000)]
+    think_ms: u64,
+    /// Length of the play (or idle) phase, s (at most 3600).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    duration_secs: u64,
+    /// Stop starting matches after this many.
+    #[arg(long)]
+    max_matches: Option<u64>,
+    /// lobby: four clients per private lobby; queue: quick-play queue; idle: hold sockets only.
+    #[arg(long, value_enum, default_value_t = LoadMode::Lobby)]
+    mode: LoadMode,
+    /// Game mode: journey or clash.
+    #[arg(long, default_value = "clash", value_parser = parse_game)]
+    game: engine::Mode,
+    /// Bot strategy of the clients: random or greedy.
+    #[arg(long, default_value = "random")]
+    bot: bot::BotKind,
+    /// The server's process id (default: the process listening on the URL's port).
+    #[arg(long)]
+    server_pid: Option<i32>,
+    /// Sockets opened at once during setup.
+    #[arg(long, default_value_t = 64)]
+    connect_concurrency: usize,
+    /// Seed of the bots' generators.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print the report as JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_game(s: &str) -> Result<engine::Mode, String> {
+    match s {
+        "journey" => Ok(engine::Mode::Journey),
+        "clash" => Ok(engine::Mode::Clash),
+        _ => Err(format!(
+            "unknown game mode {s:?}: expected journey or clash"
+        )),
+    }
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let a = Args::parse();
+    let config = LoadConfig {
+        url: a.url,
+        matches: a.matches,
+        think_ms: a.think_ms,
+        duration_secs: a.duration_secs,
+        max_matches: a.max_matches,
+        mode: a.mode,
+        game: a.game,
+        bot: a.bot,
+        server_pid: a.server_pid,
+        connect_concurrency: a.connect_concurrency,
+        seed: a.seed,
+    };
+    let rt = tokio::runtime::Runtime::new().expect("tokio runtime");
+    match rt.block_on(run(config)) {
+        Ok(report) => {
+            if a.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report).expect("reports serialize")
+                );
+            } else {
+                print!("{}", report.render());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("ludo-load: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,442 @@
+//! The load generator behind `ludo-load`: 4·N bot clients playing N concurrent
+//! matches against a server on this machine, for a fixed time or number of matches.
+//!
+//! Phases: (1) create 4·N guests and open 4·N authenticated sockets (a bounded number
+//! at a time); (2) the tables play, their first matches spread over one think time so
+//! the turns do not all fall on the same instant, until `duration` passes or
+//! `max_matches` have been started; (3) every socket closes. The run stops by itself:
+//! each phase is bounded in time, and a hard limit of `duration` + 30 s aborts whatever
+//! is still running. Only loopback servers are accepted.
+//!
+//! In [`LoadMode::Idle`] the clients only authenticate and hold their sockets for
+//! `duration`, to measure what idle authenticated sockets cost the server.
+
+use crate::endpoint::Endpoint;
+use crate::error::{ClientError, Result};
+use crate::memory::{listener_pid, rss, Rss};
+use crate::player::PlayOptions;
+use crate::rest::Rest;
+use crate::session::Session;
+use crate::stats::{Stats, StatsSnapshot};
+use crate::table::{connect_seat, run_table, Budget, Meet, TableConfig};
+use bot::BotKind;
+use engine::Mode;
+use futures_util::FutureExt;
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+/// Longest the connect phase may take.
+pub const SETUP_LIMIT: Duration = Duration::from_secs(120);
+/// Extra time after `duration` before unfinished tables are aborted.
+pub const GRACE: Duration = Duration::from_secs(30);
+
+/// What the clients do once connected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadMode {
+    /// Four clients per table meet in a private lobby and play.
+    Lobby,
+    /// Every client joins the quick-play queue and plays what it is seated in.
+    Queue,
+    /// Clients authenticate and hold their sockets without playing.
+    Idle,
+}
+
+/// A load run.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadConfig {
+    /// The server's base URL; must be loopback (e.g. `http://127.0.0.1:8080`).
+    pub url: String,
+    /// Concurrent matches N (4·N sockets). In idle mode: 4·N idle sockets.
+    pub matches: u32,
+    /// Think time before each submit, ms.
+    pub think_ms: u64,
+    /// How long the play (or idle hold) phase lasts, s.
+    pub duration_secs: u64,
+    /// Stop starting new matches after this many (None: no limit).
+    pub max_matches: Option<u64>,
+    /// Lobby, queue or idle.
+    pub mode: LoadMode,
+    /// journey or clash.
+    pub game: Mode,
+    /// Strategy of the bot clients.
+    #[serde(serialize_with = "ser_display")]
+    pub bot: BotKind,
+    /// The server's process id, for its resident memory (found by port when None).
+    pub server_pid: Option<i32>,
+    /// Sockets opened at the same time during setup.
+    pub connect_concurrency: usize,
+    /// Seed of the bots' generators.
+    pub seed: u64,
+}
+
+fn ser_display<S: serde::Serializer>(v: &BotKind, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(v.name())
+}
+
+impl Default for LoadConfig {
+    fn default() -> Self {
+        LoadConfig {
+            url: "http://127.0.0.1:8080".into(),
+            matches: 10,
+            think_ms: 1000,
+            duration_secs: 30,
+            max_matches: None,
+            mode: LoadMode::Lobby,
+            game: Mode::Clash,
+            bot: BotKind::Random,
+            server_pid: None,
+            connect_concurrency: 64,
+            seed: 1,
+        }
+    }
+}
+
+/// Server memory at the phases of a run, KiB.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MemoryReport {
+    /// The server process measured.
+    pub pid: Option<i32>,
+    /// Before any client connected.
+    pub before: Option<Rss>,
+    /// Once every socket was authenticated.
+    pub connected: Option<Rss>,
+    /// Largest resident size sampled (once a second) during the play/idle phase, KiB.
+    pub during_max_kb: Option<u64>,
+    /// After the run, sockets closed.
+    pub after: Option<Rss>,
+    /// (during_max − before) / sockets, KiB.
+    pub per_socket_kb: Option<f64>,
+    /// (during_max − before) / matches, KiB (play modes only).
+    pub per_match_kb: Option<f64>,
+}
+
+/// The result of a load run.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadReport {
+    /// The run's configuration.
+    pub config: LoadConfig,
+    /// Sockets that authenticated in the setup phase.
+    pub sockets_connected: u64,
+    /// Setup (guest creation + connect + hello) time, s.
+    pub setup_secs: f64,
+    /// Play (or idle hold) phase time, s.
+    pub run_secs: f64,
+    /// Turns resolved per second of the play phase.
+    pub turns_per_sec: f64,
+    /// Counters, latency percentiles and errors.
+    pub stats: StatsSnapshot,
+    /// Server memory.
+    pub memory: MemoryReport,
+}
+
+impl LoadReport {
+    /// The report as human-readable lines.
+    pub fn render(&self) -> String {
+        let c = &self.config;
+        let s = &self.stats;
+        let mut out = String::new();
+        let mut line = |l: String| {
+            out.push_str(&l);
+            out.push('\n');
+        };
+        line(format!(
+            "ludo-load: mode {:?}, {} matches ({} sockets), think {} ms, duration {} s, max matches {}, game {}, bot {}",
+            c.mode,
+            c.matches,
+            c.matches * 4,
+            c.think_ms,
+            c.duration_secs,
+            c.max_matches.map_or("-".into(), |m| m.to_string()),
+            c.game.name(),
+            c.bot.name()
+        ));
+        line(format!(
+            "setup: {} sockets authenticated in {:.1} s",
+            self.sockets_connected, self.setup_secs
+        ));
+        line(format!(
+            "run: {:.1} s, matches started {}, completed {}, turns resolved {} ({:.1}/s), submits {}",
+            self.run_secs, s.matches_started, s.matches_completed, s.turns, self.turns_per_sec, s.submits
+        ));
+        match &s.latency {
+            Some(l) => line(format!(
+                "submit->turn_resolved latency: n {} p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms, mean {:.2} ms",
+                l.count, l.p50_ms, l.p95_ms, l.p99_ms, l.max_ms, l.mean_ms
+            )),
+            None => line("submit->turn_resolved latency: no samples".into()),
+        }
+        let errs = if s.errors.is_empty() {
+            "none".to_string()
+        } else {
+            s.errors
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        line(format!(
+            "errors: {} ({errs}); seq gaps {}",
+            s.error_total(),
+            s.seq_gaps
+        ));
+        line(format!(
+            "connections: peak {}, open at end {}",
+            s.connections_peak, s.connections
+        ));
+        let m = &self.memory;
+        let kb = |r: Option<Rss>| r.map_or("-".into(), |r| format!("{} KiB", r.rss_kb));
+        line(format!(
+            "server rss (pid {}): before {}, connected {}, max during run {}, after {}, peak {}",
+            m.pid.map_or("?".into(), |p| p.to_string()),
+            kb(m.before),
+            kb(m.connected),
+            m.during_max_kb.map_or("-".into(), |k| format!("{k} KiB")),
+            kb(m.after),
+            m.after.map_or("-".into(), |r| format!("{} KiB", r.peak_kb)),
+        ));
+        line(format!(
+            "server memory: {} per socket, {} per live match",
+            m.per_socket_kb
+                .map_or("-".into(), |k| format!("{k:.1} KiB")),
+            m.per_match_kb.map_or("-".into(), |k| format!("{k:.1} KiB")),
+        ));
+        out
+    }
+}
+
+/// Raises this process's open-file limit to its hard limit (thousands of sockets).
+pub fn raise_fd_limit() {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(n) => tracing::debug!("open-file limit {n}"),
+        Err(e) => tracing::warn!("cannot raise the open-file limit: {e}"),
+    }
+}
+
+/// Samples the server's resident memory once a second until dropped; returns the largest.
+struct Sampler {
+    task: tokio::task::JoinHandle<()>,
+    max: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Sampler {
+    fn start(pid: Option<i32>) -> Sampler {
+        let max = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let m = max.clone();
+        let task = tokio::spawn(async move {
+            let Some(pid) = pid else { return };
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                tick.tick().await;
+                if let Some(r) = rss(pid) {
+                    m.fetch_max(r.rss_kb, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        });
+        Sampler { task, max }
+    }
+    fn finish(self, pid: Option<i32>) -> Option<u64> {
+        self.task.abort();
+        if let Some(r) = pid.and_then(rss) {
+            self.max
+                .fetch_max(r.rss_kb, std::sync::atomic::Ordering::Relaxed);
+        }
+        Some(self.max.load(std::sync::atomic::Ordering::Relaxed)).filter(|&k| k > 0)
+    }
+}
+
+/// Keeps the four sockets read (pings answered) until `until` completes; `None` when
+/// a socket failed meanwhile (counted in `stats`).
+async fn hold<F>(seats: &mut [Session; 4], until: F, stats: &Stats) -> Option<F::Output>
+where
+    F: std::future::Future,
+    F::Output: Clone,
+{
+    let until = until.shared();
+    let results =
+        futures_util::future::join_all(seats.iter_mut().map(|s| s.idle_until(until.clone()))).await;
+    let mut out = None;
+    for r in results {
+        match r {
+            Ok(v) => out = out.or(Some(v)),
+            Err(e) => {
+                tracing::warn!("socket failed while waiting: {e}");
+                stats.error(&e.label());
+                return None;
+            }
+        }
+    }
+    out
+}
+
+async fn close_all(seats: [Session; 4], stats: &Stats) {
+    for s in seats {
+        s.close().await;
+        stats.disconnected();
+    }
+}
+
+/// Runs a load test against a loopback server and reports what it measured.
+///
+/// Errors: [`ClientError::BadUrl`] for a non-loopback or malformed URL, and
+/// [`ClientError::Unexpected`] when `matches` is 0. Failures of single clients do not
+/// end the run: they are counted in the report's errors.
+pub async fn run(config: LoadConfig) -> Result<LoadReport> {
+    let endpoint = Endpoint::parse_loopback(&config.url)?;
+    if config.matches == 0 {
+        return Err(ClientError::Unexpected(
+            "--matches must be at least 1".into(),
+        ));
+    }
+    raise_fd_limit();
+    let pid = config.server_pid.or_else(|| listener_pid(endpoint.port()));
+    let mut memory = MemoryReport {
+        pid,
+        before: pid.and_then(rss),
+        ..MemoryReport::default()
+    };
+    let stats = Arc::new(Stats::default());
+    let rest = Rest::new(endpoint.clone());
+
+    // Phase 1: every table connects its four clients (a bounded number at a time),
+    // then keeps reading its sockets until the start signal.
+    let setup_start = Instant::now();
+    let permits = Arc::new(Semaphore::new(config.connect_concurrency.max(1)));
+    let (go_tx, go_rx) = watch::channel::<Option<Instant>>(None);
+    let (ready_tx, mut ready_rx) = mpsc::unbounded_channel::<bool>();
+    let mut tables = JoinSet::new();
+    let budget = Arc::new(Budget::new(config.max_matches.unwrap_or(u64::MAX)));
+    let n = config.matches as u64;
+    for t in 0..n {
+        let (rest, stats, permits, ready_tx, mut go_rx) = (
+            rest.clone(),
+            stats.clone(),
+            permits.clone(),
+            ready_tx.clone(),
+            go_rx.clone(),
+        );
+        let (config, budget) = (config.clone(), budget.clone());
+        tables.spawn(async move {
+            let mut seats = Vec::with_capacity(4);
+            for i in 0..4 {
+                let _permit = permits
+                    .acquire()
+                    .await
+                    .expect("the semaphore is never closed");
+                match connect_seat(&rest, &format!("load-{t}-{i}"), &stats).await {
+                    Ok(s) => seats.push(s),
+                    Err(e) => {
+                        tracing::warn!("table {t} seat {i}: {e}");
+                        stats.error(&e.label());
+                        break;
+                    }
+                }
+            }
+            let Ok(mut seats) = <[Session; 4]>::try_from(seats) else {
+                let _ = ready_tx.send(false);
+                return; // dropping the connected seats closes them
+            };
+            let _ = ready_tx.send(true);
+            drop(ready_tx);
+            let go = hold(
+                &mut seats,
+                async move {
+                    *go_rx
+                        .wait_for(Option::is_some)
+                        .await
+                        .expect("the run sends the start")
+                        .as_ref()
+                        .expect("is_some")
+                },
+                &stats,
+            )
+            .await;
+            let Some(stop_at) = go else {
+                close_all(seats, &stats).await;
+                return;
+            };
+            if config.mode == LoadMode::Idle {
+                hold(&mut seats, tokio::time::sleep_until(stop_at), &stats).await;
+                close_all(seats, &stats).await;
+                return;
+            }
+            let meet = if config.mode == LoadMode::Queue {
+                Meet::Queue
+            } else {
+                Meet::Lobby
+            };
+            let cfg = Arc::new(TableConfig {
+                game: config.game,
+                meet,
+                bot: config.bot,
+                play: PlayOptions {
+                    think: Duration::from_millis(config.think_ms),
+                    stop_at,
+                    reconnects: 0,
+                },
+                start_delay: Duration::from_millis(config.think_ms * t / n),
+            });
+            let seed = config.seed.wrapping_mul(1_000_003).wrapping_add(t * 4);
+            run_table(seats, cfg, budget, stats, seed).await;
+        });
+    }
+    drop(ready_tx);
+    let mut sockets_connected = 0u64;
+    let setup_deadline = setup_start + SETUP_LIMIT;
+    for _ in 0..n {
+        match tokio::time::timeout_at(setup_deadline, ready_rx.recv()).await {
+            Ok(Some(true)) => sockets_connected += 4,
+            Ok(Some(false)) => {}
+            Ok(None) | Err(_) => {
+                tracing::warn!("setup did not finish within {SETUP_LIMIT:?}");
+                stats.error("setup_timeout");
+                break;
+            }
+        }
+    }
+    let setup_secs = setup_start.elapsed().as_secs_f64();
+    memory.connected = pid.and_then(rss);
+
+    // Phase 2: play (or hold), then close.
+    let duration = Duration::from_secs(config.duration_secs);
+    let run_start = Instant::now();
+    let stop_at = run_start + duration;
+    let sampler = Sampler::start(pid);
+    let _ = go_tx.send(Some(stop_at));
+    let all = async { while tables.join_next().await.is_some() {} };
+    if tokio::time::timeout_at(stop_at + GRACE, all).await.is_err() {
+        tracing::warn!("tables still running {GRACE:?} after the stop: aborted");
+        stats.error("aborted");
+        tables.shutdown().await;
+    }
+    let run_secs = run_start
+        .elapsed()
+        .as_secs_f64()
+        .min(duration.as_secs_f64().max(f64::MIN_POSITIVE));
+    memory.during_max_kb = sampler.finish(pid);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    memory.after = pid.and_then(rss);
+    if let (Some(b), Some(d)) = (memory.before, memory.during_max_kb) {
+        let grown = d.saturating_sub(b.rss_kb) as f64;
+        if sockets_connected > 0 {
+            memory.per_socket_kb = Some(grown / sockets_connected as f64);
+        }
+        if config.mode != LoadMode::Idle {
+            memory.per_match_kb = Some(grown / (sockets_connected as f64 / 4.0).max(1.0));
+        }
+    }
+    let snap = stats.snapshot();
+    Ok(LoadReport {
+        turns_per_sec: snap.turns as f64 / run_secs.max(1e-9),
+        config,
+        sockets_connected,
+        setup_secs,
+        run_secs,
+        stats: snap,
+        memory,
+    })
+}

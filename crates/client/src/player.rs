@@ -1,0 +1,202 @@
+//! A bot client playing one match to its end: it follows the match with a
+//! [`MatchTracker`], and on each of its own turns waits the think time, lets a
+//! [`bot::Strategy`] choose a plan on the tracked position and submits it (a pass
+//! when the strategy passes). It records submit→`turn_resolved` latency and errors
+//! in [`Stats`], recovers from desyncs with a resync from 0, and from a dropped
+//! socket by reconnecting (new socket + `hello` + `resync`).
+
+use crate::error::{ClientError, Result};
+use crate::session::{match_of, Session};
+use crate::stats::Stats;
+use crate::tracker::{Applied, MatchTracker};
+use engine::Seat;
+use protocol::{ErrorCode, MatchEnded, MatchStarted, SeatInfo, ServerMsg};
+use std::time::Duration;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+/// How a bot client plays.
+#[derive(Debug, Clone)]
+pub struct PlayOptions {
+    /// Wait this long after its `turn_started` before submitting.
+    pub think: Duration,
+    /// Give up (returning an outcome without `end`) at this instant.
+    pub stop_at: Instant,
+    /// Reconnect attempts allowed when the socket drops.
+    pub reconnects: u32,
+}
+
+/// What one client saw of a match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchOutcome {
+    /// The match.
+    pub match_id: Uuid,
+    /// The client's seat.
+    pub seat: Option<Seat>,
+    /// Who sat where.
+    pub seats: Vec<SeatInfo>,
+    /// The end (standings, seed, replay URL); `None` when play stopped at `stop_at`.
+    pub end: Option<MatchEnded>,
+    /// Turns resolved while playing.
+    pub turns: u32,
+    /// Plans and passes this client submitted.
+    pub submits: u32,
+}
+
+/// True for the errors that mean the tracked position was wrong (rule 4.5 plan errors).
+fn is_plan_error(code: ErrorCode) -> bool {
+    use ErrorCode::*;
+    matches!(
+        code,
+        UnknownPiece
+            | PieceInYard
+            | PieceAtHome
+            | NotInYard
+            | NotEnoughExitCredits
+            | RollNotInStore
+            | EmptyMove
+            | RoyalStepsOutOfRange
+            | RoyalAtHome
+            | InvalidPosition
+            | InvalidPlan
+    )
+}
+
+/// A submit waiting for its `turn_resolved`.
+struct Pending {
+    id: String,
+    turn: u32,
+    sent: Instant,
+}
+
+/// Plays the match `started` announced until `match_ended` (or `opts.stop_at`).
+///
+/// Counting: the client in the first human seat counts the match's turns and its
+/// completion in `stats` (so each is counted once per match); every client records its
+/// own submits, latencies and errors.
+///
+/// Errors: transport errors that reconnecting could not repair.
+pub async fn play_match(
+    session: &mut Session,
+    started: &MatchStarted,
+    strategy: &mut (dyn bot::Strategy + Send),
+    opts: &PlayOptions,
+    stats: &Stats,
+) -> Result<MatchOutcome> {
+    let match_id = started.match_id;
+    let mut tracker = MatchTracker::from_started(started);
+    let counter = started
+        .seats
+        .iter()
+        .find(|s| !s.bot)
+        .and_then(|s| s.player_id)
+        == Some(session.player_id());
+    let mut counted_turns = 0u32;
+    let mut pending: Option<Pending> = None;
+    let mut think: Option<(Instant, u32)> = None;
+    let mut submitted_turn = 0u32;
+    let mut submits = 0u32;
+    let mut reconnects = 0u32;
+    let outcome = |tracker: &MatchTracker, submits| MatchOutcome {
+        match_id,
+        seat: tracker.your_seat(),
+        seats: tracker.seats().to_vec(),
+        end: tracker.ended().cloned(),
+        turns: tracker.turns_resolved(),
+        submits,
+    };
+    loop {
+        if tracker.ended().is_some() {
+            return Ok(outcome(&tracker, submits));
+        }
+        let wake = think.map_or(opts.stop_at, |(at, _)| at.min(opts.stop_at));
+        let frame = match session.next_frame_until(wake).await {
+            Ok(f) => f,
+            Err(e @ (ClientError::Closed | ClientError::WebSocket(_)))
+                if reconnects < opts.reconnects =>
+            {
+                stats.error(&e.label());
+                reconnects += 1;
+                session.reconnect().await?;
+                pending = None;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let Some(frame) = frame else {
+            if Instant::now() >= opts.stop_at {
+                return Ok(outcome(&tracker, submits));
+            }
+            // Think time is over: choose and submit.
+            let (_, turn) = think.take().expect("woken for the think timer");
+            if let Some(t) = tracker.my_turn().filter(|t| t.turn_number == turn) {
+                let plan = strategy.choose(tracker.position(), tracker.rules());
+                let turn = t.turn_number;
+                let id = if plan.is_pass() {
+                    session.pass(match_id, turn).await?
+                } else {
+                    session.submit(match_id, turn, plan).await?
+                };
+                stats.submitted();
+                submits += 1;
+                submitted_turn = turn;
+                pending = Some(Pending {
+                    id,
+                    turn,
+                    sent: Instant::now(),
+                });
+            }
+            continue;
+        };
+        match &frame.msg {
+            ServerMsg::MatchStarted(m) if m.match_id == match_id => {
+                // A resync from 0 replays the match from its start.
+                tracker = MatchTracker::from_started(m);
+            }
+            ServerMsg::Error(e) => {
+                stats.error(e.code.as_str());
+                let mine = pending
+                    .as_ref()
+                    .is_some_and(|p| e.in_reply_to.as_deref() == Some(p.id.as_str()));
+                if mine {
+                    pending = None;
+                    if is_plan_error(e.code) {
+                        tracing::warn!(%match_id, code = e.code.as_str(), "plan refused: resync from 0");
+                        session.resync_from(match_id, 0).await?;
+                    }
+                }
+            }
+            msg if match_of(msg) == Some(match_id) => match tracker.apply(msg) {
+                Ok(Applied::TurnStarted {
+                    turn_number,
+                    mine: true,
+                }) if turn_number > submitted_turn => {
+                    think = Some((Instant::now() + opts.think, turn_number));
+                }
+                Ok(Applied::TurnResolved { turn_number, .. }) => {
+                    if counter && turn_number > counted_turns {
+                        counted_turns = turn_number;
+                        stats.turn();
+                    }
+                    if let Some(p) = pending.take_if(|p| p.turn == turn_number) {
+                        stats.resolved(p.sent.elapsed());
+                    }
+                }
+                Ok(Applied::Snapshot) => {
+                    if let Some(t) = tracker.my_turn().filter(|t| t.turn_number > submitted_turn) {
+                        think = Some((Instant::now() + opts.think, t.turn_number));
+                    }
+                }
+                Ok(Applied::Ended) if counter => stats.match_completed(),
+                Ok(_) => {}
+                Err(e) => {
+                    stats.error(&e.label());
+                    tracing::warn!(%match_id, "{e}: resync from 0");
+                    think = None;
+                    session.resync_from(match_id, 0).await?;
+                }
+            },
+            _ => {}
+        }
+    }
+}

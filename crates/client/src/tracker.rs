@@ -1,0 +1,424 @@
+//! Following one match from the messages a client receives.
+//!
+//! The server's `turn_resolved` carries the plan, events and scores but not the
+//! position, so the tracker re-plays every plan with the engine ([`Position::play`]):
+//! the engine is deterministic, so the tracked position stays identical to the
+//! server's. The dice come in `turn_started` (its `roll_store` and `exit_credits`,
+//! RULES.md rule 4.1). After every turn the tracked standings are compared with the
+//! server's `scores`; any difference is a [`ClientError::Desync`], and the caller
+//! recovers with a `resync` from `last_seq` 0 (which rebuilds the tracker).
+
+use crate::error::{ClientError, Result};
+use engine::{standings, Mode, Plan, Position, RuleSet, Seat, TurnKind};
+use protocol::{MatchEnded, MatchStarted, SeatInfo, ServerMsg, Snapshot, TurnStarted};
+use uuid::Uuid;
+
+/// What applying one message changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Applied {
+    /// A turn started (for this client's seat when `mine`).
+    TurnStarted {
+        /// The turn's number.
+        turn_number: u32,
+        /// True when the tracked player is to move.
+        mine: bool,
+    },
+    /// A turn was resolved.
+    TurnResolved {
+        /// The turn's number.
+        turn_number: u32,
+        /// The seat that moved.
+        seat: Seat,
+    },
+    /// The state was replaced by a snapshot.
+    Snapshot,
+    /// The match ended.
+    Ended,
+    /// Nothing the tracker follows (chat, or a message about another match).
+    Ignored,
+}
+
+/// The state of one match as a seated player (or spectator) sees it.
+#[derive(Debug, Clone)]
+pub struct MatchTracker {
+    match_id: Uuid,
+    mode: Mode,
+    rules: RuleSet,
+    seats: Vec<SeatInfo>,
+    your_seat: Option<Seat>,
+    position: Position,
+    turn: Option<TurnStarted>,
+    turns_resolved: u32,
+    ended: Option<MatchEnded>,
+}
+
+/// Sets `seat`'s roll store and exit credits (rule 4.1: the server rolled them) by
+/// round-tripping the position through its §11 notation, the engine's only public
+/// way to build a position.
+fn with_rolls(pos: &Position, seat: Seat, rolls: &[u8], exit_credits: u32) -> Result<Position> {
+    let mut setup = pos.to_setup();
+    let st = setup.seats.entry(seat).or_default();
+    st.rolls = rolls.iter().map(|&r| r as i64).collect();
+    st.exit_credits = exit_credits as i64;
+    Position::from_setup(&setup).map_err(|e| {
+        ClientError::Desync(format!("turn_started gives an impossible seat state: {e}"))
+    })
+}
+
+impl MatchTracker {
+    /// A tracker at the start of a match (rule 4.2: every piece in the Yard,
+    /// `start_exit_credits` each, green to move).
+    pub fn from_started(m: &MatchStarted) -> MatchTracker {
+        MatchTracker {
+            match_id: m.match_id,
+            mode: m.mode,
+            rules: m.rules.clone(),
+            seats: m.seats.clone(),
+            your_seat: m.your_seat,
+            position: Position::start(m.mode, m.rules.start_exit_credits),
+            turn: None,
+            turns_resolved: 0,
+            ended: None,
+        }
+    }
+
+    /// A tracker from a `snapshot` (reconnect, resync or spectating).
+    pub fn from_snapshot(s: &Snapshot) -> MatchTracker {
+        MatchTracker {
+            match_id: s.match_id,
+            mode: s.mode,
+            rules: s.rules.clone(),
+            seats: s.seats.clone(),
+            your_seat: s.your_seat,
+            position: s.position,
+            turn: s.turn.clone(),
+            turns_resolved: s.turns_played,
+            ended: s.ended.clone(),
+        }
+    }
+
+    /// The match.
+    pub fn match_id(&self) -> Uuid {
+        self.match_id
+    }
+    /// journey or clash.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+    /// The match's rule set.
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+    /// The four seats.
+    pub fn seats(&self) -> &[SeatInfo] {
+        &self.seats
+    }
+    /// The tracked player's seat (None for a spectator).
+    pub fn your_seat(&self) -> Option<Seat> {
+        self.your_seat
+    }
+    /// The current position, including the current turn's rolls.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+    /// The turn in progress.
+    pub fn turn(&self) -> Option<&TurnStarted> {
+        self.turn.as_ref()
+    }
+    /// Turns resolved so far.
+    pub fn turns_resolved(&self) -> u32 {
+        self.turns_resolved
+    }
+    /// The end, once the match has ended.
+    pub fn ended(&self) -> Option<&MatchEnded> {
+        self.ended.as_ref()
+    }
+
+    /// The turn in progress when it is the tracked player's.
+    pub fn my_turn(&self) -> Option<&TurnStarted> {
+        match (&self.turn, self.your_seat, &self.ended) {
+            (Some(t), Some(me), None) if t.seat == me => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Applies one server message about this match.
+    ///
+    /// Errors: [`ClientError::Desync`] when the message does not fit the tracked state
+    /// (a turn for a seat that is not to move, a turn number out of order, a plan the
+    /// engine rejects, or scores that differ from the tracked standings). The tracker
+    /// is unchanged after an error.
+    pub fn apply(&mut self, msg: &ServerMsg) -> Result<Applied> {
+        match msg {
+            ServerMsg::TurnStarted(t) if t.match_id == self.match_id => self.turn_started(t),
+            ServerMsg::TurnResolved(r) if r.match_id == self.match_id => {
+                let cur = self.turn.as_ref().map(|t| t.turn_number);
+                if cur != Some(r.turn_number) {
+                    return Err(ClientError::Desync(format!(
+                        "turn_resolved for turn {} while turn {cur:?} runs",
+                        r.turn_number
+                    )));
+                }
+                let plan = match r.kind {
+                    TurnKind::Plan => r.plan.clone(),
+                    TurnKind::Pass | TurnKind::Timeout => Plan::pass(),
+                };
+                let (next, _events) = self.position.play(&self.rules, &plan).map_err(|e| {
+                    ClientError::Desync(format!(
+                        "turn {}: the engine rejects the resolved plan: {e}",
+                        r.turn_number
+                    ))
+                })?;
+                let mine = standings(&next);
+                let totals = |v: &[engine::Standing]| {
+                    let mut t: Vec<(Seat, i64)> = v.iter().map(|s| (s.seat, s.total)).collect();
+                    t.sort_by_key(|(s, _)| s.index());
+                    t
+                };
+                if totals(&mine) != totals(&r.scores) {
+                    return Err(ClientError::Desync(format!(
+                        "turn {}: tracked totals {:?} differ from the server's {:?}",
+                        r.turn_number,
+                        totals(&mine),
+                        totals(&r.scores)
+                    )));
+                }
+                self.position = next;
+                self.turn = None;
+                self.turns_resolved += 1;
+                Ok(Applied::TurnResolved {
+                    turn_number: r.turn_number,
+                    seat: r.seat,
+                })
+            }
+            ServerMsg::Snapshot(s) if s.match_id == self.match_id => {
+                *self = MatchTracker::from_snapshot(s);
+                Ok(Applied::Snapshot)
+            }
+            ServerMsg::MatchEnded(e) if e.match_id == self.match_id => {
+                self.ended = Some(e.clone());
+                self.turn = None;
+                Ok(Applied::Ended)
+            }
+            _ => Ok(Applied::Ignored),
+        }
+    }
+
+    fn turn_started(&mut self, t: &TurnStarted) -> Result<Applied> {
+        if self.position.to_move() != Some(t.seat) {
+            return Err(ClientError::Desync(format!(
+                "turn {} started for {} but {:?} is to move",
+                t.turn_number,
+                t.seat.name(),
+                self.position.to_move().map(|s| s.name())
+            )));
+        }
+        let expected = self.turns_resolved + 1;
+        if t.turn_number != expected {
+            return Err(ClientError::Desync(format!(
+                "turn {} started, expected turn {expected}",
+                t.turn_number
+            )));
+        }
+        self.position = with_rolls(&self.position, t.seat, &t.roll_store, t.exit_credits)?;
+        self.turn = Some(t.clone());
+        Ok(Applied::TurnStarted {
+            turn_number: t.turn_number,
+            mine: Some(t.seat) == self.your_seat,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{legal::random_plan, Match, Seed, TurnOutcome, TurnStart};
+    use protocol::TurnResolved;
+    use rand_chacha::rand_core::SeedableRng;
+
+    const ID: Uuid = Uuid::from_u128(7);
+
+    fn started(m: &Match, mode: Mode) -> MatchStarted {
+        MatchStarted {
+            match_id: ID,
+            mode,
+            rules: m.rules().clone(),
+            seats: Seat::ALL
+                .iter()
+                .map(|&seat| SeatInfo {
+                    seat,
+                    player_id: None,
+                    name: seat.name().into(),
+                    bot: true,
+                })
+                .collect(),
+            your_seat: Some(Seat::Red),
+            dice_commitment: m.commitment(),
+            match_deadline: m.deadline_ms(),
+        }
+    }
+
+    fn turn_started(t: &TurnStart) -> ServerMsg {
+        ServerMsg::TurnStarted(TurnStarted {
+            match_id: ID,
+            seat: t.seat,
+            turn_number: t.turn_number,
+            dice: t.dice.clone(),
+            dropped: t.dropped.clone(),
+            roll_store: t.roll_store.clone(),
+            exit_credits: t.exit_credits,
+            turn_deadline: t.deadline_ms,
+            turn_remaining_ms: 0,
+            match_remaining_ms: 0,
+        })
+    }
+
+    fn resolved(o: &TurnOutcome, m: &Match) -> ServerMsg {
+        ServerMsg::TurnResolved(TurnResolved {
+            match_id: ID,
+            turn_number: o.record.turn_number,
+            seat: o.record.seat,
+            kind: o.record.kind,
+            plan: o.record.plan.clone(),
+            events: o.record.events.clone(),
+            scores: m.standings(),
+        })
+    }
+
+    /// The engine is deterministic: re-playing the server's plans on the tracked
+    /// position (with the dice of `turn_started`) gives the server's position after
+    /// every turn, including timeouts (rule 4.6) and passes (rule 4.4).
+    #[test]
+    fn tracked_position_equals_the_servers_for_a_whole_match() {
+        for mode in [Mode::Clash, Mode::Journey] {
+            let mut m = Match::new(RuleSet::default(), mode, Seed([9; 32]), 0).unwrap();
+            let mut t = MatchTracker::from_started(&started(&m, mode));
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+            for n in 1..=600u32 {
+                let Some(cur) = m.current_turn().cloned() else {
+                    break;
+                };
+                let applied = t.apply(&turn_started(&cur)).unwrap();
+                assert_eq!(
+                    applied,
+                    Applied::TurnStarted {
+                        turn_number: n,
+                        mine: cur.seat == Seat::Red
+                    }
+                );
+                assert_eq!(
+                    t.position(),
+                    m.position(),
+                    "{mode:?} turn {n}: rolls set from turn_started"
+                );
+                assert_eq!(t.my_turn().is_some(), cur.seat == Seat::Red);
+                let outcome = if n % 7 == 0 {
+                    m.force_timeout().unwrap()
+                } else {
+                    let plan = random_plan(t.position(), t.rules(), &mut rng);
+                    m.submit(cur.seat, n, &plan, 0).unwrap()
+                };
+                let applied = t.apply(&resolved(&outcome, &m)).unwrap();
+                assert_eq!(
+                    applied,
+                    Applied::TurnResolved {
+                        turn_number: n,
+                        seat: cur.seat
+                    }
+                );
+                // The server has already rolled the next turn; the tracker sees those
+                // dice with the next turn_started (checked at the top of the loop).
+                assert_eq!(standings(t.position()), m.standings(), "{mode:?} turn {n}");
+                assert_eq!(t.turns_resolved(), n);
+            }
+            assert_eq!(t.turns_resolved(), 600, "{mode:?}: 600 turns tracked");
+        }
+    }
+
+    /// Scores that differ from the re-played standings are a desync, and the tracker
+    /// keeps its state.
+    #[test]
+    fn differing_scores_are_a_desync_and_change_nothing() {
+        let mut m = Match::new(RuleSet::default(), Mode::Clash, Seed([3; 32]), 0).unwrap();
+        let mut t = MatchTracker::from_started(&started(&m, Mode::Clash));
+        let cur = m.current_turn().cloned().unwrap();
+        t.apply(&turn_started(&cur)).unwrap();
+        let before = *t.position();
+        let o = m.pass(cur.seat, 1, 0).unwrap();
+        let ServerMsg::TurnResolved(mut r) = resolved(&o, &m) else {
+            unreachable!()
+        };
+        r.scores[0].total += 10;
+        let err = t.apply(&ServerMsg::TurnResolved(r)).unwrap_err();
+        assert!(matches!(err, ClientError::Desync(_)), "{err}");
+        assert_eq!(*t.position(), before);
+        assert_eq!(t.turns_resolved(), 0);
+    }
+
+    /// A turn for a seat that is not to move (rule 4.7 order) is a desync.
+    #[test]
+    fn turn_for_the_wrong_seat_is_a_desync() {
+        let m = Match::new(RuleSet::default(), Mode::Clash, Seed([4; 32]), 0).unwrap();
+        let mut t = MatchTracker::from_started(&started(&m, Mode::Clash));
+        let mut cur = m.current_turn().cloned().unwrap();
+        assert_eq!(cur.seat, Seat::Green, "rule 1.1: green moves first");
+        cur.seat = Seat::Blue;
+        assert!(matches!(
+            t.apply(&turn_started(&cur)),
+            Err(ClientError::Desync(_))
+        ));
+        assert!(t.turn().is_none());
+    }
+
+    /// A snapshot replaces the tracked state; messages about other matches are ignored.
+    #[test]
+    fn snapshot_replaces_and_other_matches_are_ignored() {
+        let mut m = Match::new(RuleSet::default(), Mode::Journey, Seed([5; 32]), 0).unwrap();
+        let s = started(&m, Mode::Journey);
+        let mut t = MatchTracker::from_started(&s);
+        let cur = m.current_turn().cloned().unwrap();
+        m.pass(cur.seat, 1, 0).unwrap();
+        let snap = Snapshot {
+            match_id: ID,
+            mode: Mode::Journey,
+            rules: m.rules().clone(),
+            seats: s.seats.clone(),
+            your_seat: Some(Seat::Red),
+            position: *m.position(),
+            turn: m.current_turn().map(|c| match turn_started(c) {
+                ServerMsg::TurnStarted(x) => x,
+                _ => unreachable!(),
+            }),
+            clocks: protocol::Clocks {
+                now: 0,
+                turn_deadline: None,
+                match_deadline: 0,
+            },
+            dice_commitment: m.commitment(),
+            turns_played: 1,
+            seq: 4,
+            ended: None,
+        };
+        assert_eq!(
+            t.apply(&ServerMsg::Snapshot(Box::new(snap))).unwrap(),
+            Applied::Snapshot
+        );
+        assert_eq!(t.position(), m.position());
+        assert_eq!(t.turns_resolved(), 1);
+        assert_eq!(
+            t.my_turn().map(|x| x.turn_number),
+            Some(2),
+            "red moves second (rule 1.1)"
+        );
+        let mut other = m.current_turn().cloned().unwrap();
+        other.turn_number = 99;
+        let ServerMsg::TurnStarted(mut ts) = turn_started(&other) else {
+            unreachable!()
+        };
+        ts.match_id = Uuid::from_u128(8);
+        assert_eq!(
+            t.apply(&ServerMsg::TurnStarted(ts)).unwrap(),
+            Applied::Ignored
+        );
+    }
+}

@@ -1,0 +1,82 @@
+//! The JSON Schemas (draft 2020-12) published in `proto/`, the error-code list built
+//! from [`ErrorCode`]'s doc comments, and the schema adjustment the message enums need.
+
+use crate::client::ClientFrame;
+use crate::error::ErrorCode;
+use crate::server::ServerFrame;
+use schemars::{schema_for, Schema};
+use serde_json::{json, Value};
+
+/// Schema transform for the `t`/`d` message enums: a message without a payload
+/// (`ping`, `leave_queue`, `pong` …) accepts only a missing or `null` `d`, exactly as
+/// [`crate::decode_client`] does, so its schema says `"d": {"type": "null"}`.
+pub fn no_payload_is_null(schema: &mut Schema) {
+    let Some(Value::Array(variants)) = schema.get_mut("oneOf") else {
+        return;
+    };
+    for variant in variants {
+        if let Some(Value::Object(props)) = variant.get_mut("properties") {
+            if !props.contains_key("d") {
+                props.insert(
+                    "d".into(),
+                    json!({
+                        "description": "No payload: leave `d` out or send null.",
+                        "type": "null"
+                    }),
+                );
+            }
+        }
+    }
+}
+
+/// Every schema of `proto/`, as (file name, schema): `client.schema.json`
+/// ([`ClientFrame`]), `server.schema.json` ([`ServerFrame`]), and the engine's
+/// `position`, `plan`, `event` and `replay` schemas (RULES.md §11 notation).
+pub fn published() -> Vec<(&'static str, Schema)> {
+    vec![
+        ("client.schema.json", schema_for!(ClientFrame)),
+        ("server.schema.json", schema_for!(ServerFrame)),
+        ("position.schema.json", schema_for!(engine::Position)),
+        ("plan.schema.json", schema_for!(engine::Plan)),
+        ("event.schema.json", schema_for!(engine::Event)),
+        ("replay.schema.json", schema_for!(engine::Replay)),
+    ]
+}
+
+/// One entry of `proto/error_codes.json`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ErrorCodeDoc {
+    /// The stable code string (`"bad_json"` …).
+    pub code: String,
+    /// What it means: the variant's doc comment.
+    pub description: String,
+}
+
+/// Every [`ErrorCode`] in declaration order with its doc comment, read from the
+/// derived schema so the list cannot drift from the code. A code without a doc
+/// comment gets an empty description (the tests refuse that).
+pub fn error_code_docs() -> Vec<ErrorCodeDoc> {
+    let schema = schema_for!(ErrorCode);
+    let described: Vec<(String, String)> = match schema.get("oneOf") {
+        Some(Value::Array(variants)) => variants
+            .iter()
+            .filter_map(|v| {
+                let code = v.get("const")?.as_str()?.to_string();
+                let doc = v.get("description").and_then(Value::as_str).unwrap_or("");
+                Some((code, doc.replace('\n', " ")))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    ErrorCode::ALL
+        .iter()
+        .map(|c| ErrorCodeDoc {
+            code: c.as_str().to_string(),
+            description: described
+                .iter()
+                .find(|(code, _)| code == c.as_str())
+                .map(|(_, d)| d.clone())
+                .unwrap_or_default(),
+        })
+        .collect()
+}

@@ -1,0 +1,150 @@
+//! Guest identity: `POST /api/v1/guests` creates a guest and returns its token once;
+//! `GET /api/v1/guests/me` returns the caller (bearer token).
+
+use crate::auth::{new_token, token_hash, AuthPlayer};
+use crate::error::{ApiError, ApiJson};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::Router;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// Longest display name, characters.
+pub const MAX_NAME_CHARS: usize = 24;
+
+/// `POST /api/v1/guests` body.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewGuest {
+    /// Display name: 1–24 printable characters, no leading or trailing space.
+    pub name: String,
+}
+
+/// `POST /api/v1/guests` answer (201).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct GuestCreated {
+    /// The new player's id.
+    pub player_id: Uuid,
+    /// Bearer token (64 hex digits): shown once, stored only as its SHA-256. Send it
+    /// in `hello` and as `Authorization: Bearer <token>`.
+    pub token: String,
+}
+
+/// `GET /api/v1/guests/me` answer.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Me {
+    /// The player's id.
+    pub player_id: Uuid,
+    /// Display name.
+    pub name: String,
+    /// When the guest was created (UTC).
+    pub created_at: DateTime<Utc>,
+}
+
+/// Routes of this resource.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/guests", post(create))
+        .route("/api/v1/guests/me", get(me))
+}
+
+/// Checks a display name: 1–24 characters, each printable (no control or format
+/// characters, no whitespace but the plain space), not blank and without leading or
+/// trailing space. Errors: 400 `invalid_name`.
+pub fn validate_name(name: &str) -> Result<(), ApiError> {
+    let n = name.chars().count();
+    let bad = |why: String| Err(ApiError::bad_request("invalid_name", why));
+    if n == 0 || n > MAX_NAME_CHARS {
+        return bad(format!(
+            "name must be 1..={MAX_NAME_CHARS} characters, got {n}"
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|&c| c.is_control() || (c.is_whitespace() && c != ' ') || is_format(c))
+    {
+        return bad(format!(
+            "name contains the non-printable character U+{:04X}",
+            c as u32
+        ));
+    }
+    if name.trim() != name {
+        return bad("name must not start or end with a space".into());
+    }
+    Ok(())
+}
+
+/// Invisible formatting characters (zero-width and bidi controls, BOM).
+fn is_format(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}')
+}
+
+async fn create(
+    State(state): State<AppState>,
+    ApiJson(body): ApiJson<NewGuest>,
+) -> Result<(StatusCode, ApiJson<GuestCreated>), ApiError> {
+    validate_name(&body.name)?;
+    let token = new_token()?;
+    let player_id = Uuid::new_v4();
+    state
+        .store()
+        .create_guest(player_id, &body.name, &token_hash(&token))
+        .await?;
+    tracing::info!(player = %player_id, "guest created");
+    Ok((
+        StatusCode::CREATED,
+        ApiJson(GuestCreated { player_id, token }),
+    ))
+}
+
+async fn me(AuthPlayer(p): AuthPlayer) -> ApiJson<Me> {
+    ApiJson(Me {
+        player_id: p.id,
+        name: p.name,
+        created_at: p.created_at,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_1_to_24_printable_characters_pass() {
+        for ok in [
+            "A",
+            "Ana María",
+            "玩家一号",
+            "x".repeat(24).as_str(),
+            "Zoë-42_!",
+        ] {
+            assert!(validate_name(ok).is_ok(), "{ok:?}");
+        }
+    }
+
+    #[test]
+    fn other_names_are_invalid_name() {
+        for bad in [
+            "",
+            " ",
+            " Ana",
+            "Ana ",
+            "a\nb",
+            "tab\there",
+            "zero\u{200B}width",
+            "\u{7}",
+            &"x".repeat(25),
+        ] {
+            let e = validate_name(bad).unwrap_err();
+            assert_eq!(
+                (e.status(), e.code()),
+                (StatusCode::BAD_REQUEST, "invalid_name"),
+                "{bad:?}"
+            );
+        }
+    }
+}

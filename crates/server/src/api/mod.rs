@@ -1,0 +1,20 @@
+//! HTTP routes. [`app`] composes one `router()` per resource; add a resource by
+//! adding a module with a `router() -> Router<AppState>` and merging it here.
+//! Every handler fails with [`crate::error::ApiError`] (`{"error":{"code","message"}}`).
+
+pub mod guests;
+pub mod health;
+
+use crate::state::AppState;
+use axum::Router;
+use tower_http::trace::TraceLayer;
+
+/// The whole application: REST resources, `/healthz` and the WebSocket endpoint `/ws`.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .merge(guests::router())
+        .merge(health::router())
+        .merge(crate::ws::router())
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}

@@ -1,0 +1,55 @@
+//! Time. The engine never reads a clock: it takes `now_ms`, and the server gives it
+//! Unix time in milliseconds, so deadlines in the engine are also the Unix-ms
+//! deadlines the protocol sends (`turn_deadline`, `match_deadline`). Timers are
+//! armed on Tokio's monotonic clock by converting such a deadline into a
+//! [`tokio::time::Instant`].
+
+use chrono::{DateTime, Utc};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::time::Instant;
+
+/// Now, Unix time in milliseconds.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The Tokio instant at which Unix time reaches `deadline_ms` (now, if it already
+/// has). One millisecond is added so that a timer never fires just before the
+/// engine, reading the wall clock, agrees the deadline has passed.
+pub fn instant_at(deadline_ms: u64) -> Instant {
+    Instant::now() + Duration::from_millis(deadline_ms.saturating_sub(now_ms()) + 1)
+}
+
+/// A Unix-ms time as a UTC date-time (for the store).
+pub fn datetime(ms: u64) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(ms as i64).unwrap_or_else(Utc::now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadline_in_the_past_is_now() {
+        let before = Instant::now();
+        let at = instant_at(0);
+        assert!(at >= before && at <= Instant::now() + Duration::from_millis(1));
+    }
+
+    #[test]
+    fn deadline_in_the_future_is_that_far_ahead() {
+        let at = instant_at(now_ms() + 5_000);
+        let ahead = at - Instant::now();
+        assert!(ahead > Duration::from_millis(4_900) && ahead <= Duration::from_millis(5_001));
+    }
+
+    #[test]
+    fn datetime_round_trips_milliseconds() {
+        assert_eq!(
+            datetime(1_700_000_000_123).timestamp_millis(),
+            1_700_000_000_123
+        );
+    }
+}

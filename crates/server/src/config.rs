@@ -1,0 +1,195 @@
+//! Server configuration: command-line flags, each also readable from an environment
+//! variable (`--turn-seconds` or `LUDO_TURN_SECONDS` …). [`Config::default`] gives the
+//! same values as running with no flags and no variables.
+
+use clap::Parser;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Default listen address.
+pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+/// Rule 4.6 default: seconds per turn.
+pub const DEFAULT_TURN_SECONDS: u32 = 30;
+/// Rule 9.1 default: seconds of the match clock.
+pub const DEFAULT_MATCH_SECONDS: u32 = 1800;
+/// Default seconds a quick-play queue waits for four humans before bots fill in.
+pub const DEFAULT_BOT_FILL_SECONDS: u32 = 20;
+/// Default milliseconds a bot "thinks" before it submits (so humans can follow).
+pub const DEFAULT_BOT_THINK_MS: u64 = 300;
+/// Default largest client frame handled, bytes.
+pub const DEFAULT_MAX_FRAME_BYTES: usize = protocol::MAX_FRAME_BYTES;
+/// Default sustained client messages per second per connection.
+pub const DEFAULT_RATE_PER_SECOND: u32 = 10;
+/// Default burst of client messages above the sustained rate.
+pub const DEFAULT_RATE_BURST: u32 = 20;
+/// Default rate-limited messages in a row after which the socket is closed.
+pub const DEFAULT_ABUSE_STRIKES: u32 = 40;
+/// Default frames a connection's outbound queue holds before the client counts as
+/// too slow and is disconnected.
+pub const DEFAULT_OUTBOUND_QUEUE: usize = 256;
+/// Default match frames kept per room for `resync`.
+pub const DEFAULT_RESYNC_FRAMES: usize = 128;
+/// Default seconds between server pings.
+pub const DEFAULT_PING_SECONDS: u32 = 20;
+/// Default seconds of silence after which a socket is closed.
+pub const DEFAULT_IDLE_SECONDS: u32 = 60;
+/// Default seconds shutdown waits for rooms and sockets (and again for the writer).
+pub const DEFAULT_SHUTDOWN_GRACE_SECONDS: u32 = 10;
+/// Default bot strategy.
+pub const DEFAULT_BOT_KIND: &str = "greedy";
+
+/// Every setting of the server. Times are in the unit their name says.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "ludo-server", version, about = "Authoritative game server")]
+pub struct Config {
+    /// Address to listen on (HTTP and WebSocket).
+    #[arg(long, env = "LUDO_BIND", default_value = DEFAULT_BIND)]
+    pub bind: SocketAddr,
+    /// Database URL (`postgres://…` or `sqlite:…`); none: `sqlite://ludo.db`.
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+    /// Rule 4.6: seconds per turn before the server passes it.
+    #[arg(long, env = "LUDO_TURN_SECONDS", default_value_t = DEFAULT_TURN_SECONDS,
+          value_parser = clap::value_parser!(u32).range(1..=86_400))]
+    pub turn_seconds: u32,
+    /// Rule 9.1: seconds of the match clock.
+    #[arg(long, env = "LUDO_MATCH_SECONDS", default_value_t = DEFAULT_MATCH_SECONDS,
+          value_parser = clap::value_parser!(u32).range(1..=604_800))]
+    pub match_seconds: u32,
+    /// Seconds the quick-play queue waits for four humans before bots take the
+    /// empty seats (0: bots at once).
+    #[arg(long, env = "LUDO_BOT_FILL_SECONDS", default_value_t = DEFAULT_BOT_FILL_SECONDS)]
+    pub bot_fill_seconds: u32,
+    /// Milliseconds a bot waits before it submits its plan.
+    #[arg(long, env = "LUDO_BOT_THINK_MS", default_value_t = DEFAULT_BOT_THINK_MS)]
+    pub bot_think_ms: u64,
+    /// Bot strategy: `greedy` or `random`.
+    #[arg(long, env = "LUDO_BOT_KIND", default_value = DEFAULT_BOT_KIND)]
+    pub bot_kind: bot::BotKind,
+    /// Largest client frame handled, bytes. Larger frames up to 4× this get a
+    /// `too_large` error; beyond that the socket is closed (code 1009).
+    #[arg(long, env = "LUDO_MAX_FRAME_BYTES", default_value_t = DEFAULT_MAX_FRAME_BYTES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(256..=1_048_576))]
+    pub max_frame_bytes: usize,
+    /// Sustained client messages per second per connection.
+    #[arg(long, env = "LUDO_RATE_PER_SECOND", default_value_t = DEFAULT_RATE_PER_SECOND,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate_per_second: u32,
+    /// Extra messages a connection may send in a burst.
+    #[arg(long, env = "LUDO_RATE_BURST", default_value_t = DEFAULT_RATE_BURST,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate_burst: u32,
+    /// Rate-limited messages in a row after which the socket is closed (code 1008).
+    #[arg(long, env = "LUDO_ABUSE_STRIKES", default_value_t = DEFAULT_ABUSE_STRIKES,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub abuse_strikes: u32,
+    /// Frames a connection's outbound queue holds; a client that lets it fill is
+    /// disconnected (code 1008) instead of buffered without bound.
+    #[arg(long, env = "LUDO_OUTBOUND_QUEUE", default_value_t = DEFAULT_OUTBOUND_QUEUE,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(8..=65_536))]
+    pub outbound_queue: usize,
+    /// Match frames each room keeps for `resync`; older gaps get a snapshot.
+    #[arg(long, env = "LUDO_RESYNC_FRAMES", default_value_t = DEFAULT_RESYNC_FRAMES)]
+    pub resync_frames: usize,
+    /// Seconds between the server's WebSocket pings.
+    #[arg(long, env = "LUDO_PING_SECONDS", default_value_t = DEFAULT_PING_SECONDS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub ping_seconds: u32,
+    /// Seconds without any frame from a client after which its socket is closed.
+    #[arg(long, env = "LUDO_IDLE_SECONDS", default_value_t = DEFAULT_IDLE_SECONDS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub idle_seconds: u32,
+    /// Seconds graceful shutdown waits for rooms and sockets, and then for the
+    /// persistence writer.
+    #[arg(long, env = "LUDO_SHUTDOWN_GRACE_SECONDS", default_value_t = DEFAULT_SHUTDOWN_GRACE_SECONDS)]
+    pub shutdown_grace_seconds: u32,
+    /// Log as JSON lines instead of human-readable text (filter with `RUST_LOG`).
+    #[arg(long, env = "LUDO_LOG_JSON")]
+    pub log_json: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            bind: DEFAULT_BIND.parse().expect("valid default address"),
+            database_url: None,
+            turn_seconds: DEFAULT_TURN_SECONDS,
+            match_seconds: DEFAULT_MATCH_SECONDS,
+            bot_fill_seconds: DEFAULT_BOT_FILL_SECONDS,
+            bot_think_ms: DEFAULT_BOT_THINK_MS,
+            bot_kind: bot::BotKind::Greedy,
+            max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
+            rate_per_second: DEFAULT_RATE_PER_SECOND,
+            rate_burst: DEFAULT_RATE_BURST,
+            abuse_strikes: DEFAULT_ABUSE_STRIKES,
+            outbound_queue: DEFAULT_OUTBOUND_QUEUE,
+            resync_frames: DEFAULT_RESYNC_FRAMES,
+            ping_seconds: DEFAULT_PING_SECONDS,
+            idle_seconds: DEFAULT_IDLE_SECONDS,
+            shutdown_grace_seconds: DEFAULT_SHUTDOWN_GRACE_SECONDS,
+            log_json: false,
+        }
+    }
+}
+
+impl Config {
+    /// The rule set of every match: RULES.md §10 defaults with this server's turn and
+    /// match seconds.
+    pub fn rules(&self) -> engine::RuleSet {
+        engine::RuleSet {
+            turn_seconds: self.turn_seconds,
+            match_seconds: self.match_seconds,
+            ..engine::RuleSet::default()
+        }
+    }
+
+    /// The quick-play bot-fill wait.
+    pub fn bot_fill_wait(&self) -> Duration {
+        Duration::from_secs(self.bot_fill_seconds.into())
+    }
+
+    /// The bot think delay.
+    pub fn bot_think(&self) -> Duration {
+        Duration::from_millis(self.bot_think_ms)
+    }
+
+    /// The hard WebSocket message limit: frames above it close the socket.
+    pub fn transport_limit(&self) -> usize {
+        self.max_frame_bytes.saturating_mul(4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_flags_equals_default() {
+        // Contract: Config::default() is exactly what clap gives with no flags (as
+        // long as no LUDO_* variable is set in the test environment).
+        let parsed = Config::try_parse_from(["ludo-server"]).unwrap();
+        let d = Config::default();
+        assert_eq!(parsed.bind, d.bind);
+        assert_eq!(parsed.turn_seconds, 30);
+        assert_eq!(parsed.match_seconds, 1800);
+        assert_eq!(parsed.bot_fill_seconds, 20);
+        assert_eq!(parsed.max_frame_bytes, 4096);
+        assert_eq!(parsed.outbound_queue, d.outbound_queue);
+        assert_eq!(parsed.bot_kind, bot::BotKind::Greedy);
+    }
+
+    #[test]
+    fn flags_reach_the_rule_set() {
+        let c =
+            Config::try_parse_from(["ludo-server", "--turn-seconds", "2", "--match-seconds", "9"])
+                .unwrap();
+        let r = c.rules();
+        assert_eq!((r.turn_seconds, r.match_seconds), (2, 9));
+        assert_eq!(r.dice_per_turn, 3, "other rules keep the §10 defaults");
+    }
+
+    #[test]
+    fn zero_turn_seconds_is_rejected() {
+        assert!(Config::try_parse_from(["ludo-server", "--turn-seconds", "0"]).is_err());
+    }
+}

@@ -1,0 +1,164 @@
+//! [`ApiError`]: every way a REST call fails, rendered as
+//! `{"error": {"code": "<stable code>", "message": "<text>"}}` with a matching HTTP
+//! status. Internal failures are logged with their cause and shown to the client only
+//! as `internal` with a generic message.
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::FromRequest;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+/// A REST error. Codes are stable snake_case strings; the protocol's
+/// [`protocol::ErrorCode`] strings are used where one fits.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// 400: the request body is not JSON of the expected shape (`bad_json`), or
+    /// another field is invalid (`code` names it, e.g. `invalid_name`).
+    #[error("{message}")]
+    BadRequest {
+        /// Stable code.
+        code: &'static str,
+        /// What was wrong.
+        message: String,
+    },
+    /// 401 `not_authenticated`: no `Authorization: Bearer <token>` header, or an
+    /// unknown token.
+    #[error("missing or unknown bearer token")]
+    NotAuthenticated,
+    /// 404 with a stable code (`match_not_found`, `not_found` …).
+    #[error("{message}")]
+    NotFound {
+        /// Stable code.
+        code: &'static str,
+        /// What was not found.
+        message: String,
+    },
+    /// 503 `unavailable`: a dependency (the database) cannot be reached.
+    #[error("service unavailable")]
+    Unavailable,
+    /// 500 `internal`: a store failure; the cause is logged, never shown.
+    #[error("internal error")]
+    Store(#[from] store::StoreError),
+    /// 500 `internal`: any other server failure; the text is logged, never shown.
+    #[error("internal error")]
+    Internal(String),
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: Inner<'a>,
+}
+
+#[derive(Serialize)]
+struct Inner<'a> {
+    code: &'a str,
+    message: String,
+}
+
+impl ApiError {
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            ApiError::NotAuthenticated => StatusCode::UNAUTHORIZED,
+            ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
+            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Store(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The stable error code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest { code, .. } | ApiError::NotFound { code, .. } => code,
+            ApiError::NotAuthenticated => protocol::ErrorCode::NotAuthenticated.as_str(),
+            ApiError::Unavailable => "unavailable",
+            ApiError::Store(_) | ApiError::Internal(_) => protocol::ErrorCode::Internal.as_str(),
+        }
+    }
+
+    /// A 400 with `code` and `message`.
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::BadRequest {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let message = match &self {
+            ApiError::Store(e) => {
+                tracing::error!(error = %e, source = ?std::error::Error::source(e), "store failure in REST call");
+                "internal server error".to_string()
+            }
+            ApiError::Internal(why) => {
+                tracing::error!(error = %why, "internal failure in REST call");
+                "internal server error".to_string()
+            }
+            other => other.to_string(),
+        };
+        let body = Body {
+            error: Inner {
+                code: self.code(),
+                message,
+            },
+        };
+        (self.status(), axum::Json(body)).into_response()
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(r: JsonRejection) -> Self {
+        ApiError::bad_request(protocol::ErrorCode::BadJson.as_str(), r.body_text())
+    }
+}
+
+/// `axum::Json` whose rejection is an [`ApiError`] (`bad_json`, 400) so that a bad
+/// body gets the same error body as every other failure.
+#[derive(Debug, Clone, Copy, Default, FromRequest)]
+#[from_request(via(axum::Json), rejection(ApiError))]
+pub struct ApiJson<T>(pub T);
+
+impl<T: Serialize> IntoResponse for ApiJson<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.0).into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn body_of(e: ApiError) -> (StatusCode, serde_json::Value) {
+        let r = e.into_response();
+        let status = r.status();
+        let bytes = axum::body::to_bytes(r.into_body(), 4096).await.unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[tokio::test]
+    async fn bad_request_shows_code_and_message() {
+        let (s, v) = body_of(ApiError::bad_request("invalid_name", "name is empty")).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            v,
+            serde_json::json!({"error": {"code": "invalid_name", "message": "name is empty"}})
+        );
+    }
+
+    #[tokio::test]
+    async fn internal_errors_hide_their_cause() {
+        let (s, v) = body_of(ApiError::Internal(
+            "pool exhausted at db.example:5432".into(),
+        ))
+        .await;
+        assert_eq!(s, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            v,
+            serde_json::json!({"error": {"code": "internal", "message": "internal server error"}})
+        );
+    }
+}

@@ -1,0 +1,227 @@
+//! Quick play: one queue per mode (journey, clash), run by one matchmaker task that
+//! owns both queues (so they need no lock) and is reached by channel.
+//!
+//! Four waiting humans form a match at once. Otherwise, once the oldest waiting
+//! player has waited the bot-fill time (`--bot-fill-seconds`, default 20 s), the
+//! waiting humans get a match and bots take the empty seats. Seats are assigned at
+//! random by [`crate::room::start`].
+//!
+//! The connection claims the player's presence (`Busy::Queued`) before sending
+//! [`MmCmd::Join`], so "already busy" is decided atomically; the matchmaker frees it
+//! when the player leaves (or the room marks the player seated).
+
+use crate::presence::Busy;
+use crate::room::{self, Occupant};
+use crate::state::AppState;
+use crate::ws::ConnHandle;
+use engine::Mode;
+use protocol::{ErrorCode, QueueStatus, ServerMsg};
+use std::collections::VecDeque;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+/// Commands the matchmaker's queue holds before it reads them.
+const MM_QUEUE: usize = 1024;
+
+/// A request to the matchmaker.
+#[derive(Debug)]
+pub enum MmCmd {
+    /// Enter the queue of `mode` (presence already claimed as `Queued(mode)`).
+    Join {
+        /// The player.
+        player: Uuid,
+        /// Its display name.
+        name: String,
+        /// journey or clash.
+        mode: Mode,
+        /// Where to send the ack.
+        conn: ConnHandle,
+        /// The frame's `id`.
+        req: Option<String>,
+    },
+    /// Leave whichever queue the player is in (no-op if none).
+    Leave {
+        /// The player.
+        player: Uuid,
+        /// Where to send the ack (none when the connection closed).
+        conn: Option<ConnHandle>,
+        /// The frame's `id`.
+        req: Option<String>,
+    },
+}
+
+/// The matchmaker stopped (server shutting down).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("matchmaker stopped")]
+pub struct Stopped;
+
+/// Sends commands to the matchmaker task.
+#[derive(Debug, Clone)]
+pub struct MatchmakerHandle {
+    tx: mpsc::Sender<MmCmd>,
+}
+
+impl MatchmakerHandle {
+    /// Hands `cmd` to the matchmaker. Errors when it has stopped.
+    pub async fn send(&self, cmd: MmCmd) -> Result<(), Stopped> {
+        self.tx.send(cmd).await.map_err(|_| Stopped)
+    }
+}
+
+/// The matchmaker's channel: the handle for [`AppState`] and the receiver for [`run`].
+pub fn channel() -> (MatchmakerHandle, mpsc::Receiver<MmCmd>) {
+    let (tx, rx) = mpsc::channel(MM_QUEUE);
+    (MatchmakerHandle { tx }, rx)
+}
+
+#[derive(Debug)]
+struct Waiting {
+    player: Uuid,
+    name: String,
+    since: Instant,
+}
+
+/// The two queues, oldest first.
+#[derive(Debug, Default)]
+struct Queues {
+    journey: VecDeque<Waiting>,
+    clash: VecDeque<Waiting>,
+}
+
+impl Queues {
+    fn of(&mut self, mode: Mode) -> &mut VecDeque<Waiting> {
+        match mode {
+            Mode::Journey => &mut self.journey,
+            Mode::Clash => &mut self.clash,
+        }
+    }
+}
+
+const MODES: [Mode; 2] = [Mode::Journey, Mode::Clash];
+
+/// The matchmaker task: runs until the server shuts down.
+pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
+    let wait = state.config().bot_fill_wait();
+    let shutdown = state.shutdown_token().clone();
+    let mut q = Queues::default();
+    loop {
+        let wake = MODES
+            .iter()
+            .filter_map(|&m| q.of(m).front().map(|w| w.since + wait))
+            .min();
+        tokio::select! {
+            biased;
+            _ = shutdown.cancelled() => break,
+            cmd = rx.recv() => match cmd {
+                Some(MmCmd::Join { player, name, mode, conn, req }) => {
+                    q.of(mode).push_back(Waiting { player, name, since: Instant::now() });
+                    conn.ack(req);
+                    form_full(&state, &mut q, mode);
+                    status(&state, &mut q, mode, wait);
+                }
+                Some(MmCmd::Leave { player, conn, req }) => {
+                    for mode in MODES {
+                        let queue = q.of(mode);
+                        if let Some(i) = queue.iter().position(|w| w.player == player) {
+                            queue.remove(i);
+                            state.presence().release(player, Busy::Queued(mode));
+                            status(&state, &mut q, mode, wait);
+                        }
+                    }
+                    if let Some(c) = conn {
+                        c.ack(req);
+                    }
+                }
+                None => break,
+            },
+            _ = sleep_until(wake) => {
+                for mode in MODES {
+                    if q.of(mode).front().is_some_and(|w| w.since + wait <= Instant::now()) {
+                        fill_with_bots(&state, &mut q, mode);
+                        status(&state, &mut q, mode, wait);
+                    }
+                }
+            }
+        }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Drops waiting players whose connection is gone (their presence is freed).
+fn prune(state: &AppState, q: &mut Queues, mode: Mode) {
+    q.of(mode).retain(|w| {
+        let live = state.session(w.player).is_some_and(|c| !c.is_closed());
+        if !live {
+            state.presence().release(w.player, Busy::Queued(mode));
+        }
+        live
+    });
+}
+
+/// Starts matches of four humans while four are waiting.
+fn form_full(state: &AppState, q: &mut Queues, mode: Mode) {
+    prune(state, q, mode);
+    while q.of(mode).len() >= 4 {
+        let four: Vec<Waiting> = q.of(mode).drain(..4).collect();
+        launch(state, mode, four);
+    }
+}
+
+/// The bot-fill wait ran out: the waiting humans (at most three) get a match with bots.
+fn fill_with_bots(state: &AppState, q: &mut Queues, mode: Mode) {
+    form_full(state, q, mode);
+    let humans: Vec<Waiting> = q.of(mode).drain(..).collect();
+    if !humans.is_empty() {
+        launch(state, mode, humans);
+    }
+}
+
+fn launch(state: &AppState, mode: Mode, humans: Vec<Waiting>) {
+    let mut occupants: Vec<Occupant> = humans
+        .iter()
+        .map(|w| Occupant::Human {
+            player_id: w.player,
+            name: w.name.clone(),
+        })
+        .collect();
+    occupants.resize(4, Occupant::Bot);
+    if let Err(e) = room::start(state, mode, occupants) {
+        tracing::error!(error = %e, "could not start a quick-play match");
+        for w in humans {
+            state.presence().release(w.player, Busy::Queued(mode));
+            if let Some(c) = state.session(w.player) {
+                c.send_error(
+                    ErrorCode::Internal,
+                    "the match could not be started; please queue again",
+                    None,
+                );
+            }
+        }
+    }
+}
+
+/// Sends `queue_status` to everyone waiting in `mode`.
+fn status(state: &AppState, q: &mut Queues, mode: Mode, wait: Duration) {
+    let queue = q.of(mode);
+    let Some(front) = queue.front() else { return };
+    let left = (front.since + wait).saturating_duration_since(Instant::now());
+    let msg = ServerMsg::QueueStatus(QueueStatus {
+        mode,
+        waiting: queue.len() as u32,
+        bots_in_seconds: left.as_secs_f64().ceil() as u32,
+    });
+    let frame = crate::ws::encode(None, &msg);
+    for w in queue.iter() {
+        if let Some(c) = state.session(w.player) {
+            c.send(frame.clone());
+        }
+    }
+}

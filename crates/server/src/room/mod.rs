@@ -1,0 +1,246 @@
+//! Rooms: one Tokio task per running match (the *room actor*, [`actor`]) that owns
+//! the engine's [`engine::Match`]. Everything else talks to it through its
+//! [`RoomHandle`] (an mpsc channel), so the match state has exactly one owner and
+//! needs no lock. Clients only send intentions ([`RoomCmd`]); the room decides.
+//!
+//! [`start`] builds a room from up to four occupants (humans, bots, empty seats),
+//! assigns seats at random, records the match with the persistence writer and
+//! registers the room so connections can find it by match id.
+
+mod actor;
+mod history;
+
+pub use history::History;
+
+use crate::clock;
+use crate::state::AppState;
+use crate::ws::ConnHandle;
+use engine::{Match, Mode, Plan, Seat, Seed};
+use protocol::SeatInfo;
+use rand::seq::SliceRandom;
+use rand::TryRngCore;
+use tokio::sync::mpsc;
+use uuid::Uuid;
+
+/// Commands a room's queue holds before the room reads them.
+const ROOM_QUEUE: usize = 256;
+
+/// Who takes a seat when a room starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Occupant {
+    /// A human player.
+    Human {
+        /// The player.
+        player_id: Uuid,
+        /// Display name.
+        name: String,
+    },
+    /// A bot (strategy from the server's configuration).
+    Bot,
+    /// Nobody: the seat's turns are passed (lobbies started without bots).
+    Empty,
+}
+
+/// Everything a client can ask of a room. Replies go to `conn` only; match messages
+/// go to every seat and spectator.
+#[derive(Debug)]
+pub enum RoomCmd {
+    /// `submit_turn` (or `pass`, with the pass plan) from `player`.
+    Submit {
+        /// The authenticated player.
+        player: Uuid,
+        /// Where to send the ack or error.
+        conn: ConnHandle,
+        /// The frame's `id`.
+        req: Option<String>,
+        /// The turn the plan is for.
+        turn_number: u32,
+        /// The plan.
+        plan: Plan,
+    },
+    /// `resync`: missed frames after `last_seq`, or a snapshot. A seated player's
+    /// connection is (re-)attached to its seat.
+    Resync {
+        /// The authenticated player.
+        player: Uuid,
+        /// The connection asking.
+        conn: ConnHandle,
+        /// The frame's `id`.
+        req: Option<String>,
+        /// Last `seq` the client processed.
+        last_seq: u64,
+    },
+    /// `spectate`: a snapshot, then live messages.
+    Spectate {
+        /// The authenticated player.
+        player: Uuid,
+        /// The connection to add.
+        conn: ConnHandle,
+        /// The frame's `id`.
+        req: Option<String>,
+    },
+    /// A seated player's new connection (after `hello`): attach it and send a snapshot.
+    Attach {
+        /// The player.
+        player: Uuid,
+        /// Its new connection.
+        conn: ConnHandle,
+    },
+    /// A connection closed: forget it (the seat is kept).
+    Detach {
+        /// The connection id.
+        conn_id: u64,
+    },
+    /// `chat` in the match.
+    Chat {
+        /// The authenticated player.
+        player: Uuid,
+        /// Its display name.
+        name: String,
+        /// The connection asking.
+        conn: ConnHandle,
+        /// The frame's `id`.
+        req: Option<String>,
+        /// The text.
+        text: String,
+    },
+}
+
+/// The room is gone (the match ended or the server is stopping).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("match not running")]
+pub struct RoomGone;
+
+/// The sending side of a room's command queue. Clone freely.
+#[derive(Debug, Clone)]
+pub struct RoomHandle {
+    tx: mpsc::Sender<RoomCmd>,
+}
+
+impl RoomHandle {
+    /// Hands `cmd` to the room, waiting while its queue is full. Errors when the room
+    /// has stopped.
+    pub async fn send(&self, cmd: RoomCmd) -> Result<(), RoomGone> {
+        self.tx.send(cmd).await.map_err(|_| RoomGone)
+    }
+}
+
+/// Why a room could not start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    /// More than four occupants were given.
+    #[error("a match has four seats, {0} occupants were given")]
+    TooMany(usize),
+    /// The configured rule set is unusable.
+    #[error(transparent)]
+    Rules(#[from] engine::rules::InvalidRuleSet),
+    /// The operating system's random generator failed.
+    #[error("no randomness for the seed: {0}")]
+    Random(String),
+}
+
+/// A fresh match seed from the operating system's CSPRNG (RULES.md §10).
+fn new_seed() -> Result<Seed, StartError> {
+    let mut b = [0u8; 32];
+    rand::rngs::OsRng
+        .try_fill_bytes(&mut b)
+        .map_err(|e| StartError::Random(e.to_string()))?;
+    Ok(Seed(b))
+}
+
+/// Display name of a bot seat ("Bot Green" …).
+fn bot_name(seat: Seat) -> String {
+    let n = seat.name();
+    format!("Bot {}{}", n[..1].to_uppercase(), &n[1..])
+}
+
+/// Starts a match of `mode` for `occupants` (at most four; missing seats are
+/// [`Occupant::Empty`]). Seats are assigned at random (rule 1.1). Records the match
+/// (`WriteOp::CreateMatch`), marks every human as seated, registers and spawns the
+/// room, which sends `match_started` and `turn_started`. Returns the match id.
+///
+/// Errors: [`StartError`]; nothing is registered then.
+pub fn start(
+    state: &AppState,
+    mode: Mode,
+    mut occupants: Vec<Occupant>,
+) -> Result<Uuid, StartError> {
+    if occupants.len() > 4 {
+        return Err(StartError::TooMany(occupants.len()));
+    }
+    occupants.resize(4, Occupant::Empty);
+    occupants.shuffle(&mut rand::rng());
+    let now = clock::now_ms();
+    let seed = new_seed()?;
+    let m = Match::new(state.config().rules(), mode, seed, now)?;
+    let id = Uuid::new_v4();
+    let seats: Vec<actor::SeatSlot> = Seat::ALL
+        .into_iter()
+        .zip(occupants)
+        .map(|(seat, occ)| {
+            let (info, kind, conn) = match occ {
+                Occupant::Human { player_id, name } => (
+                    SeatInfo {
+                        seat,
+                        player_id: Some(player_id),
+                        name,
+                        bot: false,
+                    },
+                    actor::SeatKind::Human(player_id),
+                    state.session(player_id),
+                ),
+                Occupant::Bot => (
+                    SeatInfo {
+                        seat,
+                        player_id: None,
+                        name: bot_name(seat),
+                        bot: true,
+                    },
+                    actor::SeatKind::Bot(bot::new_bot(state.config().bot_kind, rand::random())),
+                    None,
+                ),
+                Occupant::Empty => (
+                    SeatInfo {
+                        seat,
+                        player_id: None,
+                        name: "(empty)".into(),
+                        bot: false,
+                    },
+                    actor::SeatKind::Empty,
+                    None,
+                ),
+            };
+            actor::SeatSlot { info, kind, conn }
+        })
+        .collect();
+    state
+        .writer()
+        .send(store::WriteOp::CreateMatch(store::NewMatch {
+            id,
+            mode,
+            rules: m.rules().clone(),
+            dice_commitment: m.commitment(),
+            started_at: clock::datetime(now),
+            seats: seats
+                .iter()
+                .map(|s| store::SeatEntry {
+                    seat: s.info.seat,
+                    player_id: s.info.player_id,
+                    is_bot: s.info.bot,
+                    name: s.info.name.clone(),
+                })
+                .collect(),
+        }));
+    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+    state.rooms().insert(id, RoomHandle { tx });
+    for s in &seats {
+        if let Some(p) = s.info.player_id {
+            state.presence().seat(p, id);
+        }
+    }
+    metrics::gauge!("ludo_rooms_active").increment(1.0);
+    tracing::info!(match_id = %id, mode = mode.name(), "match started");
+    let room = actor::Room::new(id, state.clone(), m, seats, rx);
+    state.tasks().spawn(room.run());
+    Ok(id)
+}

@@ -1,0 +1,150 @@
+//! [`AppState`]: everything shared by the HTTP handlers, connections, the matchmaker,
+//! lobbies and rooms. Cheap to clone (one `Arc`).
+//!
+//! Shared maps are `DashMap`s (sharded locks held for a single map operation, never
+//! across an `.await`); the actors (rooms, matchmaker) own their state and are
+//! reached by channel.
+
+use crate::config::Config;
+use crate::lobby::Lobbies;
+use crate::matchmaker::{self, MatchmakerHandle};
+use crate::presence::Presence;
+use crate::room::RoomHandle;
+use crate::ws::ConnHandle;
+use dashmap::DashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use store::{Store, WriterHandle};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use uuid::Uuid;
+
+/// Shared server state. See the module docs.
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+struct Inner {
+    config: Config,
+    store: Store,
+    writer: WriterHandle,
+    /// Match id → the room's command queue. Written by rooms when they start and
+    /// stop; read by connections routing a request to its match.
+    rooms: DashMap<Uuid, RoomHandle>,
+    /// Player id → its live connection (the newest; an older one is closed), so a
+    /// room starting can reach a player who reconnected while queued or in a lobby.
+    sessions: DashMap<Uuid, ConnHandle>,
+    presence: Presence,
+    lobbies: Lobbies,
+    matchmaker: MatchmakerHandle,
+    /// Cancelled once the server begins shutting down; every connection, room and
+    /// the matchmaker watch it.
+    shutdown: CancellationToken,
+    /// Every connection and room task, so shutdown can wait for them.
+    tasks: TaskTracker,
+    next_conn_id: AtomicU64,
+}
+
+impl AppState {
+    /// Builds the state and starts the matchmaker task (call inside a Tokio runtime).
+    pub fn new(config: Config, store: Store, writer: WriterHandle) -> AppState {
+        let (matchmaker, mm_rx) = matchmaker::channel();
+        let state = AppState(Arc::new(Inner {
+            config,
+            store,
+            writer,
+            rooms: DashMap::new(),
+            sessions: DashMap::new(),
+            presence: Presence::default(),
+            lobbies: Lobbies::default(),
+            matchmaker,
+            shutdown: CancellationToken::new(),
+            tasks: TaskTracker::new(),
+            next_conn_id: AtomicU64::new(1),
+        }));
+        state.tasks().spawn(matchmaker::run(state.clone(), mm_rx));
+        state
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.0.config
+    }
+    /// The store (guests; reads for REST).
+    pub fn store(&self) -> &Store {
+        &self.0.store
+    }
+    /// The write-behind persistence writer (rooms use it; never waits).
+    pub fn writer(&self) -> &WriterHandle {
+        &self.0.writer
+    }
+    /// Running rooms by match id.
+    pub fn rooms(&self) -> &DashMap<Uuid, RoomHandle> {
+        &self.0.rooms
+    }
+    /// The room of a running match.
+    pub fn room(&self, match_id: Uuid) -> Option<RoomHandle> {
+        self.0.rooms.get(&match_id).map(|r| r.clone())
+    }
+    /// Live connections by player id.
+    pub fn sessions(&self) -> &DashMap<Uuid, ConnHandle> {
+        &self.0.sessions
+    }
+    /// The live connection of `player`, if any.
+    pub fn session(&self, player: Uuid) -> Option<ConnHandle> {
+        self.0.sessions.get(&player).map(|c| c.clone())
+    }
+    /// What each player is busy with.
+    pub fn presence(&self) -> &Presence {
+        &self.0.presence
+    }
+    /// Lobbies.
+    pub fn lobbies(&self) -> &Lobbies {
+        &self.0.lobbies
+    }
+    /// The quick-play matchmaker.
+    pub fn matchmaker(&self) -> &MatchmakerHandle {
+        &self.0.matchmaker
+    }
+    /// Cancelled when shutdown begins.
+    pub fn shutdown_token(&self) -> &CancellationToken {
+        &self.0.shutdown
+    }
+    /// Tracker of connection and room tasks.
+    pub fn tasks(&self) -> &TaskTracker {
+        &self.0.tasks
+    }
+    /// A fresh connection id.
+    pub fn next_conn_id(&self) -> u64 {
+        self.0.next_conn_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Graceful shutdown, after the listener has stopped accepting: tells every
+    /// connection, room and the matchmaker to stop, waits up to the grace period for
+    /// their tasks, then waits (up to the grace period again) for the persistence
+    /// writer to write everything handed to it. A running match stays `running` in
+    /// the store with every turn played so far; resuming it is out of scope.
+    pub async fn shutdown(&self) {
+        let grace = Duration::from_secs(self.config().shutdown_grace_seconds.into());
+        self.0.shutdown.cancel();
+        self.0.tasks.close();
+        if tokio::time::timeout(grace, self.0.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                left = self.0.tasks.len(),
+                "shutdown: tasks still running after the grace period"
+            );
+        }
+        if tokio::time::timeout(grace, self.0.writer.flush())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                backlog = self.0.writer.backlog(),
+                "shutdown: persistence backlog not written"
+            );
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! [`Store`]: one handle over either backend, opening and migrating the database.
+
+use crate::error::StoreError;
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use std::str::FromStr;
+use std::time::Duration;
+
+/// The database used when no URL is given: `ludo.db` in the working directory.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://ludo.db";
+
+/// How long a query waits for a pooled connection before failing with the
+/// transient [`StoreError::Unavailable`] (seconds).
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Connections per PostgreSQL pool.
+const PG_CONNECTIONS: u32 = 10;
+
+/// Connections per SQLite pool (WAL: many readers, one writer at a time).
+const SQLITE_CONNECTIONS: u32 = 4;
+
+/// The backend pool behind a [`Store`].
+#[derive(Clone, Debug)]
+pub(crate) enum Backend {
+    Pg(PgPool),
+    Sqlite(SqlitePool),
+}
+
+/// Runs `$body` with `$pool` bound to the backend's pool. The body is compiled once
+/// per backend, so the same runtime query text and binds serve both drivers.
+macro_rules! with_pool {
+    ($store:expr, $pool:ident => $body:expr) => {
+        match &$store.backend {
+            $crate::store::Backend::Pg($pool) => $body,
+            $crate::store::Backend::Sqlite($pool) => $body,
+        }
+    };
+}
+pub(crate) use with_pool;
+
+/// The persistence of guests, matches, turn logs and results, over PostgreSQL or
+/// SQLite. Cheap to clone: clones share the connection pool.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pub(crate) backend: Backend,
+}
+
+enum Kind {
+    Pg,
+    Sqlite,
+}
+
+fn kind(url: &str) -> Result<Kind, StoreError> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Kind::Pg)
+    } else if url.starts_with("sqlite:") {
+        Ok(Kind::Sqlite)
+    } else {
+        Err(StoreError::BadUrl)
+    }
+}
+
+fn sqlite_pool_options(url: &str) -> Result<(SqliteConnectOptions, SqlitePoolOptions), StoreError> {
+    let opts = SqliteConnectOptions::from_str(url)
+        .map_err(|_| StoreError::BadUrl)?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .foreign_keys(true);
+    let pool = SqlitePoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT);
+    // An in-memory database lives and dies with its one connection: keep exactly one.
+    let pool = if url.contains(":memory:") || url.contains("mode=memory") {
+        pool.max_connections(1)
+            .min_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
+    } else {
+        pool.max_connections(SQLITE_CONNECTIONS)
+    };
+    Ok((opts, pool))
+}
+
+fn pg_pool_options() -> PgPoolOptions {
+    PgPoolOptions::new()
+        .max_connections(PG_CONNECTIONS)
+        .acquire_timeout(ACQUIRE_TIMEOUT)
+}
+
+impl Store {
+    /// Opens the database and applies the migrations (`migrations/postgres` or
+    /// `migrations/sqlite`).
+    ///
+    /// * `postgres://…` or `postgresql://…`: PostgreSQL.
+    /// * `sqlite:…` (e.g. `sqlite://ludo.db`, `sqlite::memory:`): SQLite; the file is
+    ///   created if missing, WAL journal, foreign keys on.
+    /// * `None`: [`DEFAULT_DATABASE_URL`].
+    ///
+    /// Errors: [`StoreError::BadUrl`] for any other scheme or unparsable options,
+    /// [`StoreError::Unavailable`] when the server cannot be reached within 5 s,
+    /// [`StoreError::Migrate`] when a migration fails.
+    pub async fn connect(database_url: Option<&str>) -> Result<Store, StoreError> {
+        let url = database_url.unwrap_or(DEFAULT_DATABASE_URL);
+        let backend = match kind(url)? {
+            Kind::Pg => Backend::Pg(pg_pool_options().connect(url).await?),
+            Kind::Sqlite => {
+                let (opts, pool) = sqlite_pool_options(url)?;
+                Backend::Sqlite(pool.connect_with(opts).await?)
+            }
+        };
+        let store = Store { backend };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Like [`Store::connect`] but opens no connection now and applies no
+    /// migrations: the first query connects. For a database that may be down at
+    /// start-up (the write-behind writer retries until it is back); call
+    /// [`Store::migrate`] once it is reachable if the schema may be missing.
+    ///
+    /// Errors: [`StoreError::BadUrl`].
+    pub fn connect_lazy(database_url: &str) -> Result<Store, StoreError> {
+        let backend = match kind(database_url)? {
+            Kind::Pg => Backend::Pg(
+                pg_pool_options()
+                    .connect_lazy(database_url)
+                    .map_err(|_| StoreError::BadUrl)?,
+            ),
+            Kind::Sqlite => {
+                let (opts, pool) = sqlite_pool_options(database_url)?;
+                Backend::Sqlite(pool.connect_lazy_with(opts))
+            }
+        };
+        Ok(Store { backend })
+    }
+
+    /// Applies the migrations not yet applied (idempotent; PostgreSQL takes an
+    /// advisory lock so concurrent servers do not race).
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::Pg(pool) => {
+                sqlx::migrate!("../../migrations/postgres")
+                    .run(pool)
+                    .await?
+            }
+            Backend::Sqlite(pool) => sqlx::migrate!("../../migrations/sqlite").run(pool).await?,
+        }
+        Ok(())
+    }
+
+    /// Readiness probe: runs `SELECT 1`. Errors: [`StoreError::Unavailable`] when the
+    /// database cannot be reached.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        with_pool!(self, pool => sqlx::query("SELECT 1").execute(pool).await.map(|_| ()))?;
+        Ok(())
+    }
+
+    /// `"postgres"` or `"sqlite"`, for logs.
+    pub fn backend_name(&self) -> &'static str {
+        match self.backend {
+            Backend::Pg(_) => "postgres",
+            Backend::Sqlite(_) => "sqlite",
+        }
+    }
+
+    /// Closes the pool, waiting for checked-out connections to be returned. Later
+    /// calls fail with [`StoreError::Database`].
+    pub async fn close(&self) {
+        with_pool!(self, pool => pool.close().await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn other_schemes_are_rejected() {
+        assert!(matches!(
+            Store::connect(Some("mysql://root@127.0.0.1/x")).await,
+            Err(StoreError::BadUrl)
+        ));
+        assert!(matches!(
+            Store::connect_lazy("ludo.db"),
+            Err(StoreError::BadUrl)
+        ));
+    }
+
+    #[tokio::test]
+    async fn in_memory_sqlite_connects_migrates_and_pings() {
+        let store = Store::connect(Some("sqlite::memory:")).await.unwrap();
+        assert_eq!(store.backend_name(), "sqlite");
+        store.ping().await.unwrap();
+        // Migrations are idempotent.
+        store.migrate().await.unwrap();
+    }
+}

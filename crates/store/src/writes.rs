@@ -1,0 +1,229 @@
+//! Writing matches: creation with its seats, the append-only turn log and the result.
+//! Every write here is idempotent, so the write-behind writer may retry any of them.
+
+use crate::codec::{micros, name};
+use crate::error::StoreError;
+use crate::model::{MatchResult, NewMatch};
+use crate::store::{with_pool, Store};
+use chrono::Utc;
+use engine::{Seat, TurnRecord};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+const INSERT_MATCH: &str = "INSERT INTO matches \
+    (id, mode, rules, dice_commitment, created_at, started_at, status) \
+    VALUES ($1, $2, $3, $4, $5, $6, 'running') ON CONFLICT (id) DO NOTHING";
+const INSERT_SEAT: &str = "INSERT INTO match_seats (match_id, seat, player_id, is_bot, name) \
+    VALUES ($1, $2, $3, $4, $5)";
+const INSERT_TURN: &str = "INSERT INTO turns \
+    (match_id, turn_number, seat, dice, kind, plan, events) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (match_id, turn_number) DO NOTHING";
+const END_MATCH: &str = "UPDATE matches SET seed = $2, ended_at = $3, status = 'ended', \
+    end_reason = $4 WHERE id = $1 AND status = 'running' AND dice_commitment = $5";
+const SEAT_RESULT: &str = "UPDATE match_seats SET place = $3, progress = $4, combat = $5, \
+    bonus = $6, total = $7, finished = $8 WHERE match_id = $1 AND seat = $2";
+const MATCH_STATE: &str = "SELECT status, dice_commitment FROM matches WHERE id = $1";
+
+/// Checks that `seats` names each of the four seats exactly once.
+fn four_seats(seats: impl Iterator<Item = Seat>, what: &str) -> Result<(), StoreError> {
+    let mut seen = [0u8; 4];
+    for s in seats {
+        seen[s.index()] += 1;
+    }
+    if seen != [1; 4] {
+        return Err(StoreError::Invalid(format!(
+            "{what} must name green, red, blue and yellow exactly once"
+        )));
+    }
+    Ok(())
+}
+
+/// What the result write found.
+enum Finish {
+    /// The result was written.
+    Written,
+    /// No such match.
+    Missing,
+    /// Nothing changed: the match had ended already or the seed does not match the
+    /// `stored` commitment.
+    Unchanged { stored: String },
+}
+
+fn is_commitment(s: &str) -> bool {
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+impl Store {
+    /// Records a match as it starts (status `running`, no seed) with its four seats,
+    /// in one transaction. Repeating an id already stored is a no-op (the first write
+    /// wins), so a retried write never duplicates.
+    ///
+    /// Errors: [`StoreError::Invalid`] when the seats are not the four seats once each,
+    /// the commitment is not 64 lowercase hex digits, or a `player_id` names no
+    /// stored player. Nothing is written then.
+    pub async fn create_match(&self, m: &NewMatch) -> Result<(), StoreError> {
+        four_seats(m.seats.iter().map(|s| s.seat), "seats")?;
+        if !is_commitment(&m.dice_commitment) {
+            return Err(StoreError::Invalid(
+                "dice_commitment must be 64 lowercase hex digits".into(),
+            ));
+        }
+        let now = micros(Utc::now());
+        let res: Result<(), sqlx::Error> = with_pool!(self, pool => async {
+            let mut tx = pool.begin().await?;
+            let inserted = sqlx::query(INSERT_MATCH)
+                .bind(m.id)
+                .bind(name(&m.mode))
+                .bind(Json(&m.rules))
+                .bind(&m.dice_commitment)
+                .bind(now)
+                .bind(micros(m.started_at))
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            if inserted == 1 {
+                for s in &m.seats {
+                    sqlx::query(INSERT_SEAT)
+                        .bind(m.id)
+                        .bind(name(&s.seat))
+                        .bind(s.player_id)
+                        .bind(s.is_bot)
+                        .bind(&s.name)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+            }
+            tx.commit().await
+        }
+        .await);
+        match res {
+            Err(sqlx::Error::Database(db)) if db.is_foreign_key_violation() => Err(
+                StoreError::Invalid("a seat names a player that is not stored".into()),
+            ),
+            other => other.map_err(StoreError::from),
+        }
+    }
+
+    /// Appends resolved turns to a match's log. Turns already stored (same match and
+    /// turn number) are skipped, so a retried batch never duplicates; stored turns
+    /// are never changed.
+    ///
+    /// Errors: [`StoreError::UnknownMatch`]; [`StoreError::Invalid`] for a turn number
+    /// outside 1..=2³¹−1.
+    /// Nothing is written then.
+    pub async fn append_turns(
+        &self,
+        match_id: Uuid,
+        turns: &[TurnRecord],
+    ) -> Result<(), StoreError> {
+        self.append_turn_batches(&[(match_id, turns.to_vec())])
+            .await
+    }
+
+    /// [`Store::append_turns`] for several matches in one transaction (used by the
+    /// write-behind writer to batch consecutive turn writes). All or nothing.
+    ///
+    /// Errors: as [`Store::append_turns`], for the first failing match.
+    pub async fn append_turn_batches(
+        &self,
+        batches: &[(Uuid, Vec<TurnRecord>)],
+    ) -> Result<(), StoreError> {
+        if let Some(t) = batches
+            .iter()
+            .flat_map(|(_, ts)| ts)
+            .find(|t| t.turn_number == 0 || i32::try_from(t.turn_number).is_err())
+        {
+            return Err(StoreError::Invalid(format!(
+                "turn number {} is outside 1..=2147483647",
+                t.turn_number
+            )));
+        }
+        let mut failed_match = None;
+        let res: Result<(), sqlx::Error> = with_pool!(self, pool => async {
+            let mut tx = pool.begin().await?;
+            for (match_id, turns) in batches {
+                failed_match = Some(*match_id);
+                for t in turns {
+                    sqlx::query(INSERT_TURN)
+                        .bind(*match_id)
+                        .bind(t.turn_number as i32)
+                        .bind(name(&t.seat))
+                        .bind(Json(&t.dice))
+                        .bind(name(&t.kind))
+                        .bind(Json(&t.plan))
+                        .bind(Json(&t.events))
+                        .execute(&mut *tx)
+                        .await?;
+                }
+            }
+            tx.commit().await
+        }
+        .await);
+        match res {
+            Err(sqlx::Error::Database(db)) if db.is_foreign_key_violation() => {
+                Err(StoreError::UnknownMatch(failed_match.unwrap_or_default()))
+            }
+            other => other.map_err(StoreError::from),
+        }
+    }
+
+    /// Records the end of a match in one transaction: seed, end time, reason, status
+    /// `ended` and every seat's place and points. Idempotent: once a match has ended,
+    /// later calls change nothing and succeed (the first result wins).
+    ///
+    /// Errors: [`StoreError::UnknownMatch`]; [`StoreError::Invalid`] when the standings
+    /// are not the four seats once each or the seed's SHA-256 is not the match's
+    /// commitment. Nothing is written then.
+    pub async fn finish_match(&self, r: &MatchResult) -> Result<(), StoreError> {
+        four_seats(r.standings.iter().map(|s| s.seat), "standings")?;
+        let commitment = r.seed.commitment();
+        let outcome: Finish = with_pool!(self, pool => async {
+            let mut tx = pool.begin().await?;
+            let updated = sqlx::query(END_MATCH)
+                .bind(r.id)
+                .bind(r.seed.to_hex())
+                .bind(micros(r.ended_at))
+                .bind(name(&r.reason))
+                .bind(&commitment)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            if updated == 0 {
+                let state: Option<(String, String)> = sqlx::query_as(MATCH_STATE)
+                    .bind(r.id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                return Ok::<_, sqlx::Error>(match state {
+                    None => Finish::Missing,
+                    Some((_, stored)) => Finish::Unchanged { stored },
+                });
+            }
+            for s in &r.standings {
+                sqlx::query(SEAT_RESULT)
+                    .bind(r.id)
+                    .bind(name(&s.seat))
+                    .bind(s.place as i32)
+                    .bind(s.progress)
+                    .bind(s.combat)
+                    .bind(s.bonus)
+                    .bind(s.total)
+                    .bind(s.finished.map(i32::from))
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+            Ok(Finish::Written)
+        }
+        .await)?;
+        match outcome {
+            Finish::Written => Ok(()),
+            Finish::Missing => Err(StoreError::UnknownMatch(r.id)),
+            Finish::Unchanged { stored } if stored != commitment => Err(StoreError::Invalid(
+                "the seed does not match the match's dice commitment".into(),
+            )),
+            Finish::Unchanged { .. } => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,473 @@
+//! The store's contract, one suite run against both backends: SQLite (a temp file)
+//! and PostgreSQL (a fresh database on `LUDO_TEST_PG_URL`, default
+//! `postgres://postgres@127.0.0.1:5432/postgres`; the PostgreSQL test fails when the
+//! server is unreachable).
+
+mod common;
+
+use chrono::{SubsecRound, Utc};
+use common::*;
+use engine::replay::{replay_of, verify};
+use engine::{EndReason, Mode, Replay, Seat, Seed};
+use store::{LeaderboardRow, MatchStatus, Page, Player, ReplayDoc, SeatResult, Store, StoreError};
+use uuid::Uuid;
+
+/// Every part of the contract, in order, on one fresh database.
+async fn contract(store: Store) {
+    store.ping().await.expect("ping");
+    guests(&store).await;
+    match_lifecycle(&store).await;
+    bad_match_input(&store).await;
+    history_paging(&store).await;
+    leaderboard_order(&store).await;
+    unknown_ids(&store).await;
+}
+
+/// Guests: created, found by token hash and by id; a taken token hash or id is a
+/// Conflict that writes nothing; a malformed hash is Invalid.
+async fn guests(store: &Store) {
+    let id = Uuid::new_v4();
+    let before = Utc::now().trunc_subsecs(6);
+    store.create_guest(id, "Ana", &token_hash(1)).await.unwrap();
+    let after = Utc::now();
+    let p = store
+        .player_by_token_hash(&token_hash(1))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((p.id, p.name.as_str()), (id, "Ana"));
+    assert!(before <= p.created_at && p.created_at <= after);
+    assert_eq!(
+        p.created_at.timestamp_subsec_nanos() % 1000,
+        0,
+        "microseconds"
+    );
+    assert_eq!(store.player(id).await.unwrap(), Some(p.clone()));
+
+    let other = Uuid::new_v4();
+    let taken_hash = store.create_guest(other, "Imposter", &token_hash(1)).await;
+    assert!(
+        matches!(taken_hash, Err(StoreError::Conflict(_))),
+        "{taken_hash:?}"
+    );
+    assert_eq!(store.player(other).await.unwrap(), None);
+    let taken_id = store.create_guest(id, "Again", &token_hash(2)).await;
+    assert!(
+        matches!(taken_id, Err(StoreError::Conflict(_))),
+        "{taken_id:?}"
+    );
+    assert_eq!(
+        store.player_by_token_hash(&token_hash(2)).await.unwrap(),
+        None
+    );
+    assert_eq!(store.player(id).await.unwrap(), Some(p));
+
+    let bad = store.create_guest(Uuid::new_v4(), "X", "ABC").await;
+    assert!(matches!(bad, Err(StoreError::Invalid(_))), "{bad:?}");
+    assert_eq!(
+        store.player_by_token_hash(&token_hash(99)).await.unwrap(),
+        None
+    );
+}
+
+/// A real match: create (twice: no-op), append turns (overlapping re-append: no
+/// duplicates), finish (twice, and with other standings: first result wins); the
+/// summary and the replay document at each stage; the ended replay passes
+/// engine::replay::verify after a JSON round trip.
+async fn match_lifecycle(store: &Store) {
+    let ana = guest(store, 10, "Ana").await;
+    let ben = guest(store, 11, "Ben").await;
+    let m = play_short_match(7, Mode::Journey, 14);
+    let log = m.log();
+    assert_eq!(log.len(), 14);
+    let id = Uuid::new_v4();
+    let nm = new_match_of(id, &m, at(0), seats(&[(ana, "Ana"), (ben, "Ben")]));
+    store.create_match(&nm).await.unwrap();
+    store.create_match(&nm).await.unwrap();
+
+    let s = store.match_summary(id).await.unwrap().unwrap();
+    assert_eq!(s.id, id);
+    assert_eq!(s.mode, Mode::Journey);
+    assert_eq!(s.status, MatchStatus::Running);
+    assert_eq!(s.started_at, at(0));
+    assert_eq!((s.ended_at, s.end_reason), (None, None));
+    assert_eq!(s.dice_commitment, m.commitment());
+    assert_eq!(s.turn_count, 0);
+    let names: Vec<_> = s
+        .seats
+        .iter()
+        .map(|x| (x.seat, x.name.as_str(), x.is_bot))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            (Seat::Green, "Ana", false),
+            (Seat::Red, "Ben", false),
+            (Seat::Blue, "Bot 3", true),
+            (Seat::Yellow, "Bot 4", true)
+        ]
+    );
+    assert_eq!(s.seats[0].player_id, Some(ana));
+    assert!(s.seats.iter().all(|x| x.result.is_none()));
+    assert_eq!(store.unfinished_matches().await.unwrap(), vec![id]);
+
+    store.append_turns(id, &log[..6]).await.unwrap();
+    store.append_turns(id, &log[4..]).await.unwrap();
+    store.append_turns(id, log).await.unwrap();
+    assert_eq!(
+        store.match_summary(id).await.unwrap().unwrap().turn_count,
+        14
+    );
+
+    let running = store.replay(id).await.unwrap().unwrap();
+    assert_eq!(running.match_id, id);
+    assert_eq!(running.seats, nm.seats);
+    assert_eq!(
+        running.replay.seed, None,
+        "the seed stays secret while running"
+    );
+    assert_eq!(running.replay.end, None);
+    assert_eq!(running.replay.turns, log.to_vec());
+    let err = verify(&running.replay).unwrap_err();
+    assert_eq!(err.field, "seed");
+
+    // A seed that is not the committed one is refused and changes nothing.
+    let mut wrong = result_of(id, &m, at(31));
+    wrong.seed = Seed([8; 32]);
+    assert!(matches!(
+        store.finish_match(&wrong).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(
+        store.match_summary(id).await.unwrap().unwrap().status,
+        MatchStatus::Running
+    );
+
+    let result = result_of(id, &m, at(31));
+    store.finish_match(&result).await.unwrap();
+    store.finish_match(&result).await.unwrap();
+    let mut other = result.clone();
+    other.standings.iter_mut().for_each(|s| s.total += 1000);
+    other.reason = EndReason::AllFinished;
+    store.finish_match(&other).await.unwrap();
+
+    let s = store.match_summary(id).await.unwrap().unwrap();
+    assert_eq!(s.status, MatchStatus::Ended);
+    assert_eq!(s.ended_at, Some(at(31)));
+    assert_eq!(s.end_reason, Some(EndReason::Clock));
+    assert_eq!(s.turn_count, 14);
+    for st in &m.end().unwrap().standings {
+        let seat = &s.seats[st.seat.index()];
+        assert_eq!(seat.seat, st.seat);
+        assert_eq!(
+            seat.result,
+            Some(SeatResult {
+                place: st.place,
+                progress: st.progress,
+                combat: st.combat,
+                bonus: st.bonus,
+                total: st.total,
+                finished: st.finished,
+            })
+        );
+    }
+    assert_eq!(
+        store.unfinished_matches().await.unwrap(),
+        Vec::<Uuid>::new()
+    );
+
+    let doc = store.replay(id).await.unwrap().unwrap();
+    assert_eq!(doc.replay, replay_of(&m));
+    let json = serde_json::to_string(&doc).unwrap();
+    let plain: Replay = serde_json::from_str(&json).unwrap();
+    let replayed = verify(&plain).expect("stored replay verifies");
+    assert_eq!(replayed.log(), log);
+    assert_eq!(serde_json::from_str::<ReplayDoc>(&json).unwrap(), doc);
+}
+
+/// Bad match input is Invalid and writes nothing.
+async fn bad_match_input(store: &Store) {
+    let m = play_short_match(3, Mode::Clash, 1);
+    let mut three = new_match_of(Uuid::new_v4(), &m, at(1), seats(&[]));
+    three.seats.pop();
+    let mut twice = new_match_of(Uuid::new_v4(), &m, at(1), seats(&[]));
+    twice.seats[3].seat = Seat::Green;
+    let mut bad_commit = new_match_of(Uuid::new_v4(), &m, at(1), seats(&[]));
+    bad_commit.dice_commitment = "xyz".into();
+    let stranger = new_match_of(Uuid::new_v4(), &m, at(1), seats(&[(Uuid::new_v4(), "Who")]));
+    for nm in [three, twice, bad_commit, stranger] {
+        let res = store.create_match(&nm).await;
+        assert!(matches!(res, Err(StoreError::Invalid(_))), "{res:?}");
+        assert_eq!(store.match_summary(nm.id).await.unwrap(), None);
+    }
+    let id = Uuid::new_v4();
+    store
+        .create_match(&new_match_of(id, &m, at(1), seats(&[])))
+        .await
+        .unwrap();
+    let mut r = result_of(id, &m, at(2));
+    r.standings.pop();
+    assert!(matches!(
+        store.finish_match(&r).await,
+        Err(StoreError::Invalid(_))
+    ));
+    let mut t = m.log()[0].clone();
+    t.turn_number = 0;
+    assert!(matches!(
+        store.append_turns(id, &[t]).await,
+        Err(StoreError::Invalid(_))
+    ));
+    let s = store.match_summary(id).await.unwrap().unwrap();
+    assert_eq!((s.status, s.turn_count), (MatchStatus::Running, 0));
+}
+
+/// History: newest first, `limit` per page, `before` as the cursor; limits outside
+/// 1..=100 are Invalid; a player without matches has an empty history.
+async fn history_paging(store: &Store) {
+    let cy = guest(store, 20, "Cy").await;
+    let mut ids = Vec::new();
+    for i in 0..5u8 {
+        let nm = synthetic_match(
+            100 + i,
+            Mode::Clash,
+            at(100 + i as i64),
+            seats(&[(cy, "Cy")]),
+        );
+        store.create_match(&nm).await.unwrap();
+        ids.push(nm.id);
+    }
+    let not_cy = synthetic_match(120, Mode::Clash, at(200), seats(&[]));
+    store.create_match(&not_cy).await.unwrap();
+    // The newest is ended: history shows it with its result.
+    let r = synthetic_result(ids[4], 104, at(130), [(1, 10), (2, 5), (3, 1), (4, 0)]);
+    store.finish_match(&r).await.unwrap();
+
+    let p1 = store
+        .player_matches(
+            cy,
+            Page {
+                limit: 2,
+                before: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        p1.iter().map(|s| s.id).collect::<Vec<_>>(),
+        vec![ids[4], ids[3]]
+    );
+    assert_eq!(p1[0].status, MatchStatus::Ended);
+    assert_eq!(p1[0].seats[0].result.as_ref().map(|r| r.place), Some(1));
+    assert_eq!(p1[1].seats[0].name, "Cy");
+    assert_eq!(p1[1].seats.len(), 4);
+    let p2 = store
+        .player_matches(
+            cy,
+            Page {
+                limit: 2,
+                before: Some(p1[1].started_at),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        p2.iter().map(|s| s.id).collect::<Vec<_>>(),
+        vec![ids[2], ids[1]]
+    );
+    let p3 = store
+        .player_matches(
+            cy,
+            Page {
+                limit: 2,
+                before: Some(p2[1].started_at),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(p3.iter().map(|s| s.id).collect::<Vec<_>>(), vec![ids[0]]);
+    let p4 = store
+        .player_matches(
+            cy,
+            Page {
+                limit: 2,
+                before: Some(p3[0].started_at),
+            },
+        )
+        .await
+        .unwrap();
+    assert!(p4.is_empty());
+    let all = store
+        .player_matches(
+            cy,
+            Page {
+                limit: 100,
+                before: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(all.len(), 5);
+    for limit in [0, 101] {
+        let res = store
+            .player_matches(
+                cy,
+                Page {
+                    limit,
+                    before: None,
+                },
+            )
+            .await;
+        assert!(
+            matches!(res, Err(StoreError::Invalid(_))),
+            "limit {limit}: {res:?}"
+        );
+    }
+    let nobody = store
+        .player_matches(
+            Uuid::new_v4(),
+            Page {
+                limit: 10,
+                before: None,
+            },
+        )
+        .await;
+    assert!(nobody.unwrap().is_empty());
+}
+
+/// Humans in seat order, and (place, total) per seat in turn order.
+type Game<'a> = (Vec<(Uuid, &'a str)>, [(u8, i64); 4]);
+
+/// Leaderboard: humans only, ended matches of the mode only, ordered by wins then
+/// total points; shared first places count as wins.
+async fn leaderboard_order(store: &Store) {
+    let dee = guest(store, 30, "Dee").await;
+    let eve = guest(store, 31, "Eve").await;
+    let fay = guest(store, 32, "Fay").await;
+    let games: [Game; 4] = [
+        // green, red, blue, yellow; bots fill the seats after the humans.
+        (
+            vec![(dee, "Dee"), (eve, "Eve")],
+            [(1, 300), (2, 200), (3, 100), (4, 0)],
+        ),
+        (
+            vec![(eve, "Eve"), (dee, "Dee"), (fay, "Fay")],
+            [(1, 250), (2, 150), (3, 50), (4, 10)],
+        ),
+        (
+            vec![(dee, "Dee"), (eve, "Eve"), (fay, "Fay")],
+            [(1, 120), (1, 120), (3, 60), (4, 5)],
+        ),
+        (vec![], [(1, 1500), (2, 1000), (3, 10), (4, 0)]),
+    ];
+    for (i, (humans, results)) in games.into_iter().enumerate() {
+        let seed = 140 + i as u8;
+        let mut seats = seats(&humans);
+        if humans.is_empty() {
+            // Game 4: a bot wins; Fay, Eve, Dee follow.
+            for (slot, (id, name)) in [(1, (fay, "Fay")), (2, (eve, "Eve")), (3, (dee, "Dee"))] {
+                seats[slot].player_id = Some(id);
+                seats[slot].is_bot = false;
+                seats[slot].name = name.to_string();
+            }
+        }
+        let nm = synthetic_match(seed, Mode::Clash, at(300 + i as i64), seats);
+        store.create_match(&nm).await.unwrap();
+        let r = synthetic_result(nm.id, seed, at(330 + i as i64), results);
+        store.finish_match(&r).await.unwrap();
+    }
+    // A running clash match of Fay's does not count.
+    let running = synthetic_match(150, Mode::Clash, at(400), seats(&[(fay, "Fay")]));
+    store.create_match(&running).await.unwrap();
+
+    let row = |player_id, name: &str, matches, wins, total_points| LeaderboardRow {
+        player_id,
+        name: name.to_string(),
+        matches,
+        wins,
+        total_points,
+    };
+    // Fay has the most points but no win: wins rank first.
+    let expected = vec![
+        row(eve, "Eve", 4, 2, 200 + 250 + 120 + 10),
+        row(dee, "Dee", 4, 2, 300 + 150 + 120),
+        row(fay, "Fay", 3, 0, 50 + 60 + 1000),
+    ];
+    let got = store.leaderboard(Mode::Clash, 100).await.unwrap();
+    // The history player Cy finished one ended clash match (place 1, 10 points).
+    let got: Vec<_> = got.into_iter().filter(|r| r.name != "Cy").collect();
+    assert_eq!(got, expected);
+    assert_eq!(
+        store.leaderboard(Mode::Clash, 2).await.unwrap(),
+        expected[..2].to_vec()
+    );
+    assert!(matches!(
+        store.leaderboard(Mode::Clash, 0).await,
+        Err(StoreError::Invalid(_))
+    ));
+    // Journey: only the lifecycle match (Ana and Ben).
+    let journey: Vec<_> = store.leaderboard(Mode::Journey, 10).await.unwrap();
+    let mut names: Vec<_> = journey.iter().map(|r| r.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, vec!["Ana", "Ben"]);
+    assert!(journey.iter().all(|r| r.matches == 1));
+}
+
+/// Unknown ids: reads give None or nothing, writes give UnknownMatch.
+async fn unknown_ids(store: &Store) {
+    let id = Uuid::new_v4();
+    assert_eq!(store.match_summary(id).await.unwrap(), None);
+    assert_eq!(store.replay(id).await.unwrap(), None);
+    assert_eq!(store.player(id).await.unwrap(), None::<Player>);
+    let m = play_short_match(9, Mode::Clash, 1);
+    let res = store.append_turns(id, m.log()).await;
+    assert!(
+        matches!(res, Err(StoreError::UnknownMatch(x)) if x == id),
+        "{res:?}"
+    );
+    let res = store.finish_match(&result_of(id, &m, at(5))).await;
+    assert!(
+        matches!(res, Err(StoreError::UnknownMatch(x)) if x == id),
+        "{res:?}"
+    );
+}
+
+#[tokio::test]
+async fn sqlite_contract() {
+    let db = TempSqlite::new();
+    let store = Store::connect(Some(&db.url)).await.expect("connect sqlite");
+    assert_eq!(store.backend_name(), "sqlite");
+    let outcome = run_catching(contract(store.clone())).await;
+    // The turn log is append-only (trigger): an UPDATE is refused.
+    let raw = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+    let upd = sqlx::query("UPDATE turns SET kind = 'pass'")
+        .execute(&raw)
+        .await;
+    raw.close().await;
+    store.close().await;
+    db.remove();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+    assert!(upd.is_err(), "turns must be append-only: {upd:?}");
+}
+
+#[tokio::test]
+async fn postgres_contract() {
+    let db = TempPg::create().await;
+    let store = Store::connect(Some(&db.url))
+        .await
+        .expect("connect postgres");
+    assert_eq!(store.backend_name(), "postgres");
+    let outcome = run_catching(contract(store.clone())).await;
+    let raw = sqlx::PgPool::connect(&db.url).await.unwrap();
+    let upd = sqlx::query("UPDATE turns SET kind = 'pass'")
+        .execute(&raw)
+        .await;
+    raw.close().await;
+    store.close().await;
+    db.drop_db().await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+    assert!(upd.is_err(), "turns must be append-only: {upd:?}");
+}

@@ -1,0 +1,179 @@
+//! The write-behind writer: ops land in order, a permanently failing op is skipped
+//! without losing the ones around it, and during a database outage nothing is lost:
+//! the backlog grows, and everything lands once the database is back.
+
+mod common;
+
+use common::*;
+use engine::replay::{replay_of, verify};
+use engine::Mode;
+use sqlx::postgres::PgConnectOptions;
+use std::net::SocketAddr;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use store::{spawn_writer_with, MatchStatus, Store, WriteOp, WriterConfig};
+use tokio::net::{TcpListener, TcpStream};
+use uuid::Uuid;
+
+const FAST: WriterConfig = WriterConfig {
+    min_delay: Duration::from_millis(10),
+    max_delay: Duration::from_millis(100),
+    max_batch: 64,
+};
+
+/// Ops of one real match: create, turns in three pieces, finish.
+fn match_ops(id: Uuid, m: &engine::Match, ana: Uuid) -> Vec<WriteOp> {
+    let log = m.log();
+    vec![
+        WriteOp::CreateMatch(new_match_of(id, m, at(0), seats(&[(ana, "Ana")]))),
+        WriteOp::Turns {
+            match_id: id,
+            turns: log[..5].to_vec(),
+        },
+        WriteOp::Turns {
+            match_id: id,
+            turns: log[5..9].to_vec(),
+        },
+        WriteOp::Turns {
+            match_id: id,
+            turns: log[9..].to_vec(),
+        },
+        WriteOp::Finish(result_of(id, m, at(30))),
+    ]
+}
+
+/// Contract: after flush every op sent is written in order (the stored replay is the
+/// engine's replay and verifies); turns for an unknown match (a permanent error) are
+/// skipped while the turns batched around them still land; backlog returns to 0.
+#[tokio::test]
+async fn sqlite_writer_lands_ops_in_order_and_skips_a_bad_one() {
+    let db = TempSqlite::new();
+    let store = Store::connect(Some(&db.url)).await.unwrap();
+    let outcome = run_catching({
+        let store = store.clone();
+        async move {
+            let writer = spawn_writer_with(store.clone(), FAST);
+            writer.flush().await; // nothing sent: returns at once
+            let ana = guest(&store, 1, "Ana").await;
+            let m = play_short_match(4, Mode::Clash, 16);
+            let id = Uuid::new_v4();
+            let mut ops = match_ops(id, &m, ana);
+            let stray = WriteOp::Turns {
+                match_id: Uuid::new_v4(),
+                turns: m.log()[..1].to_vec(),
+            };
+            ops.insert(2, stray);
+            for op in ops {
+                writer.send(op);
+            }
+            assert_eq!(writer.backlog(), 6);
+            tokio::time::timeout(Duration::from_secs(10), writer.flush())
+                .await
+                .expect("flush within 10 s");
+            assert_eq!(writer.backlog(), 0);
+            let doc = store.replay(id).await.unwrap().unwrap();
+            assert_eq!(doc.replay, replay_of(&m));
+            verify(&doc.replay).expect("replay verifies");
+            let s = store.match_summary(id).await.unwrap().unwrap();
+            assert_eq!((s.status, s.turn_count), (MatchStatus::Ended, 16));
+        }
+    })
+    .await;
+    store.close().await;
+    db.remove();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// A TCP gate in front of PostgreSQL: while closed it accepts and at once drops
+/// every connection (the database looks down); once opened it forwards.
+struct Gate {
+    addr: SocketAddr,
+    open: Arc<AtomicBool>,
+    refused: Arc<AtomicUsize>,
+}
+
+impl Gate {
+    async fn start(target: String) -> Gate {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let open = Arc::new(AtomicBool::new(false));
+        let refused = Arc::new(AtomicUsize::new(0));
+        let (o, r) = (open.clone(), refused.clone());
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                if !o.load(Ordering::SeqCst) {
+                    r.fetch_add(1, Ordering::SeqCst);
+                    drop(inbound);
+                    continue;
+                }
+                let target = target.clone();
+                tokio::spawn(async move {
+                    if let Ok(mut outbound) = TcpStream::connect(&target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+            }
+        });
+        Gate {
+            addr,
+            open,
+            refused,
+        }
+    }
+}
+
+async fn outage(direct: Store, url: String, db_name: String) {
+    let opts = PgConnectOptions::from_str(&url).unwrap();
+    let gate = Gate::start(format!("{}:{}", opts.get_host(), opts.get_port())).await;
+    let gated_url = rewrite_pg_url(&url, Some(&gate.addr.to_string()), &db_name);
+    let gated = Store::connect_lazy(&gated_url).unwrap();
+    let writer = spawn_writer_with(gated.clone(), FAST);
+
+    let ana = guest(&direct, 1, "Ana").await;
+    let m = play_short_match(5, Mode::Journey, 12);
+    let id = Uuid::new_v4();
+    for op in match_ops(id, &m, ana) {
+        writer.send(op);
+    }
+    // The database is down: the writer keeps retrying (at least 3 attempts seen)
+    // and holds every op.
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while gate.refused.load(Ordering::SeqCst) < 3 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the writer retries while the database is down");
+    assert_eq!(writer.backlog(), 5);
+    assert_eq!(direct.match_summary(id).await.unwrap(), None);
+
+    gate.open.store(true, Ordering::SeqCst);
+    tokio::time::timeout(Duration::from_secs(10), writer.flush())
+        .await
+        .expect("everything lands within 10 s of recovery");
+    assert_eq!(writer.backlog(), 0);
+    let doc = direct.replay(id).await.unwrap().unwrap();
+    assert_eq!(doc.replay, replay_of(&m));
+    verify(&doc.replay).expect("replay verifies");
+    gated.close().await;
+}
+
+/// Contract: ops sent while PostgreSQL is unreachable are kept (backlog 5) and all
+/// land, in order, once it is reachable again (backlog 0, replay verifies).
+#[tokio::test]
+async fn postgres_outage_loses_nothing() {
+    let db = TempPg::create().await;
+    let direct = Store::connect(Some(&db.url))
+        .await
+        .expect("connect postgres");
+    let outcome = run_catching(outage(direct.clone(), db.url.clone(), db.name.clone())).await;
+    direct.close().await;
+    db.drop_db().await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Browser test of the web client (web/): headless Debian chromium driven by
+# playwright-core (web/tests). Installs chromium with apt-get when /usr/bin/chromium is
+# missing, installs the pinned npm packages, builds and starts the server on a free
+# port with a temporary SQLite database and short clocks, runs the tests (node's test
+# runner), stops the server and exits with the tests' status.
+# Screenshots and the server log go to artifacts/.
+#   bash scripts/browser-test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+ART="$ROOT/artifacts"
+mkdir -p "$ART"
+
+if [ ! -x /usr/bin/chromium ]; then
+  echo "installing chromium (Debian package)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
+(cd web/tests && npm ci --no-audit --no-fund --loglevel=error)
+
+cargo build --locked -p server --bin ludo-server
+BIN="$ROOT/target/debug/ludo-server"
+
+TMP=$(mktemp -d)
+PORT=$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+SERVER_PID=""
+cleanup() {
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# Short clocks: 6 s turns, a 60 s match; bots answer at once, quick play fills at once.
+LUDO_BIND="127.0.0.1:$PORT" \
+DATABASE_URL="sqlite://$TMP/ludo.db" \
+LUDO_WEB_DIR="$ROOT/web" \
+LUDO_TURN_SECONDS=6 \
+LUDO_MATCH_SECONDS=60 \
+LUDO_BOT_THINK_MS=0 \
+LUDO_BOT_FILL_SECONDS=0 \
+RUST_LOG=warn \
+  "$BIN" >"$ART/browser-server.log" 2>&1 &
+SERVER_PID=$!
+
+for _ in $(seq 1 100); do
+  if curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1; then break; fi
+  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    echo "error: the server exited; see $ART/browser-server.log" >&2
+    cat "$ART/browser-server.log" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+
+status=0
+(cd web/tests && LUDO_TEST_URL="http://127.0.0.1:$PORT" LUDO_ARTIFACTS="$ART" node --test --test-reporter=spec) || status=$?
+exit "$status"

@@ -1,0 +1,446 @@
+// The board drawn in SVG: the 68-tile ring (a circle, forward = clockwise) with the
+// eight forts, four yards in the corners, four home paths towards the centre and the
+// Homes, pieces with G1–G4/R labels, glow, player-relative tile numbers (rule 2.6)
+// for the viewing seat and direction, plan previews and turn animations.
+
+import { SEATS, PIECES, RING_LEN, FORTS, entry, midpoint, parseLoc, relativeTile, owningEntry } from './notation.js';
+import { applyEvent } from './state.js';
+
+const NS = 'http://www.w3.org/2000/svg';
+const C = 500; // centre of the 1000×1000 view box
+const R_RING = 372; // ring radius
+const TILE_R = 15; // ring tile radius
+const HP_GAP = 41; // distance between home-path tiles
+const PIECE_R = 13;
+const STACK = 25; // distance between stacked pieces on a tile
+const A = (2 * Math.PI) / RING_LEN;
+
+/** Seat colours (text colour chosen for contrast). */
+export const COLORS = {
+  green: { fill: '#17823a', tint: '#cdebd5', text: '#ffffff' },
+  red: { fill: '#c62828', tint: '#f6d0d0', text: '#ffffff' },
+  blue: { fill: '#1f57c3', tint: '#d0dcf6', text: '#ffffff' },
+  yellow: { fill: '#f2c200', tint: '#fbefb8', text: '#1a1a1a' },
+};
+
+function el(name, attrs = {}, parent = null) {
+  const e = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const cap = (s) => s[0].toUpperCase() + s.slice(1);
+
+/**
+ * One board view bound to an `<svg>` element. `viewSeat` decides the rotation
+ * (that seat's yard bottom-left) and the tile numbering; `direction` the numbering.
+ */
+export class Board {
+  constructor(svg, { onPieceClick } = {}) {
+    this.svg = svg;
+    this.viewSeat = 'green';
+    this.direction = 'forward';
+    this.onPieceClick = onPieceClick;
+    this.pieceEls = new Map(); // "seat/piece" -> <g>
+    this.selectable = new Set(); // pieces (of viewSeat) the user may click
+    this.selected = null;
+    this.stepMs = 110;
+    svg.setAttribute('viewBox', '0 0 1000 1000');
+    svg.setAttribute('role', 'group');
+    svg.classList.add('board');
+    this.build();
+  }
+
+  /** Angle of ring index `i` (may be fractional), radians; forward runs clockwise. */
+  angle(i) {
+    return Math.PI / 2 + (i - (entry(this.viewSeat) - 2.5)) * A;
+  }
+
+  /** Angle of a seat's home path (between ring E−5, its forward tile 64, and E). */
+  seatAngle(seat) {
+    return this.angle(entry(seat) - 2.5);
+  }
+
+  /** Centre point of a location of `seat`'s piece (yard: the yard's centre). */
+  point(seat, loc) {
+    const l = typeof loc === 'string' ? parseLoc(loc) : loc;
+    if (l.kind === 'ring') {
+      const a = this.angle(l.n);
+      return [C + R_RING * Math.cos(a), C + R_RING * Math.sin(a)];
+    }
+    const a = this.seatAngle(seat);
+    if (l.kind === 'hp') {
+      const r = R_RING - HP_GAP * l.n;
+      return [C + r * Math.cos(a), C + r * Math.sin(a)];
+    }
+    if (l.kind === 'home') return [C + 38 * Math.cos(a), C + 38 * Math.sin(a)];
+    const ya = a + Math.PI / 4;
+    return [C + 566 * Math.cos(ya), C + 566 * Math.sin(ya)];
+  }
+
+  build() {
+    const svg = this.svg;
+    svg.replaceChildren();
+    const defs = el('defs', {}, svg);
+    const f = el('filter', { id: `glow-${svg.id}`, x: '-80%', y: '-80%', width: '260%', height: '260%' }, defs);
+    el('feGaussianBlur', { stdDeviation: 5, result: 'b' }, f);
+    const m = el('feMerge', {}, f);
+    el('feMergeNode', { in: 'b' }, m);
+    el('feMergeNode', { in: 'SourceGraphic' }, m);
+    el('rect', { x: 0, y: 0, width: 1000, height: 1000, rx: 24, class: 'board-bg' }, svg);
+    this.gStatic = el('g', {}, svg);
+    this.gLabels = el('g', { class: 'tile-labels', 'aria-hidden': 'true' }, svg);
+    this.gPreview = el('g', { class: 'preview' }, svg);
+    this.gPieces = el('g', { class: 'pieces' }, svg);
+    this.gFx = el('g', { class: 'fx', 'aria-hidden': 'true' }, svg);
+    this.pieceEls.clear();
+    this.drawStatic();
+    this.drawLabels();
+  }
+
+  drawStatic() {
+    const g = this.gStatic;
+    g.replaceChildren();
+    // Yards in the corners.
+    for (const s of SEATS) {
+      const [x, y] = this.point(s, 'yard');
+      const yg = el('g', { class: `yard yard-${s}` }, g);
+      el('rect', { x: x - 92, y: y - 92, width: 184, height: 184, rx: 18, fill: COLORS[s].tint, stroke: COLORS[s].fill, 'stroke-width': 4 }, yg);
+      const t = el('text', { x, y: y + (y > C ? 84 : -72), class: 'yard-name', 'text-anchor': 'middle' }, yg);
+      t.textContent = this.seatNames?.[s] ?? cap(s);
+      const title = el('title', {}, yg);
+      title.textContent = `${cap(s)} yard`;
+    }
+    // Centre: the four Homes.
+    for (const s of SEATS) {
+      const a = this.seatAngle(s);
+      const a0 = a - Math.PI / 4;
+      const a1 = a + Math.PI / 4;
+      const r = 66;
+      const d = `M ${C} ${C} L ${C + r * Math.cos(a0)} ${C + r * Math.sin(a0)} A ${r} ${r} 0 0 1 ${C + r * Math.cos(a1)} ${C + r * Math.sin(a1)} Z`;
+      const p = el('path', { d, fill: COLORS[s].fill, class: 'home-wedge' }, g);
+      const title = el('title', {}, p);
+      title.textContent = `${cap(s)} Home`;
+    }
+    // Home paths.
+    for (const s of SEATS) {
+      for (let k = 1; k <= 7; k++) {
+        const [x, y] = this.point(s, `hp:${k}`);
+        el('rect', { x: x - 15, y: y - 15, width: 30, height: 30, rx: 6, fill: COLORS[s].tint, stroke: COLORS[s].fill, 'stroke-width': 2.5, class: 'hp-tile' }, g);
+      }
+    }
+    // The ring.
+    for (let i = 0; i < RING_LEN; i++) {
+      const [x, y] = this.point(null, `ring:${i}`);
+      const owner = owningEntry(i);
+      const cls = ['tile'];
+      let fill = '#fbfaf6';
+      let stroke = '#8a8578';
+      let sw = 1.5;
+      if (owner) {
+        fill = COLORS[owner].tint;
+        stroke = COLORS[owner].fill;
+        sw = 4;
+        cls.push('entry');
+      }
+      if (FORTS.includes(i)) {
+        cls.push('fort');
+        const a = (this.angle(i) * 180) / Math.PI;
+        el('rect', { x: x - 16, y: y - 16, width: 32, height: 32, rx: 3, fill: '#d9d4c4', stroke: '#4a4537', 'stroke-width': 3.5, transform: `rotate(${a + 45} ${x} ${y})`, class: cls.join(' ') }, g);
+        // battlements: a small tower mark outside the ring
+        const a2 = this.angle(i);
+        const ox = C + (R_RING + 27) * Math.cos(a2);
+        const oy = C + (R_RING + 27) * Math.sin(a2);
+        el('path', { d: `M ${ox - 7} ${oy + 5} v -9 h 3 v 3 h 2.5 v -3 h 3 v 3 h 2.5 v -3 h 3 v 9 z`, class: 'fort-mark' }, g);
+      } else {
+        el('circle', { cx: x, cy: y, r: TILE_R, fill, stroke, 'stroke-width': sw, class: cls.join(' ') }, g);
+      }
+    }
+    // Arrows showing the home-path entries of the viewing seat.
+    const s = this.viewSeat;
+    const [ax, ay] = this.point(s, `ring:${(entry(s) + 63) % RING_LEN}`);
+    const [hx, hy] = this.point(s, 'hp:1');
+    el('line', { x1: ax, y1: ay, x2: hx, y2: hy, class: 'hp-arrow' }, g);
+  }
+
+  /** Rule 2.6 numbers for the viewing seat and direction. */
+  drawLabels() {
+    const g = this.gLabels;
+    g.replaceChildren();
+    const s = this.viewSeat;
+    const dir = this.direction;
+    const mid = midpoint(s);
+    for (let i = 0; i < RING_LEN; i++) {
+      const t = relativeTile(s, `ring:${i}`, dir);
+      const [x, y] = this.point(null, `ring:${i}`);
+      const text = el('text', { x, y: y + 4.5, 'text-anchor': 'middle', class: i === mid ? 'tile-num midpoint-num' : 'tile-num', 'data-ring': i }, g);
+      text.textContent = t === null ? '·' : String(t);
+    }
+    for (let k = 1; k <= 7; k++) {
+      const t = relativeTile(s, `hp:${k}`, dir);
+      const [x, y] = this.point(s, `hp:${k}`);
+      const text = el('text', { x, y: y + 4.5, 'text-anchor': 'middle', class: 'tile-num', 'data-hp': k }, g);
+      text.textContent = t === null ? `H${k}` : String(t);
+    }
+  }
+
+  /** Sets the seat whose view (rotation, numbering) is drawn. */
+  setViewSeat(seat) {
+    if (seat === this.viewSeat) return;
+    this.viewSeat = seat;
+    this.build();
+    if (this.state) this.render(this.state);
+  }
+
+  /** Sets the direction whose rule 2.6 numbers label the tiles. */
+  setDirection(dir) {
+    this.direction = dir;
+    this.drawLabels();
+  }
+
+  /** Sets the players' names shown in the yards. */
+  setSeatNames(names) {
+    this.seatNames = names;
+    this.drawStatic();
+  }
+
+  pieceEl(seat, piece) {
+    const key = `${seat}/${piece}`;
+    let g = this.pieceEls.get(key);
+    if (!g) {
+      g = el('g', { class: `piece piece-${seat}`, 'data-seat': seat, 'data-piece': piece }, this.gPieces);
+      const royal = piece === 'R';
+      el('circle', { r: PIECE_R + 7, class: 'glow-ring', filter: `url(#glow-${this.svg.id})` }, g);
+      if (royal) {
+        // the royal: a larger disc with a gold rim and a crown above its label
+        el('circle', { r: PIECE_R + 2, fill: COLORS[seat].fill, class: 'piece-body royal-body' }, g);
+        el('path', { d: 'M -7 -4 L -7 -11 L -3.5 -7.5 L 0 -12 L 3.5 -7.5 L 7 -11 L 7 -4 Z', class: 'crown' }, g);
+      } else {
+        el('circle', { r: PIECE_R, fill: COLORS[seat].fill, class: 'piece-body' }, g);
+      }
+      const t = el('text', { y: royal ? 9 : 4.5, 'text-anchor': 'middle', fill: COLORS[seat].text, class: 'piece-label' }, g);
+      t.textContent = piece;
+      el('title', {}, g);
+      g.addEventListener('click', () => {
+        if (this.onPieceClick && this.selectable.has(`${seat}/${piece}`)) this.onPieceClick(seat, piece);
+      });
+      this.pieceEls.set(key, g);
+    }
+    return g;
+  }
+
+  /** Where each piece is drawn: pieces sharing a location are stacked. */
+  layout(pieces) {
+    const groups = new Map();
+    for (const [seat, map] of Object.entries(pieces)) {
+      for (const [piece, loc] of Object.entries(map)) {
+        const l = parseLoc(loc);
+        const key = l.kind === 'ring' ? loc : `${seat}:${loc}`;
+        if (!groups.has(key)) groups.set(key, []);
+        groups.get(key).push({ seat, piece, l });
+      }
+    }
+    const out = new Map();
+    for (const list of groups.values()) {
+      list.sort((a, b) => SEATS.indexOf(a.seat) - SEATS.indexOf(b.seat) || PIECES.indexOf(a.piece) - PIECES.indexOf(b.piece));
+      const { seat, l } = list[0];
+      if (l.kind === 'yard') {
+        const [x, y] = this.point(seat, l);
+        for (const it of list) {
+          const slot = { G1: [-34, -34], G2: [34, -34], G3: [-34, 34], G4: [34, 34], R: [0, 0] }[it.piece];
+          out.set(`${it.seat}/${it.piece}`, [x + slot[0], y + slot[1]]);
+        }
+        continue;
+      }
+      const [x, y] = this.point(seat, l);
+      let ux;
+      let uy; // unit vector along which to stack
+      if (l.kind === 'ring') {
+        const a = this.angle(l.n);
+        ux = Math.cos(a);
+        uy = Math.sin(a);
+      } else {
+        const a = this.seatAngle(seat) + Math.PI / 2;
+        ux = Math.cos(a);
+        uy = Math.sin(a);
+      }
+      const gap = l.kind === 'home' ? 14 : STACK;
+      list.forEach((it, k) => {
+        // 0, +1, −1, +2, −2 … (ring: outward first)
+        const off = k === 0 ? 0 : (k % 2 === 1 ? 1 : -1) * Math.ceil(k / 2) * gap;
+        out.set(`${it.seat}/${it.piece}`, [x + ux * off, y + uy * off]);
+      });
+    }
+    return out;
+  }
+
+  /** Draws every piece of `state` at its place (no animation). */
+  render(state, pieces = null) {
+    this.state = state;
+    const map = pieces ?? Object.fromEntries(SEATS.map((s) => [s, state.seats[s].pieces]));
+    const pos = this.layout(map);
+    for (const s of SEATS) {
+      for (const p of PIECES) {
+        const g = this.pieceEl(s, p);
+        const xy = pos.get(`${s}/${p}`);
+        if (!xy) continue;
+        g.style.transform = `translate(${xy[0]}px, ${xy[1]}px)`;
+        const glowing = state.seats[s].glowing.has(p);
+        g.classList.toggle('glowing', glowing);
+        g.classList.toggle('selectable', this.selectable.has(`${s}/${p}`));
+        g.classList.toggle('selected', this.selected === `${s}/${p}`);
+        const loc = map[s][p];
+        g.querySelector('title').textContent = `${cap(s)} ${p}: ${this.describe(s, loc)}${glowing ? ', glowing' : ''}`;
+      }
+    }
+    this.svg.setAttribute('aria-label', this.summary(state));
+  }
+
+  /** A location as the viewing player reads it (rule 2.6 numbers). */
+  describe(seat, loc) {
+    const l = parseLoc(loc);
+    if (l.kind === 'yard') return 'Yard';
+    if (l.kind === 'home') return 'Home';
+    if (l.kind === 'hp') {
+      const t = seat === this.viewSeat ? relativeTile(seat, loc, this.direction) : null;
+      return t === null ? `home path ${l.n}` : `home path ${l.n} (tile ${t})`;
+    }
+    const t = relativeTile(this.viewSeat, loc, this.direction);
+    const fort = FORTS.includes(l.n) ? ' (fort)' : '';
+    return t === null ? `ring ${l.n}${fort}` : `tile ${t}${fort}`;
+  }
+
+  summary(state) {
+    const parts = SEATS.map((s) => {
+      const x = state.seats[s].pieces;
+      const out = PIECES.filter((p) => x[p] !== 'yard').map((p) => `${p} ${this.describe(s, x[p])}`);
+      return `${cap(s)}: ${out.length ? out.join(', ') : 'all in yard'}`;
+    });
+    return `Board, numbered for ${this.viewSeat} ${this.direction}. ${parts.join('. ')}.`;
+  }
+
+  /** Which of the viewing seat's pieces may be clicked, and which is selected. */
+  setSelectable(keys, selected) {
+    this.selectable = new Set(keys);
+    this.selected = selected;
+    if (this.state) this.render(this.state);
+  }
+
+  /**
+   * Draws plan previews: `paths` is a list of {seat, from, path, label} (location
+   * strings); each is drawn as a dashed line with a ghost piece at the end.
+   */
+  showPreview(paths) {
+    const g = this.gPreview;
+    g.replaceChildren();
+    for (const p of paths) {
+      if (!p.path.length) continue;
+      const pts = [p.from, ...p.path].map((l) => this.point(p.seat, l));
+      el('polyline', { points: pts.map((q) => q.join(',')).join(' '), class: 'preview-path', stroke: COLORS[p.seat].fill }, g);
+      const [x, y] = pts[pts.length - 1];
+      el('circle', { cx: x, cy: y, r: PIECE_R + 3, class: 'preview-ghost', stroke: COLORS[p.seat].fill }, g);
+      const t = el('text', { x, y: y - 20, 'text-anchor': 'middle', class: 'preview-label' }, g);
+      t.textContent = p.label;
+    }
+  }
+
+  clearPreview() {
+    this.gPreview.replaceChildren();
+  }
+
+  /** A short floating text at a point (points, captures, blockades). */
+  float(xy, text, cls, ms = 900) {
+    const t = el('text', { x: xy[0], y: xy[1] - 18, 'text-anchor': 'middle', class: `fx-text ${cls}` }, this.gFx);
+    t.textContent = text;
+    setTimeout(() => t.remove(), ms);
+  }
+
+  mark(xy, cls, ms = 900) {
+    const c = el('g', { class: `fx-mark ${cls}`, transform: `translate(${xy[0]} ${xy[1]})` }, this.gFx);
+    el('circle', { r: 20 }, c);
+    el('path', { d: 'M -10 -10 L 10 10 M 10 -10 L -10 10' }, c);
+    setTimeout(() => c.remove(), ms);
+  }
+
+  /**
+   * Animates `events` of one turn on `state` (mutating it event by event): moves
+   * step along their path, captured pieces flash and go to their Yard, blockades,
+   * points, the midpoint and Home are marked. `stepMs` 0 applies them at once.
+   */
+  async animate(state, events, stepMs = this.stepMs) {
+    if (!stepMs) {
+      for (const ev of events) applyEvent(state, ev);
+      this.render(state);
+      return;
+    }
+    this.svg.style.setProperty('--step-ms', `${Math.round(stepMs * 0.9)}ms`);
+    for (const ev of events) {
+      const seat = ev.seat;
+      if (ev.type === 'move') {
+        const map = Object.fromEntries(SEATS.map((s) => [s, { ...state.seats[s].pieces }]));
+        for (const loc of ev.path) {
+          for (const p of ev.pieces) map[seat][p] = loc;
+          this.render(state, map);
+          await sleep(stepMs);
+        }
+        applyEvent(state, ev);
+      } else if (ev.type === 'capture') {
+        const g = this.pieceEl(ev.captured_seat, ev.captured);
+        g.classList.add('captured');
+        const xy = this.point(ev.captured_seat, ev.tile);
+        this.float(xy, `✕ +${ev.points}`, 'fx-capture');
+        await sleep(stepMs * 3);
+        g.classList.remove('captured');
+        applyEvent(state, ev);
+        this.render(state);
+      } else if (ev.type === 'blocked') {
+        const xy = this.point(seat, ev.tile);
+        this.mark(xy, 'fx-blocked', stepMs * 6);
+        if (ev.penalty) this.float(this.point(seat, ev.at), `blocked −${ev.penalty}`, 'fx-penalty');
+        applyEvent(state, ev);
+        await sleep(stepMs * 3);
+      } else {
+        applyEvent(state, ev);
+        this.render(state);
+        const loc = state.seats[seat]?.pieces?.[ev.piece];
+        if (ev.type === 'exit') {
+          await sleep(stepMs * 2);
+        } else if (loc && (ev.type === 'checkpoint' || ev.type === 'midpoint' || ev.type === 'home')) {
+          const label = { checkpoint: '', midpoint: 'midpoint ', home: 'Home ' }[ev.type];
+          if (ev.points || ev.type !== 'checkpoint') this.float(this.point(seat, loc), `${label}+${ev.points}`, `fx-${ev.type}`);
+          await sleep(ev.type === 'checkpoint' ? stepMs : stepMs * 3);
+        }
+      }
+    }
+    this.render(state);
+  }
+}
+
+/** Human text for one event, with rule 2.6 numbers for `board`'s viewing seat. */
+export function describeEvent(ev, board, names = {}) {
+  const who = (s) => names[s] ? `${cap(s)} (${names[s]})` : cap(s);
+  switch (ev.type) {
+    case 'exit':
+      return `${who(ev.seat)} ${ev.piece} left the yard onto ${board.describe(ev.seat, ev.to)}.`;
+    case 'move':
+      return `${who(ev.seat)} ${ev.pieces.join('+')} moved ${board.describe(ev.seat, ev.from)} → ${board.describe(ev.seat, ev.path[ev.path.length - 1])} (${ev.path.length} step${ev.path.length === 1 ? '' : 's'}).`;
+    case 'blocked':
+      return `${who(ev.seat)} ${ev.pieces.join('+')} blocked before ${board.describe(ev.seat, ev.tile)} by ${cap(ev.by)}: ${ev.lost_steps} step(s) lost${ev.penalty ? `, −${ev.penalty} combat` : ''}.`;
+    case 'capture':
+      return `${who(ev.seat)} captured ${cap(ev.captured_seat)} ${ev.captured}${ev.cascade ? ' (royal fell)' : ''} on ${board.describe(ev.captured_seat, ev.tile)}: +${ev.points}.`;
+    case 'royal_captured':
+      return `${who(ev.seat)} lost its royal to ${cap(ev.by)}; ${ev.guardians.length} guardian(s) sent home, ${ev.rolls_lost.length} roll(s) lost, ${ev.exit_credits} exit credits.`;
+    case 'checkpoint':
+      return `${who(ev.seat)} ${ev.piece} reached checkpoint ${ev.checkpoint}: +${ev.points}.`;
+    case 'midpoint':
+      return `${who(ev.seat)} ${ev.piece} reached its midpoint and glows: +${ev.points}.`;
+    case 'home':
+      return `${who(ev.seat)} ${ev.piece} reached Home: +${ev.points}.`;
+    case 'finished':
+      return `${who(ev.seat)} finished in place ${ev.place}${ev.bonus ? ` (bonus +${ev.bonus})` : ''}.`;
+    default:
+      return `${ev.type}`;
+  }
+}

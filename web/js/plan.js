@@ -1,0 +1,253 @@
+// The turn-plan builder (RULES.md rule 4.3): roll store as dice, exit credits,
+// exits, rolls per guardian, royal steps and order, a preview of every path, submit
+// or pass. It checks nothing the server checks: an illegal plan is sent and the
+// server's error message is shown.
+
+import { GUARDIANS, entry, simulatePath, parseLoc } from './notation.js';
+
+const PIPS = {
+  1: [[0, 0]],
+  2: [[-1, -1], [1, 1]],
+  3: [[-1, -1], [0, 0], [1, 1]],
+  4: [[-1, -1], [1, -1], [-1, 1], [1, 1]],
+  5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]],
+  6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]],
+};
+
+/** An inline SVG die face showing `v` pips (decorative: the button has a label). */
+export function dieSvg(v) {
+  const pips = PIPS[v].map(([x, y]) => `<circle cx="${12 + x * 6}" cy="${12 + y * 6}" r="2.3"/>`).join('');
+  return `<svg viewBox="0 0 24 24" width="30" height="30" aria-hidden="true" focusable="false"><rect x="1" y="1" width="22" height="22" rx="4"/>${pips}</svg>`;
+}
+
+function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === false || v === null || v === undefined) continue;
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (k === 'html') e.innerHTML = v;
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+/**
+ * The plan panel of one turn. `ctx` gives: `seat`, `state` (client state), `turn`
+ * (`turn_started` payload), `rules`, `board`, `getDirection()`, `submit(plan)` and
+ * `pass()` (both return promises that reject with the server's error).
+ */
+export class PlanBuilder {
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.reset();
+  }
+
+  reset() {
+    this.exits = new Set();
+    this.moves = Object.fromEntries(GUARDIANS.map((g) => [g, []]));
+    this.royal = null;
+    this.royalFirst = false;
+    const seat = this.ctx.state.seats[this.ctx.seat];
+    this.target = GUARDIANS.find((g) => seat.pieces[g] !== 'yard' && seat.pieces[g] !== 'home') ?? 'G1';
+    this.error = '';
+    this.busy = false;
+  }
+
+  /** Rolls of the store not yet given to a guardian (a multiset, store order). */
+  freeRolls() {
+    const left = [...this.ctx.turn.roll_store];
+    for (const g of GUARDIANS) {
+      for (const v of this.moves[g]) {
+        const i = left.indexOf(v);
+        if (i >= 0) left.splice(i, 1);
+      }
+    }
+    return left;
+  }
+
+  /** The plan in the §11 notation. */
+  plan() {
+    const moves = {};
+    for (const g of GUARDIANS) if (this.moves[g].length) moves[g] = [...this.moves[g]];
+    const p = { direction: this.ctx.getDirection(), exits: GUARDIANS.filter((g) => this.exits.has(g)), moves, royal_first: this.royalFirst };
+    if (this.royal !== null) p.royal = this.royal;
+    return p;
+  }
+
+  /** Preview paths (rule 3.1 steps, no captures or blockades). */
+  previews() {
+    const { seat, state } = this.ctx;
+    const st = state.seats[seat];
+    const dir = this.ctx.getDirection();
+    const out = [];
+    for (const g of GUARDIANS) {
+      const steps = this.moves[g].reduce((a, b) => a + b, 0);
+      let from = st.pieces[g];
+      const exiting = this.exits.has(g);
+      if (exiting) from = `ring:${entry(seat)}`;
+      if (!exiting && !steps) continue;
+      if (parseLoc(from).kind === 'yard' || from === 'home') {
+        out.push({ seat, piece: g, from, path: [], steps, label: g, bad: true });
+        continue;
+      }
+      const { path } = simulatePath(seat, from, steps, dir, st.glowing.has(g), false);
+      out.push({ seat, piece: g, from: exiting ? 'yard' : from, start: from, exiting, path: exiting ? [from, ...path] : path, steps, label: g });
+    }
+    if (this.royal !== null) {
+      const from = st.pieces.R;
+      const { path } = simulatePath(seat, from, this.royal, dir, st.glowing.has('R'), true);
+      out.push({ seat, piece: 'R', from, path, steps: this.royal, label: 'R' });
+    }
+    return out;
+  }
+
+  describePreview(p) {
+    const b = this.ctx.board;
+    if (p.bad) {
+      return `${p.piece}: stays in the ${p.from === 'home' ? 'Home' : 'yard'} — ${p.from === 'home' ? 'it never moves again' : 'exit it to move it'} (${p.steps} steps).`;
+    }
+    const end = p.path.length ? p.path[p.path.length - 1] : p.start ?? p.from;
+    const via = p.exiting ? ' via exit' : '';
+    const lost = p.steps - (p.exiting ? p.path.length - 1 : p.path.length);
+    return `${p.piece}: ${b.describe(p.seat, p.from)} → ${b.describe(p.seat, end)}${via}, ${p.steps} step${p.steps === 1 ? '' : 's'}${lost > 0 ? ` (${lost} lost at Home)` : ''}.`;
+  }
+
+  render() {
+    const { seat, state, turn, rules } = this.ctx;
+    const st = state.seats[seat];
+    const free = this.freeRolls();
+    const dir = this.ctx.getDirection();
+    const credits = turn.exit_credits;
+    const root = this.root;
+    const focusId = document.activeElement?.id;
+    root.replaceChildren();
+    root.append(h('h3', { id: 'plan-h' }, `Your turn — turn ${turn.turn_number}`));
+    root.append(h('p', { class: 'small' }, `Rolled ${turn.dice.join(', ')}${turn.dropped?.length ? ` (dropped ${turn.dropped.join(', ')}: store full)` : ''}. Direction: ${dir}.`));
+
+    // Roll store.
+    const store = h('div', { class: 'dice', role: 'group', 'aria-label': 'Roll store: choose a die to give it to the selected guardian', id: 'roll-store' });
+    if (!free.length) store.append(h('span', { class: 'small' }, turn.roll_store.length ? 'All rolls given.' : 'The roll store is empty.'));
+    free.forEach((v, i) => {
+      store.append(h('button', { type: 'button', class: 'die', id: `die-${i}`, 'data-value': v, 'aria-label': `Die ${v}: give to ${this.target}`, html: dieSvg(v), onclick: () => this.giveRoll(v) }));
+    });
+    root.append(h('div', { class: 'store-row' }, h('span', { class: 'label' }, 'Roll store'), store));
+    const used = this.exits.size;
+    root.append(h('p', { id: 'exit-credits' }, `Exit credits: ${credits}`, used ? ` (${used} to use)` : '', used > credits ? h('span', { class: 'warn' }, ` — ${used} exits need ${used} credits`) : ''));
+
+    // Guardians.
+    const fs = h('fieldset', { class: 'guardians' }, h('legend', {}, 'Guardians — choose one, then click dice to give it rolls'));
+    for (const g of GUARDIANS) {
+      const loc = st.pieces[g];
+      const steps = this.moves[g].reduce((a, b) => a + b, 0);
+      const row = h('div', { class: `g-row${this.target === g ? ' target' : ''}`, 'data-guardian': g });
+      row.append(
+        h('label', { class: 'g-target' },
+          h('input', { type: 'radio', name: 'target', value: g, id: `target-${g}`, checked: this.target === g, onchange: () => this.setTarget(g) }),
+          h('strong', {}, ` ${g}`), h('span', { class: 'small' }, ` ${this.ctx.board.describe(seat, loc)}${st.glowing.has(g) ? ' ✦' : ''}`)),
+      );
+      if (loc === 'yard') {
+        row.append(h('label', { class: 'g-exit' }, h('input', { type: 'checkbox', id: `exit-${g}`, checked: this.exits.has(g), onchange: (e) => this.setExit(g, e.target.checked) }), ' Exit'));
+      }
+      const chips = h('span', { class: 'chips' });
+      this.moves[g].forEach((v, i) => chips.append(h('button', { type: 'button', class: 'chip', id: `chip-${g}-${i}`, 'aria-label': `Take back die ${v} from ${g}`, onclick: () => this.takeRoll(g, i) }, `${v} ✕`)));
+      if (steps) chips.append(h('span', { class: 'small' }, ` = ${steps}`));
+      row.append(chips);
+      fs.append(row);
+    }
+    root.append(fs);
+
+    // Royal.
+    const rfs = h('fieldset', { class: 'royal' }, h('legend', {}, `Royal (${this.ctx.board.describe(seat, st.pieces.R)}${st.glowing.has('R') ? ', glowing' : ''})`));
+    const sel = h('select', { id: 'royal-steps', onchange: (e) => this.setRoyal(e.target.value === '' ? null : Number(e.target.value)) }, h('option', { value: '' }, 'stays'));
+    for (let i = 1; i <= (rules?.royal_max_steps ?? 8); i++) sel.append(h('option', { value: i, selected: this.royal === i }, `${i} step${i > 1 ? 's' : ''}`));
+    rfs.append(h('label', { for: 'royal-steps' }, 'Steps '), sel);
+    rfs.append(h('label', {}, h('input', { type: 'checkbox', id: 'royal-first', checked: this.royalFirst, onchange: (e) => { this.royalFirst = e.target.checked; this.update(); } }), ' Royal moves first'));
+    root.append(rfs);
+
+    // Preview.
+    const prev = this.previews();
+    this.ctx.board.showPreview(prev.filter((p) => !p.bad));
+    const list = h('ul', { class: 'preview-list', id: 'plan-preview', 'aria-live': 'polite' });
+    if (!prev.length) list.append(h('li', {}, 'Nothing planned: submitting now passes the turn.'));
+    for (const p of prev) list.append(h('li', {}, this.describePreview(p)));
+    root.append(h('div', {}, h('span', { class: 'label' }, 'Preview'), list));
+
+    root.append(h('p', { class: 'error', id: 'plan-error', role: 'alert' }, this.error));
+    root.append(h('div', { class: 'row' },
+      h('button', { type: 'button', class: 'primary', id: 'plan-submit', disabled: this.busy, onclick: () => this.doSubmit() }, 'Submit plan'),
+      h('button', { type: 'button', id: 'plan-pass', disabled: this.busy, onclick: () => this.doPass() }, 'Pass'),
+      h('button', { type: 'button', id: 'plan-clear', disabled: this.busy, onclick: () => { this.reset(); this.update(); } }, 'Clear')));
+
+    this.ctx.board.setSelectable(GUARDIANS.map((g) => `${seat}/${g}`), `${seat}/${this.target}`);
+    if (focusId) document.getElementById(focusId)?.focus();
+  }
+
+  update() {
+    this.render();
+  }
+
+  setTarget(g) {
+    this.target = g;
+    this.render();
+  }
+
+  setExit(g, on) {
+    if (on) this.exits.add(g);
+    else this.exits.delete(g);
+    this.render();
+  }
+
+  setRoyal(v) {
+    this.royal = v;
+    this.render();
+  }
+
+  giveRoll(v) {
+    this.moves[this.target].push(v);
+    this.error = '';
+    const idBefore = document.activeElement?.id;
+    this.render();
+    // keep focus in the dice row when the clicked die vanished
+    if (idBefore && !document.getElementById(idBefore)) (document.querySelector('#roll-store button') ?? document.getElementById('plan-submit'))?.focus();
+  }
+
+  takeRoll(g, i) {
+    this.moves[g].splice(i, 1);
+    this.render();
+    if (!document.activeElement || document.activeElement === document.body) document.getElementById('roll-store')?.querySelector('button')?.focus();
+  }
+
+  async run(fn) {
+    this.busy = true;
+    this.error = '';
+    this.render();
+    try {
+      await fn();
+      this.busy = true; // wait for turn_resolved; the panel closes then
+      this.error = '';
+      this.render();
+    } catch (e) {
+      this.busy = false;
+      this.error = e.code ? `${e.code}: ${e.message}` : String(e.message ?? e);
+      this.render();
+      document.getElementById('plan-error')?.focus?.();
+    }
+  }
+
+  doSubmit() {
+    return this.run(() => this.ctx.submit(this.plan()));
+  }
+
+  doPass() {
+    return this.run(() => this.ctx.pass());
+  }
+
+  /** Removes the panel's board highlights. */
+  close() {
+    this.ctx.board.clearPreview();
+    this.ctx.board.setSelectable([], null);
+  }
+}

@@ -1,0 +1,187 @@
+// The replay viewer: fetches `GET /api/v1/matches/{id}/replay`, rebuilds the
+// position after every turn by applying the recorded events from the start (every
+// piece in its Yard), and steps forward and backward through the turns.
+
+import { api } from './net.js';
+import { Board, describeEvent } from './board.js';
+import { SEATS } from './notation.js';
+import { initialState, cloneState, applyTurnStart, removePlanRolls, applyEvent, standings } from './state.js';
+import { renderScoreboard, renderStandings, planText, cap } from './ui.js';
+
+/** Positions after each turn: `states[0]` is the start, `states[k]` after turn k. */
+export function replayStates(replay) {
+  const rules = replay.rules;
+  const states = [initialState(replay.mode, rules.start_exit_credits)];
+  for (const t of replay.turns) {
+    const s = cloneState(states[states.length - 1]);
+    applyTurnStart(s, t.seat, t.dice, rules);
+    removePlanRolls(s, t.seat, t.plan);
+    for (const ev of t.events) applyEvent(s, ev);
+    states.push(s);
+  }
+  return states;
+}
+
+export class ReplayViewer {
+  constructor() {
+    this.board = new Board(document.getElementById('replay-board'));
+    this.k = 0;
+    this.timer = null;
+    const on = (id, fn) => document.getElementById(id).addEventListener('click', fn);
+    on('rp-first', () => this.go(0));
+    on('rp-prev', () => this.go(this.k - 1));
+    on('rp-next', () => this.go(this.k + 1, true));
+    on('rp-last', () => this.go(this.n));
+    on('rp-play', () => this.togglePlay());
+    document.getElementById('rp-slider').addEventListener('input', (e) => this.go(Number(e.target.value)));
+    document.querySelectorAll('input[name="replay-direction"]').forEach((r) =>
+      r.addEventListener('change', () => {
+        this.board.setDirection(r.value);
+        this.show(false);
+      }));
+    document.getElementById('replay-view-seat').addEventListener('change', (e) => {
+      this.board.setViewSeat(e.target.value);
+      this.board.setSeatNames(this.names);
+      this.show(false);
+    });
+    document.getElementById('screen-replay').addEventListener('keydown', (e) => {
+      if (e.target.tagName === 'INPUT' || e.target.tagName === 'SELECT') return;
+      if (e.key === 'ArrowRight') this.go(this.k + 1, true);
+      else if (e.key === 'ArrowLeft') this.go(this.k - 1);
+      else return;
+      e.preventDefault();
+    });
+  }
+
+  /** Loads match `id`'s replay; `viewSeat` orients the board. */
+  async load(id, viewSeat) {
+    this.stop();
+    this.id = id;
+    const err = document.getElementById('replay-error');
+    err.textContent = '';
+    document.getElementById('rp-match-id').textContent = id;
+    let replay;
+    try {
+      replay = await api(`/api/v1/matches/${encodeURIComponent(id)}/replay`);
+    } catch (e) {
+      err.textContent = `Could not load the replay: ${e.code ? `${e.code}: ` : ''}${e.message}`;
+      this.replay = null;
+      return false;
+    }
+    this.replay = replay;
+    this.names = {};
+    for (const s of replay.seats ?? []) this.names[s.seat] = s.name;
+    this.states = replayStates(replay);
+    this.n = replay.turns.length;
+    const slider = document.getElementById('rp-slider');
+    slider.max = String(this.n);
+    document.getElementById('rp-seed').textContent = replay.seed ?? '(hidden until the match ends)';
+    document.getElementById('replay-h').textContent = `Replay — ${replay.mode}, ${this.n} turns`;
+    const vs = viewSeat && SEATS.includes(viewSeat) ? viewSeat : 'green';
+    document.getElementById('replay-view-seat').value = vs;
+    this.board.setViewSeat(vs);
+    this.board.setSeatNames(this.names);
+    this.renderEnd();
+    this.go(0);
+    return true;
+  }
+
+  renderEnd() {
+    const end = this.replay.end;
+    const box = document.getElementById('rp-end');
+    box.hidden = !end;
+    if (!end) return;
+    document.getElementById('rp-end-reason').textContent = end.reason === 'clock' ? 'The match clock ran out.' : 'Every seat finished.';
+    renderStandings(document.querySelector('#rp-standings tbody'), end.standings, this.names);
+    // The client-side re-play must reach the recorded result.
+    const mine = standings(this.states[this.n]);
+    const same = end.standings.every((s) => mine.find((m) => m.seat === s.seat)?.total === s.total);
+    const check = document.getElementById('rp-check');
+    check.textContent = same ? 'The turns re-played here give exactly these totals.' : 'Warning: the re-played totals differ from the recorded result.';
+    check.className = same ? 'ok' : 'warn';
+    check.dataset.match = String(same);
+  }
+
+  /** Shows the position after turn `k` (animating one step forward when asked). */
+  async go(k, animate = false) {
+    if (!this.replay) return;
+    k = Math.max(0, Math.min(this.n, k));
+    const from = this.k;
+    this.k = k;
+    if (animate && k === from + 1 && !matchMedia('(prefers-reduced-motion: reduce)').matches) {
+      const s = cloneState(this.states[from]);
+      const t = this.replay.turns[k - 1];
+      applyTurnStart(s, t.seat, t.dice, this.replay.rules);
+      removePlanRolls(s, t.seat, t.plan);
+      this.show(true);
+      const token = (this.animToken = {});
+      await this.board.animate(s, t.events, 70);
+      if (this.animToken !== token || this.k !== k) return;
+    }
+    this.show(false);
+  }
+
+  show(detailsOnly) {
+    const k = this.k;
+    const st = this.states[k];
+    if (!detailsOnly) this.board.render(st);
+    document.getElementById('rp-slider').value = String(k);
+    const turn = k > 0 ? this.replay.turns[k - 1] : null;
+    const label = turn ? `Turn ${k} of ${this.n}: ${cap(turn.seat)}${this.names[turn.seat] ? ` (${this.names[turn.seat]})` : ''}` : `Start (turn 0 of ${this.n})`;
+    document.getElementById('rp-turn').textContent = label;
+    const det = document.getElementById('rp-details');
+    det.replaceChildren();
+    if (turn) {
+      const p = document.createElement('p');
+      p.textContent = `Rolled ${turn.dice.join(', ')} · ${turn.kind === 'plan' ? planText(turn.plan) : turn.kind === 'timeout' ? 'timed out (passed)' : 'passed'}`;
+      det.append(p);
+      const ol = document.createElement('ol');
+      ol.className = 'log';
+      for (const ev of turn.events) {
+        const li = document.createElement('li');
+        li.textContent = describeEvent(ev, this.board, this.names);
+        ol.append(li);
+      }
+      if (!turn.events.length) {
+        const li = document.createElement('li');
+        li.textContent = 'Nothing moved.';
+        ol.append(li);
+      }
+      det.append(ol);
+    } else {
+      det.textContent = 'Every piece is in its yard.';
+    }
+    renderScoreboard(document.querySelector('#replay-scoreboard tbody'), standings(st), st, this.names, turn?.seat);
+    ['rp-first', 'rp-prev'].forEach((id) => (document.getElementById(id).disabled = k === 0));
+    ['rp-next', 'rp-last'].forEach((id) => (document.getElementById(id).disabled = k === this.n));
+  }
+
+  togglePlay() {
+    if (this.timer) {
+      this.stop();
+      return;
+    }
+    const btn = document.getElementById('rp-play');
+    btn.textContent = '⏸ Pause';
+    btn.setAttribute('aria-label', 'Pause');
+    if (this.k >= this.n) this.go(0);
+    const tick = async () => {
+      if (!this.timer) return;
+      if (this.k >= this.n) {
+        this.stop();
+        return;
+      }
+      await this.go(this.k + 1, true);
+      this.timer = this.timer && setTimeout(tick, 350);
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  stop() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    const btn = document.getElementById('rp-play');
+    btn.textContent = '▶︎ Play';
+    btn.setAttribute('aria-label', 'Play');
+  }
+}
