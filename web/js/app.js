@@ -254,17 +254,21 @@ function spectate(matchId) {
   conn.send('spectate', { match_id: matchId });
 }
 
-/** Milliseconds per animation step for `f`, given what is still queued. */
+/**
+ * Milliseconds per animation step for the turn `f` being shown, given what is still
+ * queued behind it: 0 (no animation) when animations are off, the tab is hidden, a
+ * snapshot or the end is waiting, three turns are behind, or our own turn has
+ * arrived; otherwise about 3 s per turn, less when turns queue up.
+ */
 function stepMs(f) {
   if (!$('anim-toggle').checked || document.hidden) return 0;
   if (matchMedia('(prefers-reduced-motion: reduce)').matches) return 0;
   const q = live.queue;
   const pending = q.filter((x) => x.t === 'turn_resolved').length;
   if (pending >= 3 || q.some((x) => x.t === 'snapshot' || x.t === 'match_ended')) return 0;
-  const mine = live.yourSeat && q.some((x) => x.t === 'turn_started' && x.d.seat === live.yourSeat);
+  if (live.yourSeat && q.some((x) => x.t === 'turn_started' && x.d.seat === live.yourSeat)) return 0;
   const steps = f.d.events.reduce((a, e) => a + (e.type === 'move' ? e.path.length : e.type === 'capture' || e.type === 'blocked' ? 3 : 1), 0) || 1;
-  const budget = mine ? 1000 : 3000 / (pending + 1);
-  const ms = Math.min(110, budget / steps);
+  const ms = Math.min(110, 3000 / (pending + 1) / steps);
   return ms < 12 ? 0 : ms;
 }
 
@@ -354,8 +358,7 @@ async function handleMatchFrame(l, f) {
       if (l.turn?.turn_number === d.turn_number) l.turn = null;
       $('turn-info').textContent = `${who(l, d.seat)}: ${d.kind === 'timeout' ? 'time ran out — passed' : planText(d.plan)}`;
       removePlanRolls(l.state, d.seat, d.plan);
-      const ms = stepMs(f);
-      await board.animate(l.state, d.events, ms);
+      await board.animate(l.state, d.events, () => (live === l ? stepMs(f) : 0));
       for (const ev of d.events) logLine(describeEvent(ev, board, l.names), `ev-${ev.type}`);
       if (!d.events.length) logLine(`${who(l, d.seat)} ${d.kind === 'timeout' ? 'timed out' : 'passed'}.`);
       l.scores = d.scores;

@@ -367,20 +367,23 @@ export class Board {
   /**
    * Animates `events` of one turn on `state` (mutating it event by event): moves
    * step along their path, captured pieces flash and go to their Yard, blockades,
-   * points, the midpoint and Home are marked. `stepMs` 0 applies them at once.
+   * points, the midpoint and Home are marked. `speed` is the milliseconds per step,
+   * or a function asked before every event (so a backlog can hurry the animation);
+   * 0 applies the remaining events at once.
    */
-  async animate(state, events, stepMs = this.stepMs) {
-    if (!stepMs) {
-      for (const ev of events) applyEvent(state, ev);
-      this.render(state);
-      return;
-    }
-    this.svg.style.setProperty('--step-ms', `${Math.round(stepMs * 0.9)}ms`);
-    for (const ev of events) {
+  async animate(state, events, speed = this.stepMs) {
+    const ms = typeof speed === 'function' ? speed : () => speed;
+    let i = 0;
+    for (; i < events.length; i++) {
+      const stepMs = ms();
+      if (!stepMs) break;
+      this.svg.style.setProperty('--step-ms', `${Math.round(stepMs * 0.9)}ms`);
+      const ev = events[i];
       const seat = ev.seat;
       if (ev.type === 'move') {
         const map = Object.fromEntries(SEATS.map((s) => [s, { ...state.seats[s].pieces }]));
         for (const loc of ev.path) {
+          if (!ms()) break;
           for (const p of ev.pieces) map[seat][p] = loc;
           this.render(state, map);
           await sleep(stepMs);
@@ -389,15 +392,13 @@ export class Board {
       } else if (ev.type === 'capture') {
         const g = this.pieceEl(ev.captured_seat, ev.captured);
         g.classList.add('captured');
-        const xy = this.point(ev.captured_seat, ev.tile);
-        this.float(xy, `✕ +${ev.points}`, 'fx-capture');
+        this.float(this.point(ev.captured_seat, ev.tile), `✕ +${ev.points}`, 'fx-capture');
         await sleep(stepMs * 3);
         g.classList.remove('captured');
         applyEvent(state, ev);
         this.render(state);
       } else if (ev.type === 'blocked') {
-        const xy = this.point(seat, ev.tile);
-        this.mark(xy, 'fx-blocked', stepMs * 6);
+        this.mark(this.point(seat, ev.tile), 'fx-blocked', stepMs * 6);
         if (ev.penalty) this.float(this.point(seat, ev.at), `blocked −${ev.penalty}`, 'fx-penalty');
         applyEvent(state, ev);
         await sleep(stepMs * 3);
@@ -409,11 +410,13 @@ export class Board {
           await sleep(stepMs * 2);
         } else if (loc && (ev.type === 'checkpoint' || ev.type === 'midpoint' || ev.type === 'home')) {
           const label = { checkpoint: '', midpoint: 'midpoint ', home: 'Home ' }[ev.type];
-          if (ev.points || ev.type !== 'checkpoint') this.float(this.point(seat, loc), `${label}+${ev.points}`, `fx-${ev.type}`);
+          this.float(this.point(seat, loc), `${label}+${ev.points}`, `fx-${ev.type}`);
           await sleep(ev.type === 'checkpoint' ? stepMs : stepMs * 3);
         }
       }
     }
+    for (; i < events.length; i++) applyEvent(state, events[i]);
+    this.svg.style.setProperty('--step-ms', '0ms');
     this.render(state);
   }
 }

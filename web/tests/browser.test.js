@@ -97,6 +97,9 @@ async function playTurn(page, n) {
     page.waitForSelector('#plan-panel', { state: 'hidden', timeout: 15000 }).then(() => 'resolved'),
     page.waitForFunction(() => (document.querySelector('#plan-error')?.textContent ?? '').length > 0, null, { timeout: 15000 }).then(() => 'error'),
   ]);
+  const turnInfo = await page.textContent('#turn-info');
+  const err = outcome === 'error' ? await page.textContent('#plan-error') : '';
+  console.log(`own turn ${n}: ${outcome}${err ? ` (${err})` : ''} — ${turnInfo}`);
   if (outcome === 'error' && (await panel.isVisible())) {
     await page.click('#plan-pass');
     await page.waitForSelector('#plan-panel', { state: 'hidden', timeout: 15000 }).catch(() => {});

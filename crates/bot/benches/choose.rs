@@ -1,5 +1,6 @@
 //! `cargo bench -p bot`: time of one `choose` call on mid-game positions (turns 120,
-//! 200 and 280 of a seeded match between greedy and random bots).
+//! 200 and 280 of a seeded match between greedy and random bots) and on a busy
+//! hand-made position (a full roll store, every guardian out).
 
 use bot::{GreedyBot, RandomBot, Strategy};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -37,6 +38,21 @@ fn bench(c: &mut Criterion) {
             );
         }
     }
+    // A busy position: four guardians on four tiles, the royal out, a full store of
+    // nine rolls with many distinct subset sums, opponents spread over the ring.
+    let busy = Position::from_json(
+        r#"{"mode":"clash","to_move":"green","seats":{
+        "green":{"pieces":{"G1":"ring:3","G2":"ring:20","G3":"ring:33","G4":"ring:50","R":"ring:7"},
+                 "glowing":["G4"],"rolls":[1,2,3,4,5,6,2,3,5],"exit_credits":2},
+        "red":{"pieces":{"G1":"ring:10","G2":"ring:10","G3":"ring:25","R":"ring:29"},"rolls":[6,6]},
+        "blue":{"pieces":{"G1":"ring:40","G2":"ring:44","R":"ring:34"},"exit_credits":2},
+        "yellow":{"pieces":{"G1":"ring:55","G2":"ring:60","G3":"ring:60","G4":"ring:1"},"rolls":[3]}}}"#,
+    )
+    .unwrap();
+    let mut bot = GreedyBot::new(9);
+    c.bench_function("greedy choose busy (9 rolls, 4 guardians out)", |b| {
+        b.iter(|| bot.choose(std::hint::black_box(&busy), &rules))
+    });
     let pos = mid_game(Mode::Clash, 5, 200);
     let mut bot = RandomBot::new(9);
     c.bench_function("random choose clash turn 200", |b| {

@@ -32,7 +32,6 @@ mod greedy;
 mod random_bot;
 mod rolls;
 mod sim;
-mod scratch_calib;
 mod threat;
 
 pub use eval::Weights;

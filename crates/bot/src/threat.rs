@@ -236,10 +236,8 @@ mod tests {
         // Red has two guardians together on ring 20 and no stored rolls. To pass a
         // tile d steps away together (strength 2), both need rolls of ≥ d each:
         // the 3 new dice must sum to ≥ 2d (rules 5.3, 5.4).
-        let p = pos(
-            r#"{"mode":"clash","to_move":"green","seats":{
-            "red":{"pieces":{"G1":"ring:20","G2":"ring:20","G3":"home","G4":"home"}}}}"#,
-        );
+        let p = pos(r#"{"mode":"clash","to_move":"green","seats":{
+            "red":{"pieces":{"G1":"ring:20","G2":"ring:20","G3":"home","G4":"home"}}}}"#);
         let w = Weights::default();
         let tail = dice_tail(3);
         let m = ThreatMap::build(&p, Seat::Green, &tail, &w);
@@ -251,7 +249,11 @@ mod tests {
         assert!((mid - w.threat_have * 81.0 / 216.0).abs() < 1e-6);
         // d = 10: 20 > 18, out of reach for the pair.
         assert_eq!(m.single(Seat::Green, Location::Ring(30)), 0.0);
-        assert_eq!(m.single(Seat::Green, Location::Ring(24)), 0.0, "fort (rule 7.6)");
+        assert_eq!(
+            m.single(Seat::Green, Location::Ring(24)),
+            0.0,
+            "fort (rule 7.6)"
+        );
         // Strength 2 cannot capture a pair (rule 7.2).
         assert_eq!(m.pair(Seat::Green, Location::Ring(23)), 0.0);
     }

@@ -336,9 +336,16 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
                     }
                 }
             }
-            let Ok(mut seats) = <[Session; 4]>::try_from(seats) else {
-                let _ = ready_tx.send(false);
-                return; // dropping the connected seats closes them
+            let mut seats = match <[Session; 4]>::try_from(seats) {
+                Ok(seats) => seats,
+                Err(partial) => {
+                    for s in partial {
+                        s.close().await;
+                        stats.disconnected();
+                    }
+                    let _ = ready_tx.send(false);
+                    return;
+                }
             };
             let _ = ready_tx.send(true);
             drop(ready_tx);

@@ -15,6 +15,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+/// Wait before re-sending a submit the server dropped with `rate_limited`.
+pub const RATE_LIMIT_BACKOFF: Duration = Duration::from_millis(250);
+
 /// How a bot client plays.
 #[derive(Debug, Clone)]
 pub struct PlayOptions {
@@ -140,11 +143,12 @@ pub async fn play_match(
                 stats.submitted();
                 submits += 1;
                 submitted_turn = turn;
-                pending = Some(Pending {
-                    id,
-                    turn,
-                    sent: Instant::now(),
-                });
+                // A retry keeps the first submit's time: latency counts the wait.
+                let sent = pending
+                    .as_ref()
+                    .filter(|p| p.turn == turn)
+                    .map_or_else(Instant::now, |p| p.sent);
+                pending = Some(Pending { id, turn, sent });
             }
             continue;
         };
@@ -158,7 +162,16 @@ pub async fn play_match(
                 let mine = pending
                     .as_ref()
                     .is_some_and(|p| e.in_reply_to.as_deref() == Some(p.id.as_str()));
-                if mine {
+                if e.code == ErrorCode::RateLimited && e.in_reply_to.is_none() {
+                    // The server dropped a frame unread (its per-connection rate limit):
+                    // if our submit is still unanswered, send it again a little later.
+                    if let Some(p) = pending
+                        .as_ref()
+                        .filter(|p| tracker.my_turn().is_some_and(|t| t.turn_number == p.turn))
+                    {
+                        think = Some((Instant::now() + RATE_LIMIT_BACKOFF, p.turn));
+                    }
+                } else if mine {
                     pending = None;
                     if is_plan_error(e.code) {
                         tracing::warn!(%match_id, code = e.code.as_str(), "plan refused: resync from 0");

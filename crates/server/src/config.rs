@@ -67,7 +67,7 @@ pub struct Config {
     #[arg(long, env = "LUDO_BOT_KIND", default_value = DEFAULT_BOT_KIND)]
     pub bot_kind: bot::BotKind,
     /// Largest client frame handled, bytes. Larger frames up to 4× this get a
-    /// `too_large` error; beyond that the socket is closed (code 1009).
+    /// `too_large` error; beyond that the socket is closed (code 1002).
     #[arg(long, env = "LUDO_MAX_FRAME_BYTES", default_value_t = DEFAULT_MAX_FRAME_BYTES,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(256..=1_048_576))]
     pub max_frame_bytes: usize,
@@ -104,7 +104,8 @@ pub struct Config {
     #[arg(long, env = "LUDO_SHUTDOWN_GRACE_SECONDS", default_value_t = DEFAULT_SHUTDOWN_GRACE_SECONDS)]
     pub shutdown_grace_seconds: u32,
     /// Log as JSON lines instead of human-readable text (filter with `RUST_LOG`).
-    #[arg(long, env = "LUDO_LOG_JSON")]
+    #[arg(long, env = "LUDO_LOG_JSON", action = clap::ArgAction::SetTrue,
+          value_parser = clap::builder::BoolishValueParser::new())]
     pub log_json: bool,
 }
 
@@ -186,6 +187,16 @@ mod tests {
         let r = c.rules();
         assert_eq!((r.turn_seconds, r.match_seconds), (2, 9));
         assert_eq!(r.dice_per_turn, 3, "other rules keep the §10 defaults");
+    }
+
+    #[test]
+    fn log_json_accepts_the_flag_and_boolish_values() {
+        assert!(
+            Config::try_parse_from(["ludo-server", "--log-json"])
+                .unwrap()
+                .log_json
+        );
+        assert!(!Config::try_parse_from(["ludo-server"]).unwrap().log_json);
     }
 
     #[test]

@@ -42,6 +42,7 @@ pub mod room;
 pub mod state;
 pub mod ws;
 
+pub use api::app;
 pub use config::Config;
 pub use state::AppState;
 

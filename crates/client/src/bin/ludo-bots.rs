@@ -36,8 +36,9 @@ struct Args {
     /// Bot strategy: greedy or random.
     #[arg(long, default_value = "greedy")]
     bot: bot::BotKind,
-    /// Think time before each submit, ms.
-    #[arg(long, default_value_t = 0)]
+    /// Think time before each submit, ms (the server's default rate limit is 10
+    /// messages per second per connection).
+    #[arg(long, default_value_t = 100)]
     think_ms: u64,
     /// Give up after this many seconds.
     #[arg(long, default_value_t = 600)]

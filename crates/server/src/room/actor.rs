@@ -467,7 +467,23 @@ impl Room {
                     .release(p, crate::presence::Busy::Seated(self.id));
             }
         }
+        // Requests that arrived too late still get an answer.
         self.rx.close();
+        while let Ok(cmd) = self.rx.try_recv() {
+            match cmd {
+                RoomCmd::Submit { conn, req, .. } => {
+                    conn.send_error(ErrorCode::MatchOver, "the match is over", req)
+                }
+                RoomCmd::Resync { conn, req, .. }
+                | RoomCmd::Spectate { conn, req, .. }
+                | RoomCmd::Chat { conn, req, .. } => conn.send_error(
+                    ErrorCode::MatchNotFound,
+                    "the match is no longer running",
+                    req,
+                ),
+                RoomCmd::Attach { .. } | RoomCmd::Detach { .. } => {}
+            }
+        }
         metrics::gauge!("ludo_rooms_active").decrement(1.0);
     }
 }

@@ -1,4 +1,4 @@
-//! Rooms: one Tokio task per running match (the *room actor*, [`actor`]) that owns
+//! Rooms: one Tokio task per running match (the *room actor*, module `actor`) that owns
 //! the engine's [`engine::Match`]. Everything else talks to it through its
 //! [`RoomHandle`] (an mpsc channel), so the match state has exactly one owner and
 //! needs no lock. Clients only send intentions ([`RoomCmd`]); the room decides.
@@ -6,6 +6,13 @@
 //! [`start`] builds a room from up to four occupants (humans, bots, empty seats),
 //! assigns seats at random, records the match with the persistence writer and
 //! registers the room so connections can find it by match id.
+//!
+//! Seats nobody is connected to: a disconnected human keeps its seat. While at least
+//! one human of the match is connected, the turns of absent humans and empty seats
+//! are passed at once (kind `pass`); with nobody connected they wait for the turn
+//! timer (kind `timeout`), so an abandoned room does not race through turns. Bots
+//! move after `--bot-think-ms`. The player's next connection re-attaches on `hello`
+//! (or `resync`/`spectate`) and receives a snapshot.
 
 mod actor;
 mod history;

@@ -1,0 +1,246 @@
+//! Bad input: every case gets its own error code, changes nothing, and (except for
+//! abuse) leaves the socket open.
+
+use crate::common::*;
+use engine::Seat;
+use futures_util::SinkExt;
+use protocol::{ErrorCode, ServerMsg};
+use serde_json::json;
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::Message;
+
+#[tokio::test]
+async fn malformed_unknown_oversize_and_binary_frames_get_errors_and_the_socket_stays_open() {
+    let s = start(test_config()).await;
+    let mut c = s.player("Mallory").await;
+
+    c.send_text("{not json".into()).await;
+    let e = c.expect_error(ErrorCode::BadJson).await;
+    assert_eq!(e.in_reply_to, None);
+
+    c.send(json!({"t": "fly_away", "id": "x1"})).await;
+    let e = c.expect_error(ErrorCode::UnknownType).await;
+    assert_eq!(e.in_reply_to.as_deref(), Some("x1"), "the id is echoed");
+
+    c.send(json!({"t": "join_queue", "id": "x2", "d": {"mode": "chess"}}))
+        .await;
+    let e = c.expect_error(ErrorCode::BadJson).await;
+    assert_eq!(e.in_reply_to.as_deref(), Some("x2"));
+    assert!(
+        s.state.presence().is_empty(),
+        "a bad join_queue queues nobody"
+    );
+
+    // 5000 bytes: over the 4096-byte frame limit, under the 16 KiB hard limit.
+    let big = json!({"t": "chat", "d": {"match_id": uuid::Uuid::nil(), "text": "x".repeat(4950)}})
+        .to_string();
+    assert!(big.len() > 4096 && big.len() < 16384);
+    c.send_text(big).await;
+    c.expect_error(ErrorCode::TooLarge).await;
+
+    c.ws.send(Message::binary(vec![1u8, 2, 3])).await.unwrap();
+    c.expect_error(ErrorCode::BadJson).await;
+
+    c.assert_open().await;
+}
+
+#[tokio::test]
+async fn before_hello_only_ping_is_answered_and_bad_tokens_are_refused() {
+    let s = start(test_config()).await;
+    let mut c = s.connect().await;
+    c.send(json!({"t": "join_queue", "id": "j", "d": {"mode": "clash"}}))
+        .await;
+    let e = c.expect_error(ErrorCode::NotAuthenticated).await;
+    assert_eq!(e.in_reply_to.as_deref(), Some("j"));
+    c.send(json!({"t": "hello", "d": {"token": "0".repeat(64), "protocol_version": 1}}))
+        .await;
+    c.expect_error(ErrorCode::NotAuthenticated).await;
+    c.assert_open().await;
+    assert!(s.state.sessions().is_empty() && s.state.presence().is_empty());
+}
+
+#[tokio::test]
+async fn an_unsupported_protocol_version_is_refused_and_the_socket_closes() {
+    let s = start(test_config()).await;
+    let (_, token) = s.guest("Future").await;
+    let mut c = s.connect().await;
+    c.send(json!({"t": "hello", "d": {"token": token, "protocol_version": 99}}))
+        .await;
+    c.expect_error(ErrorCode::UnsupportedVersion).await;
+    assert_eq!(c.expect_close().await, Some(CloseCode::Protocol));
+    assert!(s.state.sessions().is_empty());
+}
+
+#[tokio::test]
+async fn a_frame_over_the_hard_limit_closes_the_socket() {
+    let s = start(test_config()).await;
+    let mut c = s.player("Huge").await;
+    let _ = c.ws.send(Message::text("x".repeat(20_000))).await;
+    let code = c.expect_close().await;
+    assert!(
+        code.is_none() || code == Some(CloseCode::Protocol),
+        "closed, got {code:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_seat_stale_turn_and_illegal_plans_are_refused_and_change_nothing() {
+    let s = start(test_config()).await;
+    let (mut clients, started) = lobby_of_four(&s, false, 4).await;
+    let id = started[0].match_id;
+    let seat_of = |seat: Seat| {
+        started
+            .iter()
+            .position(|st| st.your_seat == Some(seat))
+            .unwrap()
+    };
+    let (g, r) = (seat_of(Seat::Green), seat_of(Seat::Red));
+    for c in clients.iter_mut() {
+        assert_eq!(
+            next_turn(c).await,
+            (Seat::Green, 1, 2),
+            "turn 1 is green's, seq 2"
+        );
+    }
+    let submit = |id_: &str, turn: u32, plan: serde_json::Value| json!({"t": "submit_turn", "id": id_, "d": {"match_id": id, "turn_number": turn, "plan": plan}});
+
+    // Rule 4.5 / protocol: each refusal has its own code and answers only the sender.
+    clients[r].send(submit("w", 1, json!({}))).await;
+    assert_eq!(
+        clients[r]
+            .expect_error(ErrorCode::NotYourTurn)
+            .await
+            .in_reply_to
+            .as_deref(),
+        Some("w")
+    );
+    clients[g].send(submit("s", 7, json!({}))).await;
+    clients[g].expect_error(ErrorCode::StaleTurn).await;
+    clients[g]
+        .send(submit("i1", 1, json!({"moves": {"G1": [1]}})))
+        .await;
+    clients[g].expect_error(ErrorCode::PieceInYard).await;
+    clients[g]
+        .send(submit(
+            "i2",
+            1,
+            json!({"exits": ["G1"], "moves": {"G1": [7]}}),
+        ))
+        .await;
+    clients[g].expect_error(ErrorCode::RollNotInStore).await;
+    clients[g].send(submit("i3", 1, json!({"royal": 9}))).await;
+    clients[g]
+        .expect_error(ErrorCode::RoyalStepsOutOfRange)
+        .await;
+    clients[g]
+        .send(submit("i4", 1, json!({"exits": ["R"]})))
+        .await;
+    clients[g].expect_error(ErrorCode::UnknownPiece).await;
+    clients[g]
+        .send(json!({"t": "pass", "d": {"match_id": uuid::Uuid::new_v4(), "turn_number": 1}}))
+        .await;
+    clients[g].expect_error(ErrorCode::MatchNotFound).await;
+    let mut outsider = s.player("Outsider").await;
+    outsider.send(submit("o", 1, json!({}))).await;
+    outsider.expect_error(ErrorCode::NotInMatch).await;
+
+    // Nothing changed: nobody heard anything, and turn 1 is still green's.
+    for c in clients.iter_mut() {
+        c.expect_silence(Duration::from_millis(200)).await;
+    }
+    clients[g].send(submit("ok", 1, json!({}))).await;
+    let ack = clients[g].recv().await;
+    assert!(
+        matches!(ack.msg, ServerMsg::Ack(ref a) if a.id == "ok"),
+        "got {:?}",
+        ack.msg
+    );
+    for c in clients.iter_mut() {
+        let f = c.recv().await;
+        assert_eq!(f.seq, Some(3), "the refused plans used no sequence numbers");
+        let ServerMsg::TurnResolved(tr) = f.msg else {
+            panic!("expected turn_resolved, got {:?}", f.msg)
+        };
+        assert_eq!(
+            (tr.turn_number, tr.seat, tr.kind),
+            (1, Seat::Green, engine::TurnKind::Pass)
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_flood_is_rate_limited_then_closed() {
+    let cfg = server::Config {
+        rate_per_second: 1,
+        rate_burst: 5,
+        abuse_strikes: 10,
+        ..test_config()
+    };
+    let s = start(cfg).await;
+    let mut c = s.player("Flood").await; // hello used one unit of the budget
+    for _ in 0..4 {
+        c.send(json!({"t": "ping"})).await;
+    }
+    c.send(json!({"t": "join_queue", "d": {"mode": "clash"}}))
+        .await;
+    c.send(json!({"t": "ping"})).await;
+    for _ in 0..4 {
+        assert!(
+            matches!(c.recv().await.msg, ServerMsg::Pong),
+            "within the burst of 5"
+        );
+    }
+    c.expect_error(ErrorCode::RateLimited).await;
+    c.expect_error(ErrorCode::RateLimited).await;
+    assert!(
+        s.state.presence().is_empty(),
+        "the rate-limited join_queue changed nothing"
+    );
+
+    // The budget refills (1 per second): the socket is still usable.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    c.assert_open().await;
+
+    // Sustained abuse: 10 refused messages in a row close the socket (1008).
+    for _ in 0..30 {
+        if c.ws
+            .send(Message::text(json!({"t": "ping"}).to_string()))
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+    assert_eq!(c.expect_close().await, Some(CloseCode::Policy));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_does_not_read_is_disconnected_not_buffered() {
+    let cfg = server::Config {
+        rate_per_second: 100_000,
+        rate_burst: 100_000,
+        outbound_queue: 16,
+        ..test_config()
+    };
+    let s = start(cfg).await;
+    let (mut clients, started) = lobby_of_four(&s, false, 2).await;
+    let id = started[0].match_id;
+    let slow = &mut clients[1];
+    let player = slow.player_id;
+    // Each resync from 0 queues a snapshot of a few KiB; the client never reads.
+    let frame = json!({"t": "resync", "d": {"match_id": id, "last_seq": 0}}).to_string();
+    for _ in 0..6000 {
+        if slow.ws.feed(Message::text(frame.clone())).await.is_err() {
+            break;
+        }
+    }
+    let _ = slow.ws.flush().await;
+    s.eventually("slow client disconnected", |st| {
+        st.sessions().get(&player).is_none()
+    })
+    .await;
+    // Its seat is kept: the match still runs.
+    assert!(s.state.room(id).is_some());
+    assert_eq!(s.state.presence().active_match(player), Some(id));
+}

@@ -1,0 +1,301 @@
+//! Test harness: the real server (`server::run`) on 127.0.0.1:0 with an SQLite
+//! temp-file store and short clocks, driven by tokio-tungstenite clients.
+
+use engine::Seat;
+use futures_util::{SinkExt, StreamExt};
+use protocol::{ErrorCode, ErrorMsg, ServerFrame, ServerMsg};
+use serde_json::{json, Value};
+use server::{AppState, Config};
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use uuid::Uuid;
+
+/// How long a test waits for any one expected frame.
+pub const STEP: Duration = Duration::from_secs(10);
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub state: AppState,
+    pub store: store::Store,
+    handle: Option<JoinHandle<std::io::Result<()>>>,
+    _dir: tempfile::TempDir,
+}
+
+/// Test defaults: bots move at once, long clocks unless a test shortens them.
+pub fn test_config() -> Config {
+    Config {
+        bot_think_ms: 0,
+        bot_fill_seconds: 60,
+        shutdown_grace_seconds: 5,
+        ..Config::default()
+    }
+}
+
+pub async fn start(config: Config) -> TestServer {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("test.db").display());
+    let store = store::Store::connect(Some(&url)).await.unwrap();
+    let writer = store::spawn_writer(store.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let state = AppState::new(config, store.clone(), writer);
+    let handle = tokio::spawn(server::run(listener, state.clone(), std::future::pending()));
+    TestServer {
+        addr,
+        state,
+        store,
+        handle: Some(handle),
+        _dir: dir,
+    }
+}
+
+impl TestServer {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// `POST /api/v1/guests`: (player id, token).
+    pub async fn guest(&self, name: &str) -> (Uuid, String) {
+        let r = reqwest::Client::new()
+            .post(self.url("/api/v1/guests"))
+            .json(&json!({ "name": name }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+        let v: Value = r.json().await.unwrap();
+        (
+            v["player_id"].as_str().unwrap().parse().unwrap(),
+            v["token"].as_str().unwrap().to_string(),
+        )
+    }
+
+    /// A raw, unauthenticated socket.
+    pub async fn connect(&self) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", self.addr))
+            .await
+            .unwrap();
+        Client {
+            ws,
+            player_id: Uuid::nil(),
+            token: String::new(),
+            name: String::new(),
+        }
+    }
+
+    /// A new guest, connected and welcomed.
+    pub async fn player(&self, name: &str) -> Client {
+        let (player_id, token) = self.guest(name).await;
+        let mut c = self.connect().await;
+        c.player_id = player_id;
+        c.token = token;
+        c.name = name.to_string();
+        c.hello().await;
+        c
+    }
+
+    /// The same guest on a new socket (reconnect); returns the welcome's active matches.
+    pub async fn reconnect(&self, player_id: Uuid, token: &str) -> (Client, Vec<Uuid>) {
+        let mut c = self.connect().await;
+        c.player_id = player_id;
+        c.token = token.to_string();
+        let active = c.hello().await;
+        (c, active)
+    }
+
+    /// Cancels the server and waits for `run` to return.
+    pub async fn stop(&mut self) -> std::io::Result<()> {
+        self.state.shutdown_token().cancel();
+        let h = self.handle.take().expect("running");
+        tokio::time::timeout(Duration::from_secs(15), h)
+            .await
+            .expect("run returns")
+            .unwrap()
+    }
+
+    /// Waits until `cond` holds (polling), failing after `STEP`.
+    pub async fn eventually(&self, what: &str, cond: impl Fn(&AppState) -> bool) {
+        let t0 = tokio::time::Instant::now();
+        while !cond(&self.state) {
+            assert!(t0.elapsed() < STEP, "timed out waiting for: {what}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+pub struct Client {
+    pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    pub player_id: Uuid,
+    pub token: String,
+    pub name: String,
+}
+
+impl Client {
+    pub async fn send(&mut self, v: Value) {
+        self.ws.send(Message::text(v.to_string())).await.unwrap();
+    }
+
+    pub async fn send_text(&mut self, s: String) {
+        self.ws.send(Message::text(s)).await.unwrap();
+    }
+
+    /// Sends `hello`; returns `welcome.active_matches`.
+    pub async fn hello(&mut self) -> Vec<Uuid> {
+        let token = self.token.clone();
+        self.send(
+            json!({"t": "hello", "d": {"token": token, "protocol_version": 1, "client": "test"}}),
+        )
+        .await;
+        match self.recv().await.msg {
+            ServerMsg::Welcome(w) => {
+                assert_eq!(w.player_id, self.player_id);
+                assert_eq!(w.protocol_version, 1);
+                w.active_matches
+            }
+            other => panic!("expected welcome, got {other:?}"),
+        }
+    }
+
+    /// The next server frame (ping/pong frames skipped). Panics on close or timeout.
+    pub async fn recv(&mut self) -> ServerFrame {
+        loop {
+            let m = tokio::time::timeout(STEP, self.ws.next())
+                .await
+                .expect("a frame within the step timeout")
+                .expect("socket open")
+                .expect("readable frame");
+            match m {
+                Message::Text(t) => {
+                    return protocol::decode_server(t.as_str()).expect("a valid server frame")
+                }
+                Message::Ping(_) | Message::Pong(_) => continue,
+                other => panic!("unexpected frame {other:?}"),
+            }
+        }
+    }
+
+    /// Frames until one matches `pred` (the ones before are returned too).
+    pub async fn recv_until(
+        &mut self,
+        pred: impl Fn(&ServerMsg) -> bool,
+    ) -> (ServerFrame, Vec<ServerFrame>) {
+        let mut skipped = Vec::new();
+        loop {
+            let f = self.recv().await;
+            if pred(&f.msg) {
+                return (f, skipped);
+            }
+            skipped.push(f);
+        }
+    }
+
+    /// The next frame must be an error with `code`.
+    pub async fn expect_error(&mut self, code: ErrorCode) -> ErrorMsg {
+        match self.recv().await.msg {
+            ServerMsg::Error(e) => {
+                assert_eq!(e.code, code, "error message: {}", e.message);
+                e
+            }
+            other => panic!("expected error {code:?}, got {other:?}"),
+        }
+    }
+
+    /// Nothing arrives for `d`.
+    pub async fn expect_silence(&mut self, d: Duration) {
+        if let Ok(Some(Ok(m))) = tokio::time::timeout(d, self.ws.next()).await {
+            if !matches!(m, Message::Ping(_) | Message::Pong(_)) {
+                panic!("expected nothing, got {m:?}");
+            }
+        }
+    }
+
+    /// The socket is still usable: `ping` → `pong`.
+    pub async fn assert_open(&mut self) {
+        self.send(json!({"t": "ping"})).await;
+        let (_, _) = self.recv_until(|m| matches!(m, ServerMsg::Pong)).await;
+    }
+
+    /// Reads until the server closes; returns the close code.
+    pub async fn expect_close(&mut self) -> Option<CloseCode> {
+        loop {
+            match tokio::time::timeout(STEP, self.ws.next())
+                .await
+                .expect("closed within the step timeout")
+            {
+                Some(Ok(Message::Close(f))) => return f.map(|f| f.code),
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => return None,
+            }
+        }
+    }
+}
+
+/// The `match_started` payload's fields a test needs.
+pub struct Started {
+    pub match_id: Uuid,
+    pub your_seat: Option<Seat>,
+    pub seats: Vec<protocol::SeatInfo>,
+    pub seq: u64,
+}
+
+pub async fn expect_started(c: &mut Client) -> Started {
+    let (f, _) = c
+        .recv_until(|m| matches!(m, ServerMsg::MatchStarted(_)))
+        .await;
+    match f.msg {
+        ServerMsg::MatchStarted(m) => Started {
+            match_id: m.match_id,
+            your_seat: m.your_seat,
+            seats: m.seats,
+            seq: f.seq.unwrap(),
+        },
+        _ => unreachable!(),
+    }
+}
+
+/// Waits for the next `turn_started`; returns (seat, turn number, seq).
+pub async fn next_turn(c: &mut Client) -> (Seat, u32, u64) {
+    let (f, _) = c
+        .recv_until(|m| matches!(m, ServerMsg::TurnStarted(_)))
+        .await;
+    match f.msg {
+        ServerMsg::TurnStarted(t) => (t.seat, t.turn_number, f.seq.unwrap()),
+        _ => unreachable!(),
+    }
+}
+
+/// Four fresh players in one lobby (no bots); returns them with the match info of
+/// each, started by the first (the host).
+pub async fn lobby_of_four(
+    s: &TestServer,
+    fill_with_bots: bool,
+    humans: usize,
+) -> (Vec<Client>, Vec<Started>) {
+    let mut clients = Vec::new();
+    for i in 0..humans {
+        clients.push(s.player(&format!("P{i}")).await);
+    }
+    clients[0].send(json!({"t": "create_lobby", "d": {"mode": "journey", "fill_with_bots": fill_with_bots}})).await;
+    let code = match clients[0].recv().await.msg {
+        ServerMsg::LobbyState(l) => l.code,
+        other => panic!("expected lobby_state, got {other:?}"),
+    };
+    for c in clients.iter_mut().skip(1) {
+        c.send(json!({"t": "join_lobby", "id": "join", "d": {"code": code}}))
+            .await;
+        // Wait until the join is done, so the host cannot start before it.
+        c.recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "join"))
+            .await;
+    }
+    clients[0].send(json!({"t": "start_lobby"})).await;
+    let mut started = Vec::new();
+    for c in clients.iter_mut() {
+        started.push(expect_started(c).await);
+    }
+    (clients, started)
+}

@@ -1,0 +1,61 @@
+//! Keep-alive: server pings, idle timeout, one socket per player.
+
+use crate::common::*;
+use futures_util::StreamExt;
+use protocol::ServerMsg;
+use serde_json::json;
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::Message;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_pings_and_closes_a_silent_client() {
+    let s = start(server::Config {
+        ping_seconds: 1,
+        idle_seconds: 2,
+        ..test_config()
+    })
+    .await;
+    let mut c = s.player("Quiet").await;
+    // A client that keeps reading answers the pings (tungstenite does) and stays.
+    let mut pings = 0;
+    let until = tokio::time::Instant::now() + Duration::from_millis(3200);
+    while let Ok(Some(m)) = tokio::time::timeout_at(until, c.ws.next()).await {
+        match m.unwrap() {
+            Message::Ping(_) => pings += 1,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert!(pings >= 2, "a ping per second, got {pings}");
+    c.assert_open().await;
+    // A client that neither reads nor writes for the idle timeout is closed (1001).
+    // (Its automatic pong to a ping still in its buffer may meet the closed socket
+    // and turn the close frame into a reset; either way it is closed.)
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    assert!(
+        s.state.sessions().is_empty(),
+        "the server dropped the silent client"
+    );
+    let code = c.expect_close().await;
+    assert!(
+        code.is_none() || code == Some(CloseCode::Away),
+        "closed, got {code:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_second_socket_of_the_same_player_replaces_the_first() {
+    let s = start(test_config()).await;
+    let mut first = s.player("Twin").await;
+    let (mut second, active) = s.reconnect(first.player_id, &first.token).await;
+    assert!(active.is_empty());
+    assert_eq!(first.expect_close().await, Some(CloseCode::Library(4000)));
+    second.assert_open().await;
+    // The player is still known as connected (through the second socket).
+    s.eventually("one session", |st| st.sessions().len() == 1)
+        .await;
+    second
+        .send(json!({"t": "join_queue", "id": "q", "d": {"mode": "clash"}}))
+        .await;
+    assert!(matches!(second.recv().await.msg, ServerMsg::Ack(a) if a.id == "q"));
+}

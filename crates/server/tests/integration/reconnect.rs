@@ -1,0 +1,184 @@
+//! Disconnects, reconnects and resync.
+
+use crate::common::*;
+use engine::{Seat, TurnKind};
+use protocol::ServerMsg;
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+type Log = Arc<Mutex<Vec<(u32, Seat, TurnKind)>>>;
+
+/// Passes each of `me`'s turns after 20 ms and logs every resolved turn, until
+/// `stop` fires.
+async fn passer(
+    mut c: Client,
+    me: Seat,
+    id: uuid::Uuid,
+    log: Log,
+    mut stop: oneshot::Receiver<()>,
+) -> Client {
+    loop {
+        let f = tokio::select! {
+            _ = &mut stop => return c,
+            f = c.recv() => f,
+        };
+        match f.msg {
+            ServerMsg::TurnStarted(t) if t.seat == me => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                c.send(json!({"t": "pass", "d": {"match_id": id, "turn_number": t.turn_number}}))
+                    .await;
+            }
+            ServerMsg::TurnResolved(r) => log.lock().unwrap().push((r.turn_number, r.seat, r.kind)),
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disconnected_player_keeps_its_seat_and_continues_after_a_snapshot() {
+    let s = start(server::Config {
+        bot_think_ms: 50,
+        ..test_config()
+    })
+    .await;
+    let (mut clients, started) = lobby_of_four(&s, true, 2).await;
+    let id = started[0].match_id;
+    let (a_seat, b_seat) = (started[0].your_seat.unwrap(), started[1].your_seat.unwrap());
+    let b = clients.pop().unwrap();
+    let a = clients.pop().unwrap();
+    let log: Log = Arc::default();
+    let (stop, stop_rx) = oneshot::channel();
+    let a_task = tokio::spawn(passer(a, a_seat, id, log.clone(), stop_rx));
+
+    // B leaves mid-match.
+    let (b_id, b_token) = (b.player_id, b.token.clone());
+    let mut b_ws = b.ws;
+    b_ws.close(None).await.unwrap();
+    drop(b_ws);
+    // Its seat is kept and its turns are passed for it.
+    let t0 = tokio::time::Instant::now();
+    loop {
+        let auto_passes = log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, s, k)| *s == b_seat && *k == TurnKind::Pass)
+            .count();
+        if auto_passes >= 1 {
+            break;
+        }
+        assert!(
+            t0.elapsed() < STEP,
+            "B's turns were not passed while it was away"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        s.state.presence().active_match(b_id),
+        Some(id),
+        "the seat is kept"
+    );
+
+    // B comes back: welcome lists the match, then a snapshot of its seat.
+    let (mut b, active) = s.reconnect(b_id, &b_token).await;
+    assert_eq!(active, vec![id]);
+    let f = b.recv().await;
+    let ServerMsg::Snapshot(snap) = f.msg else {
+        panic!("expected snapshot, got {:?}", f.msg)
+    };
+    assert_eq!((snap.match_id, snap.your_seat), (id, Some(b_seat)));
+    assert_eq!(f.seq, Some(snap.seq));
+    assert!(snap.turns_played >= 1);
+    let mut last_seq = snap.seq;
+
+    // And continues: plays its next turn itself.
+    loop {
+        let f = b.recv().await;
+        assert_eq!(
+            f.seq,
+            Some(last_seq + 1),
+            "live frames continue right after the snapshot"
+        );
+        last_seq += 1;
+        if let ServerMsg::TurnStarted(t) = f.msg {
+            if t.seat == b_seat {
+                b.send(json!({"t": "pass", "id": "back", "d": {"match_id": id, "turn_number": t.turn_number}})).await;
+                let (ack, _) = b.recv_until(|m| matches!(m, ServerMsg::Ack(_))).await;
+                assert!(matches!(ack.msg, ServerMsg::Ack(a) if a.id == "back"));
+                let (f, _) = b
+                    .recv_until(|m| matches!(m, ServerMsg::TurnResolved(_)))
+                    .await;
+                let ServerMsg::TurnResolved(r) = f.msg else {
+                    unreachable!()
+                };
+                assert_eq!(
+                    (r.turn_number, r.seat, r.kind),
+                    (t.turn_number, b_seat, TurnKind::Pass)
+                );
+                break;
+            }
+        }
+    }
+    stop.send(()).unwrap();
+    a_task.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resync_replays_a_short_gap_and_snapshots_a_long_one() {
+    let s = start(server::Config {
+        resync_frames: 4,
+        ..test_config()
+    })
+    .await;
+    let (mut clients, started) = lobby_of_four(&s, false, 4).await;
+    let id = started[0].match_id;
+    let idx = |seat: Seat| {
+        started
+            .iter()
+            .position(|st| st.your_seat == Some(seat))
+            .unwrap()
+    };
+    let y = idx(Seat::Yellow);
+    // Green, red and blue pass turns 1..=3: seq 3..=8 (resolved + started each).
+    for (turn, seat) in [(1, Seat::Green), (2, Seat::Red), (3, Seat::Blue)] {
+        let c = &mut clients[idx(seat)];
+        c.recv_until(|m| matches!(m, ServerMsg::TurnStarted(t) if t.turn_number == turn))
+            .await;
+        c.send(json!({"t": "pass", "d": {"match_id": id, "turn_number": turn}}))
+            .await;
+    }
+    let yc = &mut clients[y];
+    let mut live = Vec::new();
+    while live.len() < 7 {
+        let f = yc.recv().await;
+        live.push(f); // seq 2..=8
+    }
+    assert_eq!(
+        live.iter().map(|f| f.seq.unwrap()).collect::<Vec<_>>(),
+        vec![2, 3, 4, 5, 6, 7, 8]
+    );
+    // Missed 5..=8: still kept (ring of 4) → replayed in order, identical.
+    yc.send(json!({"t": "resync", "d": {"match_id": id, "last_seq": 4}}))
+        .await;
+    for expect in &live[3..] {
+        let f = yc.recv().await;
+        assert_eq!(&f, expect);
+    }
+    // Missed 3..=8: seq 3 and 4 are gone → a snapshot at seq 8.
+    yc.send(json!({"t": "resync", "d": {"match_id": id, "last_seq": 2}}))
+        .await;
+    let f = yc.recv().await;
+    let ServerMsg::Snapshot(snap) = f.msg else {
+        panic!("expected snapshot, got {:?}", f.msg)
+    };
+    assert_eq!(
+        (snap.seq, f.seq, snap.turns_played, snap.your_seat),
+        (8, Some(8), 3, Some(Seat::Yellow))
+    );
+    assert_eq!(
+        snap.turn.map(|t| (t.turn_number, t.seat)),
+        Some((4, Seat::Yellow))
+    );
+}
