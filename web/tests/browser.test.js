@@ -85,7 +85,8 @@ async function playTurn(page, n) {
     await panel.locator('#roll-store button.die').first().click();
     k += 1;
   }
-  if (n % 2 === 0) {
+  const royalHome = await page.evaluate(() => window.ludo.live.state.seats[window.ludo.live.yourSeat].pieces.R === 'home');
+  if (n % 2 === 0 && !royalHome) {
     await page.selectOption('#royal-steps', String((n % 8) + 1));
     if (n % 4 === 0) await page.check('#royal-first');
   }
@@ -93,13 +94,20 @@ async function playTurn(page, n) {
   assert.ok(planned >= 1, 'the preview lists the plan');
   await page.click('#plan-submit');
   // Either the turn resolves (panel closes) or the server explains a rejection.
-  const outcome = await Promise.race([
-    page.waitForSelector('#plan-panel', { state: 'hidden', timeout: 15000 }).then(() => 'resolved'),
-    page.waitForFunction(() => (document.querySelector('#plan-error')?.textContent ?? '').length > 0, null, { timeout: 15000 }).then(() => 'error'),
-  ]);
+  let outcome;
+  try {
+    outcome = await Promise.race([
+      page.waitForSelector('#plan-panel', { state: 'hidden', timeout: 15000 }).then(() => 'resolved'),
+      page.waitForFunction(() => (document.querySelector('#plan-error')?.textContent ?? '').length > 0, null, { timeout: 15000 }).then(() => 'error'),
+    ]);
+  } catch (e) {
+    const dump = await page.evaluate(() => ({ turn: window.ludo.live?.turn, queue: window.ludo.live?.queue.length, info: document.querySelector('#turn-info').textContent, log: [...document.querySelectorAll('#event-log li')].slice(-8).map((li) => li.textContent) }));
+    console.log('stuck after submit:', JSON.stringify(dump, null, 1));
+    throw e;
+  }
   const turnInfo = await page.textContent('#turn-info');
   const err = outcome === 'error' ? await page.textContent('#plan-error') : '';
-  console.log(`own turn ${n}: ${outcome}${err ? ` (${err})` : ''} — ${turnInfo}`);
+  console.log(`[${new Date().toISOString().slice(11, 23)}] own turn ${n}: ${outcome}${err ? ` (${err})` : ''} — ${turnInfo}`);
   if (outcome === 'error' && (await panel.isVisible())) {
     await page.click('#plan-pass');
     await page.waitForSelector('#plan-panel', { state: 'hidden', timeout: 15000 }).catch(() => {});
@@ -171,6 +179,7 @@ test('a match against three bots through the UI, spectating, standings and repla
     await page.click('#plan-submit');
     await page.waitForSelector('#plan-panel', { state: 'hidden', timeout: 15000 });
 
+    console.log(`[${new Date().toISOString().slice(11, 23)}] first turn played`);
     // A spectator in another browser sees the same match.
     watcher = await openBrowser('watcher', errors);
     await signIn(watcher.page, 'Watcher');
@@ -182,6 +191,7 @@ test('a match against three bots through the UI, spectating, standings and repla
     await watcher.close();
     watcher = null;
 
+    console.log(`[${new Date().toISOString().slice(11, 23)}] spectator done`);
     // Play on until the match clock ends the match; reload once mid-match.
     let played = 0;
     let reloaded = false;
@@ -193,6 +203,7 @@ test('a match against three bots through the UI, spectating, standings and repla
       if (which === 'final') break;
       if (played === 3 && !reloaded) {
         reloaded = true;
+        console.log(`[${new Date().toISOString().slice(11, 23)}] reloading`);
         await page.reload();
         await page.waitForSelector('#screen-match:not([hidden])', { timeout: 15000 });
         await page.waitForFunction((id) => window.ludo.live?.matchId === id && window.ludo.live?.mode, matchId, { timeout: 15000 });
@@ -209,6 +220,7 @@ test('a match against three bots through the UI, spectating, standings and repla
       played += 1;
       if (played === 6) await page.screenshot({ path: path.join(ART, 'web-04-midgame.png') });
     }
+    console.log(`[${new Date().toISOString().slice(11, 23)}] match over after ${played} own turns`);
     assert.ok(played >= 3, `played ${played} turns through the UI`);
     assert.ok(reloaded, 'the page was reloaded mid-match');
     await page.waitForTimeout(300);

@@ -1,12 +1,11 @@
 //! Following one match from the messages a client receives.
 //!
-//! The server's `turn_resolved` carries the plan, events and scores but not the
-//! position, so the tracker re-plays every plan with the engine ([`Position::play`]):
-//! the engine is deterministic, so the tracked position stays identical to the
-//! server's. The dice come in `turn_started` (its `roll_store` and `exit_credits`,
-//! RULES.md rule 4.1). After every turn the tracked standings are compared with the
-//! server's `scores`; any difference is a [`ClientError::Desync`], and the caller
-//! recovers with a `resync` from `last_seq` 0 (which rebuilds the tracker).
+//! The tracker re-plays every resolved plan with the engine ([`Position::play`]) on
+//! its own position, with the dice of `turn_started` (its `roll_store` and
+//! `exit_credits`, RULES.md rule 4.1). The engine is deterministic, so the result must
+//! equal the position the server sends in `turn_resolved`; any difference (or scores
+//! that differ from the tracked standings) is a [`ClientError::Desync`], and the caller
+//! recovers with a `resync` from `last_seq` 0, which rebuilds the tracker.
 
 use crate::error::{ClientError, Result};
 use engine::{
@@ -193,7 +192,8 @@ impl MatchTracker {
     ///
     /// Errors: [`ClientError::Desync`] when the message does not fit the tracked state
     /// (a turn for a seat that is not to move, a turn number out of order, a plan the
-    /// engine rejects, or scores that differ from the tracked standings). The tracker
+    /// engine rejects, a re-played position or standings that differ from the
+    /// server's). The tracker
     /// is unchanged after an error.
     pub fn apply(&mut self, msg: &ServerMsg) -> Result<Applied> {
         match msg {
@@ -216,6 +216,12 @@ impl MatchTracker {
                         r.turn_number
                     ))
                 })?;
+                if next != r.position {
+                    return Err(ClientError::Desync(format!(
+                        "turn {}: the re-played position differs from the server's",
+                        r.turn_number
+                    )));
+                }
                 let mine = standings(&next);
                 let totals = |v: &[engine::Standing]| {
                     let mut t: Vec<(Seat, i64)> = v.iter().map(|s| (s.seat, s.total)).collect();
@@ -329,6 +335,7 @@ mod tests {
             plan: o.record.plan.clone(),
             events: o.record.events.clone(),
             scores: m.standings(),
+            position: o.position,
         })
     }
 
@@ -417,6 +424,25 @@ mod tests {
         let err = t.apply(&ServerMsg::TurnResolved(r)).unwrap_err();
         assert!(matches!(err, ClientError::Desync(_)), "{err}");
         assert_eq!(*t.position(), before);
+        assert_eq!(t.turns_resolved(), 0);
+    }
+
+    /// A `turn_resolved` whose position differs from the re-played one is a desync.
+    #[test]
+    fn differing_position_is_a_desync() {
+        let mut m = Match::new(RuleSet::default(), Mode::Clash, Seed([6; 32]), 0).unwrap();
+        let mut t = MatchTracker::from_started(&started(&m, Mode::Clash));
+        let cur = m.current_turn().cloned().unwrap();
+        t.apply(&turn_started(&cur)).unwrap();
+        let o = m.pass(cur.seat, 1, 0).unwrap();
+        let ServerMsg::TurnResolved(mut r) = resolved(&o, &m) else {
+            unreachable!()
+        };
+        r.position = Position::start(Mode::Clash, 0);
+        assert!(matches!(
+            t.apply(&ServerMsg::TurnResolved(r)),
+            Err(ClientError::Desync(_))
+        ));
         assert_eq!(t.turns_resolved(), 0);
     }
 

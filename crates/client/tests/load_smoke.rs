@@ -27,11 +27,21 @@ async fn start(config: Config) -> Running {
     let url = format!("http://{}", listener.local_addr().unwrap());
     let state = AppState::new(config, store, writer);
     tokio::spawn(server::run(listener, state.clone(), std::future::pending()));
-    Running { url, state, _dir: dir }
+    Running {
+        url,
+        state,
+        _dir: dir,
+    }
 }
 
 fn short_clocks() -> Config {
-    Config { turn_seconds: 5, match_seconds: 600, bot_think_ms: 0, bot_fill_seconds: 60, ..Config::default() }
+    Config {
+        turn_seconds: 5,
+        match_seconds: 600,
+        bot_think_ms: 0,
+        bot_fill_seconds: 60,
+        ..Config::default()
+    }
 }
 
 /// A short lobby-mode load run: 2 matches (8 sockets), 3 s, 40 ms think time. Every
@@ -56,11 +66,18 @@ async fn short_lobby_load_run_resolves_turns_without_errors() {
     assert_eq!(report.sockets_connected, 8, "{}", report.render());
     assert_eq!(s.connections_peak, 8);
     assert_eq!(s.connections, 0, "every socket closed at the end");
-    assert_eq!(s.matches_started, 2, "one match per table (matches of 600 s do not end in 3 s)");
+    assert_eq!(
+        s.matches_started, 2,
+        "one match per table (matches of 600 s do not end in 3 s)"
+    );
     assert!(s.turns >= 10, "{}", report.render());
     assert_eq!(s.errors, Default::default(), "{}", report.render());
     let l = s.latency.as_ref().expect("latency samples");
-    assert!(l.count >= s.turns / 2 && l.count <= s.submits, "{}", report.render());
+    assert!(
+        l.count >= s.turns / 2 && l.count <= s.submits,
+        "{}",
+        report.render()
+    );
     assert!(l.p50_ms <= l.p95_ms && l.p95_ms <= l.p99_ms && l.p99_ms <= l.max_ms);
     assert!(report.turns_per_sec > 0.0);
     assert!(report.memory.before.is_some() && report.memory.during_max_kb.is_some());
@@ -72,11 +89,20 @@ async fn short_lobby_load_run_resolves_turns_without_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_mode_holds_authenticated_sockets() {
     let srv = start(short_clocks()).await;
-    let report = run(LoadConfig { url: srv.url.clone(), matches: 1, duration_secs: 1, mode: LoadMode::Idle, ..LoadConfig::default() })
-        .await
-        .unwrap();
+    let report = run(LoadConfig {
+        url: srv.url.clone(),
+        matches: 1,
+        duration_secs: 1,
+        mode: LoadMode::Idle,
+        ..LoadConfig::default()
+    })
+    .await
+    .unwrap();
     assert_eq!(report.sockets_connected, 4);
-    assert_eq!((report.stats.connections_peak, report.stats.connections), (4, 0));
+    assert_eq!(
+        (report.stats.connections_peak, report.stats.connections),
+        (4, 0)
+    );
     assert_eq!((report.stats.turns, report.stats.submits), (0, 0));
     assert_eq!(report.stats.errors, Default::default());
     srv.state.shutdown_token().cancel();
@@ -86,9 +112,21 @@ async fn idle_mode_holds_authenticated_sockets() {
 /// traffic.
 #[tokio::test]
 async fn non_loopback_targets_are_refused() {
-    for url in ["http://10.1.2.3:8080", "http://192.168.0.1", "http://example.org"] {
-        let err = run(LoadConfig { url: url.into(), ..LoadConfig::default() }).await.unwrap_err();
-        assert!(matches!(err, client::ClientError::BadUrl { .. }), "{url}: {err}");
+    for url in [
+        "http://10.1.2.3:8080",
+        "http://192.168.0.1",
+        "http://example.org",
+    ] {
+        let err = run(LoadConfig {
+            url: url.into(),
+            ..LoadConfig::default()
+        })
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(err, client::ClientError::BadUrl { .. }),
+            "{url}: {err}"
+        );
     }
 }
 
@@ -97,7 +135,11 @@ async fn non_loopback_targets_are_refused() {
 /// and the four see the same `match_ended`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_clients_play_a_whole_queue_match() {
-    let srv = start(Config { match_seconds: 6, ..short_clocks() }).await;
+    let srv = start(Config {
+        match_seconds: 6,
+        ..short_clocks()
+    })
+    .await;
     let rest = Rest::new(Endpoint::parse(&srv.url).unwrap());
     let stats = Arc::new(Stats::default());
     let mut seats = Vec::new();
@@ -108,15 +150,30 @@ async fn four_clients_play_a_whole_queue_match() {
         game: Mode::Journey,
         meet: Meet::Queue,
         bot: bot::BotKind::Random,
-        play: PlayOptions { think: Duration::from_millis(30), stop_at: Instant::now() + Duration::from_secs(30), reconnects: 0 },
+        play: PlayOptions {
+            think: Duration::from_millis(30),
+            stop_at: Instant::now() + Duration::from_secs(30),
+            reconnects: 0,
+        },
         start_delay: Duration::ZERO,
     });
-    let outcomes = run_table(seats.try_into().ok().unwrap(), cfg, Arc::new(Budget::new(1)), stats.clone(), 9).await;
+    let outcomes = run_table(
+        seats.try_into().ok().unwrap(),
+        cfg,
+        Arc::new(Budget::new(1)),
+        stats.clone(),
+        9,
+    )
+    .await;
     assert_eq!(outcomes.len(), 4, "each client played one match");
     let end = outcomes[0].end.clone().expect("the match ended");
-    assert!(outcomes.iter().all(|o| o.match_id == outcomes[0].match_id && o.end.as_ref() == Some(&end)));
+    assert!(outcomes
+        .iter()
+        .all(|o| o.match_id == outcomes[0].match_id && o.end.as_ref() == Some(&end)));
     assert_eq!(end.standings.len(), 4);
-    assert!(end.replay_url.ends_with(&format!("/api/v1/matches/{}/replay", outcomes[0].match_id)));
+    assert!(end
+        .replay_url
+        .ends_with(&format!("/api/v1/matches/{}/replay", outcomes[0].match_id)));
     let snap = stats.snapshot();
     assert_eq!(snap.errors, Default::default());
     assert_eq!((snap.matches_started, snap.matches_completed), (1, 1));

@@ -173,6 +173,8 @@ impl MatchError {
 pub struct TurnOutcome {
     /// The resolved turn (also appended to the log).
     pub record: TurnRecord,
+    /// The position right after the resolution, before the next turn's dice are rolled.
+    pub position: Position,
     /// The next turn, already rolled, unless the match ended.
     pub next: Option<TurnStart>,
     /// The end of the match, if this turn ended it.
@@ -389,6 +391,7 @@ impl Match {
         now_ms: u64,
     ) -> TurnOutcome {
         self.position = pos;
+        let position = pos;
         let record = TurnRecord {
             turn_number: cur.turn_number,
             seat: cur.seat,
@@ -403,6 +406,7 @@ impl Match {
             let end = self.finish(EndReason::AllFinished);
             return TurnOutcome {
                 record,
+                position,
                 next: None,
                 end: Some(end),
             };
@@ -410,6 +414,7 @@ impl Match {
         self.begin_turn(now_ms);
         TurnOutcome {
             record,
+            position,
             next: self.current_turn().cloned(),
             end: None,
         }

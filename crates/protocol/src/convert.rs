@@ -4,7 +4,7 @@
 //! deadlines unchanged.
 
 use crate::server::{MatchEnded, TurnResolved, TurnStarted};
-use engine::{MatchEnd, Seed, Standing, TurnRecord, TurnStart};
+use engine::{MatchEnd, Position, Seed, Standing, TurnRecord, TurnStart};
 use uuid::Uuid;
 
 /// Where a finished match's replay is served: `/api/v1/matches/{match_id}/replay`.
@@ -37,8 +37,14 @@ impl TurnStarted {
 }
 
 impl TurnResolved {
-    /// `turn_resolved` for a resolved turn, with the standings after it (rule 9.2).
-    pub fn from_record(match_id: Uuid, record: &TurnRecord, scores: Vec<Standing>) -> TurnResolved {
+    /// `turn_resolved` for a resolved turn, with the standings after it (rule 9.2) and
+    /// the position right after it (before the next turn's roll).
+    pub fn from_record(
+        match_id: Uuid,
+        record: &TurnRecord,
+        scores: Vec<Standing>,
+        position: Position,
+    ) -> TurnResolved {
         TurnResolved {
             match_id,
             turn_number: record.turn_number,
@@ -47,6 +53,7 @@ impl TurnResolved {
             plan: record.plan.clone(),
             events: record.events.clone(),
             scores,
+            position,
         }
     }
 }

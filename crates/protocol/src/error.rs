@@ -33,6 +33,10 @@ pub enum ErrorCode {
     LobbyFull,
     /// Only the lobby's host may start it.
     NotHost,
+    /// The lobby cannot start: it needs at least two players unless it fills empty seats with bots.
+    LobbyTooSmall,
+    /// REST only: a guest name is not 1..=24 printable characters.
+    InvalidName,
     /// The player is already queued, in a lobby or seated in a running match.
     AlreadyBusy,
     /// The plan is for a turn that is not the current one.
@@ -70,7 +74,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every error code, in declaration order (frames, session, engine).
-    pub const ALL: [ErrorCode; 27] = {
+    pub const ALL: [ErrorCode; 29] = {
         use ErrorCode::*;
         [
             BadJson,
@@ -84,6 +88,8 @@ impl ErrorCode {
             LobbyNotFound,
             LobbyFull,
             NotHost,
+            LobbyTooSmall,
+            InvalidName,
             AlreadyBusy,
             StaleTurn,
             Internal,
@@ -118,6 +124,8 @@ impl ErrorCode {
             LobbyNotFound => "lobby_not_found",
             LobbyFull => "lobby_full",
             NotHost => "not_host",
+            LobbyTooSmall => "lobby_too_small",
+            InvalidName => "invalid_name",
             AlreadyBusy => "already_busy",
             StaleTurn => "stale_turn",
             Internal => "internal",

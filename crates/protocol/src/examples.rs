@@ -235,7 +235,12 @@ impl Sim {
     }
 
     fn outcome(&mut self, out: TurnOutcome) -> Vec<ServerFrame> {
-        let resolved = TurnResolved::from_record(MATCH_ID, &out.record, self.m.standings());
+        let resolved = TurnResolved::from_record(
+            MATCH_ID,
+            &out.record,
+            engine::standings(&out.position),
+            out.position,
+        );
         let captured = resolved
             .events
             .iter()

@@ -190,6 +190,10 @@ pub struct TurnResolved {
     /// Current standings after the turn (RULES.md rule 9.2).
     #[schemars(length(min = 4, max = 4))]
     pub scores: Vec<Standing>,
+    /// The position right after the turn (RULES.md §11 output form), before the next
+    /// turn's dice are rolled: a client may simply replace its state with it after
+    /// animating `events`.
+    pub position: Position,
 }
 
 /// Clock state in a snapshot.

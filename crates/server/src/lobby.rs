@@ -57,7 +57,7 @@ impl LobbyError {
             LobbyError::NotFound(_) | LobbyError::NotInLobby => ErrorCode::LobbyNotFound,
             LobbyError::Full => ErrorCode::LobbyFull,
             LobbyError::NotHost => ErrorCode::NotHost,
-            LobbyError::TooFew => ErrorCode::BadJson,
+            LobbyError::TooFew => ErrorCode::LobbyTooSmall,
             LobbyError::Start => ErrorCode::Internal,
         }
     }

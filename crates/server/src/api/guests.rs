@@ -57,7 +57,12 @@ pub fn router() -> Router<AppState> {
 /// trailing space. Errors: 400 `invalid_name`.
 pub fn validate_name(name: &str) -> Result<(), ApiError> {
     let n = name.chars().count();
-    let bad = |why: String| Err(ApiError::bad_request("invalid_name", why));
+    let bad = |why: String| {
+        Err(ApiError::bad_request(
+            protocol::ErrorCode::InvalidName.as_str(),
+            why,
+        ))
+    };
     if n == 0 || n > MAX_NAME_CHARS {
         return bad(format!(
             "name must be 1..={MAX_NAME_CHARS} characters, got {n}"

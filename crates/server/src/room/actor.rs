@@ -371,11 +371,17 @@ impl Room {
 
     /// A turn was resolved: log it, tell everyone, then start the next turn or end.
     fn after_turn(&mut self, outcome: TurnOutcome) {
-        let TurnOutcome { record, next, end } = outcome;
+        let TurnOutcome {
+            record,
+            position,
+            next,
+            end,
+        } = outcome;
         let msg = ServerMsg::TurnResolved(TurnResolved::from_record(
             self.id,
             &record,
-            self.m.standings(),
+            engine::standings(&position),
+            position,
         ));
         self.broadcast(msg);
         self.state.writer().send(store::WriteOp::Turns {

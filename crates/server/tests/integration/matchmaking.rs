@@ -153,7 +153,7 @@ async fn a_lobby_holds_four_and_needs_two_without_bots() {
         panic!("expected lobby_state")
     };
     host.send(json!({"t": "start_lobby"})).await;
-    let e = host.expect_error(ErrorCode::BadJson).await;
+    let e = host.expect_error(ErrorCode::LobbyTooSmall).await;
     assert!(e.message.contains("at least two"), "{}", e.message);
     let mut others = Vec::new();
     for i in 0..4 {
