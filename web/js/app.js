@@ -14,7 +14,6 @@ import { renderScoreboard, renderStandings, planText, clock, cap } from './ui.js
 
 const $ = (id) => document.getElementById(id);
 const SESSION_KEY = 'ludo.session';
-const RECENT_KEY = 'ludo.recent';
 
 let session = null; // {token, player_id, name}
 let conn = null;
@@ -47,56 +46,30 @@ function loadSession() {
   }
 }
 
-function recent() {
+/** The player's matches (`GET /api/v1/players/{id}/matches`): resume, watch or replay. */
+async function renderMyMatches() {
+  const ul = $('my-matches');
+  if (!session) return;
+  let list;
   try {
-    return JSON.parse(localStorage.getItem(RECENT_KEY)) ?? [];
-  } catch {
-    return [];
-  }
-}
-
-function remember(matchId, mode) {
-  const list = recent().filter((m) => m.id !== matchId);
-  list.unshift({ id: matchId, mode, at: Date.now() });
-  localStorage.setItem(RECENT_KEY, JSON.stringify(list.slice(0, 10)));
-}
-
-function renderRecent() {
-  const ul = $('recent-list');
-  ul.replaceChildren();
-  const list = recent();
-  if (!list.length) {
-    ul.innerHTML = '<li>None yet.</li>';
+    list = (await api(`/api/v1/players/${session.player_id}/matches?limit=10`)).matches ?? [];
+  } catch (e) {
+    ul.replaceChildren(Object.assign(document.createElement('li'), { textContent: `Could not load your matches: ${errText(e)}` }));
     return;
   }
+  ul.replaceChildren();
+  if (!list.length) ul.append(Object.assign(document.createElement('li'), { textContent: 'None yet.' }));
   for (const m of list) {
     const li = document.createElement('li');
     const a = document.createElement('a');
-    a.href = `#/replay/${m.id}`;
-    a.textContent = `${m.mode} · ${new Date(m.at).toLocaleString()}`;
+    const running = m.status === 'running';
+    a.href = running ? `#/match/${m.id}` : `#/replay/${m.id}`;
+    const when = new Date(m.started_at).toLocaleString();
+    const me = m.seats.find((s) => s.player_id === session.player_id);
+    const place = me?.result ? ` · place ${me.result.place}, ${me.result.total} points` : '';
+    a.textContent = `${cap(m.mode)} · ${when}${running ? ' · running: resume' : ` · replay${place}`}`;
     li.append(a);
     ul.append(li);
-  }
-}
-
-async function renderRunning() {
-  const ul = $('running-list');
-  try {
-    const data = await api('/api/v1/matches?status=running');
-    const list = Array.isArray(data) ? data : data?.matches ?? [];
-    ul.replaceChildren();
-    if (!list.length) ul.innerHTML = '<li>None right now.</li>';
-    for (const m of list.slice(0, 10)) {
-      const id = m.match_id ?? m.id;
-      const li = document.createElement('li');
-      const a = document.createElement('a');
-      a.href = `#/watch/${id}`;
-      a.textContent = `${m.mode ?? 'match'} · ${(m.seats ?? []).map((s) => s.name).join(', ') || id}`;
-      li.append(a);
-      ul.append(li);
-    }
-  } catch {
-    ul.innerHTML = '<li>Enter a match id above to watch it.</li>';
   }
 }
 
@@ -167,6 +140,13 @@ function onFrame(f) {
       renderLobby();
       return;
     case 'error':
+      if (live && !live.mode && (d.code === 'match_not_found' || d.code === 'not_in_match')) {
+        // Nothing to watch or resume (it ended, or it is not ours): show its replay.
+        const id = live.matchId;
+        live = null;
+        location.hash = `#/replay/${id}`;
+        return;
+      }
       setError('home-error', errText(d));
       if (live) logLine(`Server: ${errText(d)}`, 'error');
       return;
@@ -225,6 +205,7 @@ function newLive(matchId, yourSeat) {
   $('final').hidden = true;
   $('plan-panel').hidden = true;
   $('match-id').textContent = matchId;
+  $('watch-link').href = `#/watch/${matchId}`;
   $('turn-info').textContent = 'Loading the match…';
   $('view-seat-wrap').hidden = yourSeat !== null;
   board.setViewSeat(SEATS.includes(yourSeat) ? yourSeat : $('view-seat').value);
@@ -322,7 +303,6 @@ async function handleMatchFrame(l, f) {
       l.matchDeadline = d.match_deadline;
       if (l.yourSeat) board.setViewSeat(l.yourSeat);
       $('view-seat-wrap').hidden = !!l.yourSeat;
-      remember(l.matchId, d.mode);
       logLine(`Match started (${d.mode}). ${d.seats.map((s) => `${cap(s.seat)}: ${s.name}`).join(', ')}.${l.yourSeat ? ` You play ${l.yourSeat}.` : ''}`);
       board.render(l.state);
       break;
@@ -340,8 +320,7 @@ async function handleMatchFrame(l, f) {
       l.scores = null;
       if (l.yourSeat) {
         board.setViewSeat(l.yourSeat);
-        remember(l.matchId, d.mode);
-      }
+        }
       $('view-seat-wrap').hidden = !!l.yourSeat;
       board.render(l.state);
       logLine(`Synchronised: ${d.turns_played} turns played.`);
@@ -446,7 +425,9 @@ function openPlanner(l, t) {
     pass: () => conn.request('pass', { match_id: l.matchId, turn_number: t.turn_number }),
   });
   l.planner.render();
-  panel.querySelector('#roll-store button, #plan-submit')?.focus({ preventScroll: true });
+  // Take the focus only when it is not busy elsewhere (for example in the chat box).
+  const busy = document.activeElement && document.activeElement !== document.body && !panel.contains(document.activeElement);
+  if (!busy) panel.querySelector('#roll-store button, #plan-submit')?.focus({ preventScroll: true });
 }
 
 function logLine(text, cls = '') {
@@ -558,7 +539,8 @@ async function route() {
   const [, kind, id] = /^#\/(\w+)?\/?([\w-]*)/.exec(hash) ?? [];
   if (kind === 'replay' && id) {
     show('replay');
-    await replay.load(id, live?.matchId === id ? live.yourSeat : null);
+    const known = live?.matchId === id ? live : null;
+    await replay.load(id, known?.yourSeat, !!known?.ended);
     return;
   }
   if (!session) {
@@ -581,8 +563,7 @@ async function route() {
     return;
   }
   show('home');
-  renderRecent();
-  renderRunning();
+  renderMyMatches();
 }
 
 function init() {

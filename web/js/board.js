@@ -254,6 +254,18 @@ export class Board {
         }
         continue;
       }
+      if (l.kind === 'home') {
+        // up to five small pieces in the seat's wedge of the centre: 3 outer, 2 inner
+        const a = this.seatAngle(seat);
+        const slots = [[50, -19], [50, 0], [50, 19], [27, -9], [27, 9]];
+        list.forEach((it, k) => {
+          const [r, t] = slots[k % 5];
+          const x = C + r * Math.cos(a) - t * Math.sin(a);
+          const y = C + r * Math.sin(a) + t * Math.cos(a);
+          out.set(`${it.seat}/${it.piece}`, [x, y, 0.62]);
+        });
+        continue;
+      }
       const [x, y] = this.point(seat, l);
       let ux;
       let uy; // unit vector along which to stack
@@ -266,7 +278,7 @@ export class Board {
         ux = Math.cos(a);
         uy = Math.sin(a);
       }
-      const gap = l.kind === 'home' ? 14 : STACK;
+      const gap = STACK;
       list.forEach((it, k) => {
         // 0, +1, −1, +2, −2 … (ring: outward first)
         const off = k === 0 ? 0 : (k % 2 === 1 ? 1 : -1) * Math.ceil(k / 2) * gap;
@@ -286,7 +298,7 @@ export class Board {
         const g = this.pieceEl(s, p);
         const xy = pos.get(`${s}/${p}`);
         if (!xy) continue;
-        g.style.transform = `translate(${xy[0]}px, ${xy[1]}px)`;
+        g.style.transform = `translate(${xy[0]}px, ${xy[1]}px)${xy[2] ? ` scale(${xy[2]})` : ''}`;
         const glowing = state.seats[s].glowing.has(p);
         g.classList.toggle('glowing', glowing);
         g.classList.toggle('selectable', this.selectable.has(`${s}/${p}`));

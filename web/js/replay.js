@@ -53,8 +53,12 @@ export class ReplayViewer {
     });
   }
 
-  /** Loads match `id`'s replay; `viewSeat` orients the board. */
-  async load(id, viewSeat) {
+  /**
+   * Loads match `id`'s replay; `viewSeat` orients the board. `expectEnd`: the match
+   * is known to have ended, so a replay without its end (the server stores turns
+   * behind the game) is fetched again for a few seconds.
+   */
+  async load(id, viewSeat, expectEnd = false) {
     this.stop();
     this.id = id;
     const err = document.getElementById('replay-error');
@@ -62,7 +66,11 @@ export class ReplayViewer {
     document.getElementById('rp-match-id').textContent = id;
     let replay;
     try {
-      replay = await api(`/api/v1/matches/${encodeURIComponent(id)}/replay`);
+      for (let tries = 0; ; tries++) {
+        replay = await api(`/api/v1/matches/${encodeURIComponent(id)}/replay`);
+        if (replay.end || !expectEnd || tries >= 20) break;
+        await new Promise((r) => setTimeout(r, 300));
+      }
     } catch (e) {
       err.textContent = `Could not load the replay: ${e.code ? `${e.code}: ` : ''}${e.message}`;
       this.replay = null;
@@ -162,8 +170,7 @@ export class ReplayViewer {
       return;
     }
     const btn = document.getElementById('rp-play');
-    btn.textContent = '⏸ Pause';
-    btn.setAttribute('aria-label', 'Pause');
+    btn.textContent = 'Pause';
     if (this.k >= this.n) this.go(0);
     const tick = async () => {
       if (!this.timer) return;
@@ -181,7 +188,6 @@ export class ReplayViewer {
     clearTimeout(this.timer);
     this.timer = null;
     const btn = document.getElementById('rp-play');
-    btn.textContent = '▶︎ Play';
-    btn.setAttribute('aria-label', 'Play');
+    btn.textContent = 'Play';
   }
 }

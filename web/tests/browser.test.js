@@ -34,6 +34,8 @@ async function openBrowser(label, errors) {
     viewport: { width: 1440, height: 1000 },
   });
   const page = ctx.pages()[0] ?? (await ctx.newPage());
+  // Short action timeouts: the match clock may end the match in the middle of a turn.
+  page.setDefaultTimeout(8000);
   page.on('pageerror', (e) => errors.push(`${label}: ${e.message}`));
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(`${label} console: ${m.text()}`);
@@ -188,6 +190,12 @@ test('a match against three bots through the UI, spectating, standings and repla
     await watcher.page.waitForFunction(() => document.querySelectorAll('#scoreboard tbody tr').length === 4 && window.ludo.live?.yourSeat === null && window.ludo.live?.mode);
     await watcher.page.waitForFunction(() => /turn|moving|to move/i.test(document.querySelector('#turn-info').textContent));
     await watcher.page.screenshot({ path: path.join(ART, 'web-03-spectator.png') });
+    // Quick play from the lobby: bots fill the empty seats (bot-fill wait 0 s here).
+    await watcher.page.goto(`${BASE}/#/`);
+    await watcher.page.waitForSelector('#screen-home:not([hidden])');
+    await watcher.page.click('#qp-clash');
+    await watcher.page.waitForSelector('#screen-match:not([hidden])', { timeout: 15000 });
+    await watcher.page.waitForFunction(() => window.ludo.live?.mode === 'clash' && window.ludo.live.seats.filter((s) => s.bot).length === 3 && window.ludo.live.yourSeat);
     await watcher.close();
     watcher = null;
 
@@ -228,11 +236,18 @@ test('a match against three bots through the UI, spectating, standings and repla
 
     // The standings shown are the server's.
     const shown = await shownTotals(page, '#final-standings');
-    const res = await fetch(`${BASE}/api/v1/matches/${matchId}`);
-    assert.equal(res.status, 200);
-    const info = await res.json();
-    const serverStandings = info.standings ?? info.end?.standings ?? info.result?.standings;
-    assert.ok(Array.isArray(serverStandings) && serverStandings.length === 4, `standings in ${JSON.stringify(info).slice(0, 300)}`);
+    // The server stores turns behind the game: poll until the match is stored as ended.
+    let info;
+    for (let i = 0; i < 50; i++) {
+      const res = await fetch(`${BASE}/api/v1/matches/${matchId}`);
+      assert.equal(res.status, 200);
+      info = await res.json();
+      if (info.status === 'ended' && info.standings) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(info.status, 'ended');
+    const serverStandings = info.standings;
+    assert.equal(serverStandings.length, 4, JSON.stringify(info).slice(0, 300));
     assert.deepEqual(shown, Object.fromEntries(serverStandings.map((s) => [s.seat, s.total])));
     const places = await page.$$eval('#final-standings tbody tr', (rows) => rows.map((r) => [r.dataset.seat, Number(r.dataset.place)]));
     assert.deepEqual(places, serverStandings.map((s) => [s.seat, s.place]));
@@ -265,7 +280,11 @@ test('a match against three bots through the UI, spectating, standings and repla
     await page.waitForTimeout(1500);
     await page.screenshot({ path: path.join(ART, 'web-07-replay-mid.png') });
 
-    assert.deepEqual(errors.filter((e) => !/favicon/.test(e)), [], 'no script errors in the pages');
+    // The lobby lists the match with a link to its replay.
+    await page.goto(`${BASE}/#/`);
+    await page.waitForSelector(`#my-matches a[href="#/replay/${matchId}"]`);
+
+    assert.deepEqual(errors, [], 'no script errors in the pages');
   } finally {
     if (watcher) await watcher.close();
     await player.close();

@@ -5,6 +5,7 @@
 //! # Layout
 //! * [`endpoint`]: the server's base URL, its `/ws` URL, the loopback check.
 //! * [`rest`]: `POST /api/v1/guests` and replay downloads.
+//! * [`codec`]: fast decoding of server frames.
 //! * [`conn`]: one WebSocket speaking JSON text frames.
 //! * [`session`]: an authenticated session: `hello`, queue, lobbies, submit, pass,
 //!   resync, `seq` gap detection, reconnect.
@@ -28,6 +29,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod codec;
 pub mod conn;
 pub mod endpoint;
 pub mod error;

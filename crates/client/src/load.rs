@@ -11,6 +11,7 @@
 //! In [`LoadMode::Idle`] the clients only authenticate and hold their sockets for
 //! `duration`, to measure what idle authenticated sockets cost the server.
 
+use crate::codec::Decode;
 use crate::endpoint::Endpoint;
 use crate::error::{ClientError, Result};
 use crate::memory::{listener_pid, rss, Rss};
@@ -72,6 +73,10 @@ pub struct LoadConfig {
     pub connect_concurrency: usize,
     /// Seed of the bots' generators.
     pub seed: u64,
+    /// Decode every frame whole and check every `turn_resolved.position` (default:
+    /// [`Decode::Lite`], which skips the bulk of `turn_resolved` to keep the load
+    /// generator's own CPU use low; standings are checked either way).
+    pub full_decode: bool,
 }
 
 fn ser_display<S: serde::Serializer>(v: &BotKind, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -92,6 +97,7 @@ impl Default for LoadConfig {
             server_pid: None,
             connect_concurrency: 64,
             seed: 1,
+            full_decode: false,
         }
     }
 }
@@ -145,7 +151,7 @@ impl LoadReport {
             out.push('\n');
         };
         line(format!(
-            "ludo-load: mode {:?}, {} matches ({} sockets), think {} ms, duration {} s, max matches {}, game {}, bot {}",
+            "ludo-load: mode {:?}, {} matches ({} sockets), think {} ms, duration {} s, max matches {}, game {}, bot {}, decode {}",
             c.mode,
             c.matches,
             c.matches * 4,
@@ -153,7 +159,8 @@ impl LoadReport {
             c.duration_secs,
             c.max_matches.map_or("-".into(), |m| m.to_string()),
             c.game.name(),
-            c.bot.name()
+            c.bot.name(),
+            if c.full_decode { "full" } else { "lite" }
         ));
         line(format!(
             "setup: {} sockets authenticated in {:.1} s",
@@ -328,7 +335,14 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
                     .await
                     .expect("the semaphore is never closed");
                 match connect_seat(&rest, &format!("load-{t}-{i}"), &stats).await {
-                    Ok(s) => seats.push(s),
+                    Ok(mut s) => {
+                        s.set_decode(if config.full_decode {
+                            Decode::Full
+                        } else {
+                            Decode::Lite
+                        });
+                        seats.push(s)
+                    }
                     Err(e) => {
                         tracing::warn!("table {t} seat {i}: {e}");
                         stats.error(&e.label());

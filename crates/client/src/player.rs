@@ -5,6 +5,7 @@
 //! in [`Stats`], recovers from desyncs with a resync from 0, and from a dropped
 //! socket by reconnecting (new socket + `hello` + `resync`).
 
+use crate::codec::Decode;
 use crate::error::{ClientError, Result};
 use crate::session::{match_of, Session};
 use crate::stats::Stats;
@@ -87,7 +88,9 @@ pub async fn play_match(
     stats: &Stats,
 ) -> Result<MatchOutcome> {
     let match_id = started.match_id;
+    let verify = session.decode() == Decode::Full;
     let mut tracker = MatchTracker::from_started(started);
+    tracker.set_verify_positions(verify);
     let counter = started
         .seats
         .iter()
@@ -156,6 +159,7 @@ pub async fn play_match(
             ServerMsg::MatchStarted(m) if m.match_id == match_id => {
                 // A resync from 0 replays the match from its start.
                 tracker = MatchTracker::from_started(m);
+                tracker.set_verify_positions(verify);
             }
             ServerMsg::Error(e) => {
                 stats.error(e.code.as_str());

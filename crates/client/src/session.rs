@@ -12,6 +12,7 @@
 //!   (the missed messages, or a `snapshot`) reaches the missing number;
 //! * a `snapshot` is always handed out and sets the last `seq` to its own.
 
+use crate::codec::Decode;
 use crate::conn::Connection;
 use crate::endpoint::Endpoint;
 use crate::error::{ClientError, Result};
@@ -62,6 +63,7 @@ pub struct Session {
     /// Frames already read and passed through the seq filter, not yet handed out.
     held: VecDeque<ServerFrame>,
     gaps: u64,
+    decode: Decode,
 }
 
 /// Opens a socket and authenticates on it; returns the socket and the `welcome`.
@@ -113,6 +115,7 @@ impl Session {
             seqs: HashMap::new(),
             held: VecDeque::new(),
             gaps: 0,
+            decode: Decode::Full,
         };
         for f in early {
             s.filter(f).await?;
@@ -135,6 +138,17 @@ impl Session {
     /// The last `seq` handed out for `match_id` (0 when none).
     pub fn last_seq(&self, match_id: Uuid) -> u64 {
         self.seqs.get(&match_id).map_or(0, |s| s.last)
+    }
+    /// How much of each frame to decode from now on (kept across reconnects). With
+    /// [`Decode::Lite`], `turn_resolved` frames come without events and with a
+    /// placeholder position.
+    pub fn set_decode(&mut self, decode: Decode) {
+        self.decode = decode;
+        self.conn.set_decode(decode);
+    }
+    /// The decoding mode.
+    pub fn decode(&self) -> Decode {
+        self.decode
     }
     /// How many `seq` gaps were detected (each answered by a `resync`).
     pub fn gaps_detected(&self) -> u64 {

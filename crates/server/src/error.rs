@@ -37,7 +37,9 @@ pub enum ApiError {
     /// 503 `unavailable`: a dependency (the database) cannot be reached.
     #[error("service unavailable")]
     Unavailable,
-    /// 500 `internal`: a store failure; the cause is logged, never shown.
+    /// 500 `internal`: a store failure; the cause is logged, never shown. A transient
+    /// one ([`store::StoreError::is_transient`]: the database is unreachable or busy)
+    /// is 503 `unavailable` instead, so clients know to retry.
     #[error("internal error")]
     Store(#[from] store::StoreError),
     /// 500 `internal`: any other server failure; the text is logged, never shown.
@@ -64,6 +66,7 @@ impl ApiError {
             ApiError::NotAuthenticated => StatusCode::UNAUTHORIZED,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Store(e) if e.is_transient() => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Store(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -74,6 +77,7 @@ impl ApiError {
             ApiError::BadRequest { code, .. } | ApiError::NotFound { code, .. } => code,
             ApiError::NotAuthenticated => protocol::ErrorCode::NotAuthenticated.as_str(),
             ApiError::Unavailable => "unavailable",
+            ApiError::Store(e) if e.is_transient() => "unavailable",
             ApiError::Store(_) | ApiError::Internal(_) => protocol::ErrorCode::Internal.as_str(),
         }
     }
@@ -90,6 +94,10 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let message = match &self {
+            ApiError::Store(e) if e.is_transient() => {
+                tracing::warn!(error = %e, source = ?std::error::Error::source(e), "database unavailable in REST call");
+                "the database is unavailable, retry later".to_string()
+            }
             ApiError::Store(e) => {
                 tracing::error!(error = %e, source = ?std::error::Error::source(e), "store failure in REST call");
                 "internal server error".to_string()
@@ -147,6 +155,21 @@ mod tests {
             v,
             serde_json::json!({"error": {"code": "invalid_name", "message": "name is empty"}})
         );
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_database_is_503_unavailable_without_details() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "db.internal:5432");
+        let e = ApiError::from(store::StoreError::from(sqlx::Error::Io(io)));
+        let (s, v) = body_of(e).await;
+        assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            v,
+            serde_json::json!({"error": {"code": "unavailable", "message": "the database is unavailable, retry later"}})
+        );
+        // A permanent store failure stays a 500.
+        let e = ApiError::from(store::StoreError::from(sqlx::Error::RowNotFound));
+        assert_eq!((e.status(), e.code()), (StatusCode::INTERNAL_SERVER_ERROR, "internal"));
     }
 
     #[tokio::test]

@@ -48,6 +48,10 @@ struct Args {
     /// Seed of the bots' generators.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Decode every frame whole and check every turn_resolved position (costs the
+    /// load generator CPU that the server then lacks).
+    #[arg(long)]
+    full_decode: bool,
     /// Print the report as JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -83,6 +87,7 @@ fn main() -> ExitCode {
         server_pid: a.server_pid,
         connect_concurrency: a.connect_concurrency,
         seed: a.seed,
+        full_decode: a.full_decode,
     };
     let rt = tokio::runtime::Runtime::new().expect("tokio runtime");
     match rt.block_on(run(config)) {

@@ -88,6 +88,19 @@ fn is_format(c: char) -> bool {
     matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}')
 }
 
+/// Creates a guest.
+#[utoipa::path(
+    post,
+    path = "/api/v1/guests",
+    operation_id = "createGuest",
+    tag = "guests",
+    request_body = NewGuest,
+    responses(
+        (status = 201, description = "The guest and its token (shown only this once).", body = GuestCreated),
+        (status = 400, description = "`invalid_name` (not 1–24 printable characters) or `bad_json`.", body = crate::api::openapi::ErrorBody),
+        (status = 500, description = "`internal`.", body = crate::api::openapi::ErrorBody),
+    )
+)]
 async fn create(
     State(state): State<AppState>,
     ApiJson(body): ApiJson<NewGuest>,
@@ -106,6 +119,19 @@ async fn create(
     ))
 }
 
+/// The caller's guest identity.
+#[utoipa::path(
+    get,
+    path = "/api/v1/guests/me",
+    operation_id = "getMe",
+    tag = "guests",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The authenticated player.", body = Me),
+        (status = 401, description = "`not_authenticated`: no bearer token, or an unknown one.", body = crate::api::openapi::ErrorBody),
+        (status = 500, description = "`internal`.", body = crate::api::openapi::ErrorBody),
+    )
+)]
 async fn me(AuthPlayer(p): AuthPlayer) -> ApiJson<Me> {
     ApiJson(Me {
         player_id: p.id,

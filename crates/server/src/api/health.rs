@@ -1,13 +1,21 @@
-//! `GET /healthz`: liveness and readiness in one. 200 with a few gauges when the
-//! database answers, 503 `unavailable` otherwise.
+//! Probes. `GET /healthz` is liveness: 200 with a few gauges while the process
+//! serves HTTP, without touching the database (a database outage must not get a
+//! healthy server restarted: rooms keep playing and the writer keeps the backlog).
+//! `GET /readyz` is readiness: 200 only when the database answers `SELECT 1` within
+//! [`READY_TIMEOUT`], else 503 `unavailable`.
 
+use crate::api::openapi::ErrorBody;
 use crate::error::ApiError;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
 use utoipa::ToSchema;
+
+/// How long `/readyz` waits for the database to answer (1 s).
+pub const READY_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// `GET /healthz` answer.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -24,21 +32,65 @@ pub struct Health {
     pub persistence_backlog: usize,
 }
 
-/// Routes of this resource.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/healthz", get(health))
+/// `GET /readyz` answer (200).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Ready {
+    /// Always `"ready"`.
+    #[schema(example = "ready")]
+    pub status: String,
 }
 
-async fn health(State(state): State<AppState>) -> Result<Json<Health>, ApiError> {
-    if let Err(e) = state.store().ping().await {
-        tracing::warn!(error = %e, "health check: database unavailable");
-        return Err(ApiError::Unavailable);
-    }
-    Ok(Json(Health {
+/// Routes of this resource.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/healthz", get(health))
+        .route("/readyz", get(ready))
+}
+
+/// Liveness and gauges; does not touch the database.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    operation_id = "healthz",
+    tag = "probes",
+    responses((status = 200, description = "The server is alive.", body = Health))
+)]
+pub async fn health(State(state): State<AppState>) -> Json<Health> {
+    Json(Health {
         status: "ok".into(),
         database: state.store().backend_name().into(),
         rooms: state.rooms().len(),
         sessions: state.sessions().len(),
         persistence_backlog: state.writer().backlog(),
-    }))
+    })
+}
+
+/// Readiness: the database answers.
+#[utoipa::path(
+    get,
+    path = "/readyz",
+    operation_id = "readyz",
+    tag = "probes",
+    responses(
+        (status = 200, description = "The database answered within 1 s.", body = Ready),
+        (status = 503, description = "`unavailable`: the database did not answer within 1 s.", body = ErrorBody),
+    )
+)]
+pub async fn ready(State(state): State<AppState>) -> Result<Json<Ready>, ApiError> {
+    match tokio::time::timeout(READY_TIMEOUT, state.store().ping()).await {
+        Ok(Ok(())) => Ok(Json(Ready {
+            status: "ready".into(),
+        })),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "readiness: database unavailable");
+            Err(ApiError::Unavailable)
+        }
+        Err(_) => {
+            tracing::warn!(
+                timeout_ms = READY_TIMEOUT.as_millis() as u64,
+                "readiness: database did not answer in time"
+            );
+            Err(ApiError::Unavailable)
+        }
+    }
 }

@@ -2,18 +2,28 @@
 //! adding a module with a `router() -> Router<AppState>` and merging it here.
 //! Every handler fails with [`crate::error::ApiError`] (`{"error":{"code","message"}}`).
 
+pub mod extract;
 pub mod guests;
 pub mod health;
+pub mod leaderboard;
+pub mod matches;
+pub mod openapi;
+pub mod players;
 
 use crate::state::AppState;
 use axum::Router;
 use tower_http::trace::TraceLayer;
 
-/// The whole application: REST resources, `/healthz` and the WebSocket endpoint `/ws`.
+/// The whole application: REST resources (guests, matches, players, leaderboard, the
+/// OpenAPI document), `/healthz`, `/readyz` and the WebSocket endpoint `/ws`.
 pub fn app(state: AppState) -> Router {
     Router::new()
         .merge(guests::router())
         .merge(health::router())
+        .merge(matches::router())
+        .merge(players::router())
+        .merge(leaderboard::router())
+        .merge(openapi::router())
         .merge(crate::ws::router())
         .layer(TraceLayer::new_for_http())
         .with_state(state)

@@ -1,0 +1,160 @@
+//! Request inputs of the read-only REST resources: path and query extractors whose
+//! rejections are [`ApiError`]s (so a bad id gets the JSON error body, not axum's
+//! plain text), and the parsers of the shared query parameters.
+//!
+//! Error codes (all 400): `invalid_id` (a path id that is not a UUID), `bad_query`
+//! (a query string that cannot be decoded at all), `invalid_limit`, `invalid_cursor`,
+//! `invalid_mode`.
+
+use crate::error::ApiError;
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::FromRequestParts;
+use chrono::{DateTime, Utc};
+use engine::Mode;
+
+/// Default number of rows of a history or leaderboard page.
+pub const DEFAULT_LIMIT: u32 = 20;
+
+/// `axum::extract::Path` whose rejection is an [`ApiError`]: 400 `invalid_id` when a
+/// path parameter does not parse (every path parameter of this API is a UUID).
+#[derive(Debug, Clone, Copy, Default, FromRequestParts)]
+#[from_request(via(axum::extract::Path), rejection(ApiError))]
+pub struct ApiPath<T>(pub T);
+
+/// `axum::extract::Query` whose rejection is an [`ApiError`]: 400 `bad_query` when
+/// the query string cannot be decoded into the parameters' shape.
+#[derive(Debug, Clone, Copy, Default, FromRequestParts)]
+#[from_request(via(axum::extract::Query), rejection(ApiError))]
+pub struct ApiQuery<T>(pub T);
+
+impl From<PathRejection> for ApiError {
+    fn from(r: PathRejection) -> Self {
+        match r {
+            PathRejection::FailedToDeserializePathParams(e) => {
+                ApiError::bad_request("invalid_id", e.body_text())
+            }
+            // A route whose handler asks for a parameter it does not declare: a bug.
+            other => ApiError::Internal(other.body_text()),
+        }
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(r: QueryRejection) -> Self {
+        ApiError::bad_request("bad_query", r.body_text())
+    }
+}
+
+/// `limit`: rows per page, 1..=[`store::MAX_PAGE`] (100); absent: [`DEFAULT_LIMIT`].
+///
+/// Errors: 400 `invalid_limit` for anything else (not a number, 0, over 100).
+pub fn parse_limit(raw: Option<&str>) -> Result<u32, ApiError> {
+    let Some(raw) = raw else {
+        return Ok(DEFAULT_LIMIT);
+    };
+    match raw.parse::<u32>() {
+        Ok(n) if (1..=store::MAX_PAGE).contains(&n) => Ok(n),
+        _ => Err(ApiError::bad_request(
+            "invalid_limit",
+            format!(
+                "limit must be an integer in 1..={}, got {raw:?}",
+                store::MAX_PAGE
+            ),
+        )),
+    }
+}
+
+/// `before`: an RFC 3339 time (e.g. `2026-01-02T03:04:05.123456Z`, the `next_before`
+/// of a previous page); absent: no cursor.
+///
+/// Errors: 400 `invalid_cursor` when it is not RFC 3339.
+pub fn parse_before(raw: Option<&str>) -> Result<Option<DateTime<Utc>>, ApiError> {
+    raw.map(|s| {
+        DateTime::parse_from_rfc3339(s)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| {
+                ApiError::bad_request(
+                    "invalid_cursor",
+                    format!("before must be an RFC 3339 time, got {s:?}: {e}"),
+                )
+            })
+    })
+    .transpose()
+}
+
+/// `mode`: `journey` or `clash` (rule 1.4), required.
+///
+/// Errors: 400 `invalid_mode` when it is missing or anything else.
+pub fn parse_mode(raw: Option<&str>) -> Result<Mode, ApiError> {
+    match raw {
+        Some("journey") => Ok(Mode::Journey),
+        Some("clash") => Ok(Mode::Clash),
+        Some(other) => Err(ApiError::bad_request(
+            "invalid_mode",
+            format!("mode must be journey or clash, got {other:?}"),
+        )),
+        None => Err(ApiError::bad_request(
+            "invalid_mode",
+            "the mode parameter is required: journey or clash",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn code(e: ApiError) -> (u16, &'static str) {
+        (e.status().as_u16(), e.code())
+    }
+
+    #[test]
+    fn limit_defaults_to_20_and_accepts_1_to_100() {
+        assert_eq!(parse_limit(None).unwrap(), 20);
+        assert_eq!(parse_limit(Some("1")).unwrap(), 1);
+        assert_eq!(parse_limit(Some("100")).unwrap(), 100);
+        for bad in ["0", "101", "-1", "ten", "", "1.5", "99999999999"] {
+            assert_eq!(
+                code(parse_limit(Some(bad)).unwrap_err()),
+                (400, "invalid_limit"),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn before_is_rfc3339_in_any_offset() {
+        assert_eq!(parse_before(None).unwrap(), None);
+        let t = Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap()
+            + chrono::Duration::microseconds(123_456);
+        assert_eq!(
+            parse_before(Some("2026-01-02T03:04:05.123456Z")).unwrap(),
+            Some(t)
+        );
+        assert_eq!(
+            parse_before(Some("2026-01-02T05:04:05.123456+02:00")).unwrap(),
+            Some(t)
+        );
+        for bad in ["yesterday", "2026-01-02", "1700000000", ""] {
+            assert_eq!(
+                code(parse_before(Some(bad)).unwrap_err()),
+                (400, "invalid_cursor"),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn mode_is_journey_or_clash_and_required() {
+        assert_eq!(parse_mode(Some("journey")).unwrap(), Mode::Journey);
+        assert_eq!(parse_mode(Some("clash")).unwrap(), Mode::Clash);
+        for bad in [Some("Journey"), Some("chess"), Some(""), None] {
+            assert_eq!(
+                code(parse_mode(bad).unwrap_err()),
+                (400, "invalid_mode"),
+                "{bad:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! `GET /api/v1/leaderboard?mode=journey|clash&limit=`: the human players of a mode
+//! over its ended matches, by wins, then total points (both descending), then name.
+//! Bots are never listed.
+
+use crate::api::extract::{parse_limit, parse_mode, ApiQuery};
+use crate::api::openapi::ErrorBody;
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use engine::Mode;
+use serde::{Deserialize, Serialize};
+use store::LeaderboardRow;
+use utoipa::{IntoParams, ToSchema};
+
+/// Query parameters (kept as text so that each gets its own error code).
+#[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LeaderboardQuery {
+    /// `journey` or `clash` (rule 1.4); required.
+    #[param(value_type = String, example = "journey")]
+    pub mode: Option<String>,
+    /// Rows, 1..=100 (default 20).
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 100, example = 20)]
+    pub limit: Option<String>,
+}
+
+/// `GET /api/v1/leaderboard` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Leaderboard {
+    /// The mode asked for.
+    #[schema(value_type = String, example = "journey")]
+    pub mode: Mode,
+    /// Best first: most wins (place 1, shared first places count), then most total
+    /// points, then name.
+    pub players: Vec<LeaderboardRow>,
+}
+
+/// Routes of this resource.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/v1/leaderboard", get(leaderboard))
+}
+
+/// The best players of a mode.
+#[utoipa::path(
+    get,
+    path = "/api/v1/leaderboard",
+    operation_id = "getLeaderboard",
+    tag = "leaderboard",
+    params(LeaderboardQuery),
+    responses(
+        (status = 200, description = "The leaderboard (empty when no match of the mode has ended).", body = Leaderboard),
+        (status = 400, description = "`invalid_mode` (missing, or not journey/clash), \
+            `invalid_limit` (not 1..=100) or `bad_query`.", body = ErrorBody),
+        (status = 500, description = "`internal`: a store failure.", body = ErrorBody),
+    )
+)]
+pub async fn leaderboard(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<LeaderboardQuery>,
+) -> Result<Json<Leaderboard>, ApiError> {
+    let mode = parse_mode(q.mode.as_deref())?;
+    let limit = parse_limit(q.limit.as_deref())?;
+    let players = state.store().leaderboard(mode, limit).await?;
+    Ok(Json(Leaderboard { mode, players }))
+}

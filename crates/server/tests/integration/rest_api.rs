@@ -1,0 +1,331 @@
+//! The read-only REST API (`/api/v1/matches`, `/players`, `/leaderboard`, `/readyz`,
+//! the OpenAPI document) against both stores: one suite, run on a SQLite file and on
+//! a fresh PostgreSQL database. Matches are real: two connected humans play greedy
+//! plans next to two bots until the 2-second match clock ends them (rule 9.1).
+
+use crate::backends::*;
+use crate::common::expect_started;
+use engine::Mode;
+use serde_json::{json, Value};
+use server::room::{self, Occupant};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::time::Duration;
+use uuid::Uuid;
+
+/// Seconds of each match's clock.
+const MATCH_SECONDS: u32 = 2;
+
+/// The error body of a failed call: exactly `{"error": {"code", "message"}}`.
+fn assert_error(path: &str, got: (u16, Value), status: u16, code: &str) {
+    let (s, v) = got;
+    assert_eq!(s, status, "{path}: {v}");
+    assert_eq!(v["error"]["code"], code, "{path}: {v}");
+    assert!(
+        v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{path}: {v}"
+    );
+    assert_eq!(v.as_object().map(|o| o.len()), Some(1), "{path}: {v}");
+    assert_eq!(v["error"].as_object().map(|o| o.len()), Some(2), "{path}: {v}");
+}
+
+/// Plays one journey match of `a` and `b` (connected humans) with two bots to its
+/// end; before it ends checks what the API shows of a running match. Returns the
+/// match id, the humans' clients back, the `match_ended` and the turns resolved.
+async fn play_match(
+    srv: &Srv,
+    a: crate::common::Client,
+    b: crate::common::Client,
+) -> (
+    Uuid,
+    [crate::common::Client; 2],
+    protocol::MatchEnded,
+    Vec<u32>,
+) {
+    let occupants = vec![human(&a), human(&b), Occupant::Bot, Occupant::Bot];
+    let id = room::start(&srv.state, Mode::Journey, occupants).expect("room starts");
+    let (mut a, mut b) = (a, b);
+    let (sa, sb) = (expect_started(&mut a).await, expect_started(&mut b).await);
+    assert_eq!((sa.match_id, sb.match_id), (id, id));
+    let ta = tokio::spawn(play_greedy(a, sa));
+    let tb = tokio::spawn(play_greedy(b, sb));
+
+    // While it runs: the summary says running and has no standings, the replay has
+    // no seed and no end (RULES.md §10: the seed is revealed only at the end).
+    srv.state.writer().flush().await;
+    let (s, m) = srv.get(&format!("/api/v1/matches/{id}")).await;
+    assert_eq!(s, 200, "{m}");
+    assert_eq!(
+        (&m["status"], &m["standings"], &m["ended_at"], &m["end_reason"]),
+        (&json!("running"), &Value::Null, &Value::Null, &Value::Null),
+        "{m}"
+    );
+    let (s, r) = srv.get(&format!("/api/v1/matches/{id}/replay")).await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!((&r["seed"], &r["end"]), (&Value::Null, &Value::Null), "{r}");
+    assert_eq!(r["dice_commitment"], m["dice_commitment"]);
+
+    let pa = tokio::time::timeout(Duration::from_secs(20), ta)
+        .await
+        .unwrap()
+        .unwrap();
+    let pb = tokio::time::timeout(Duration::from_secs(20), tb)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(pa.ended, pb.ended, "both humans see the same end");
+    assert_eq!(pa.resolved, pb.resolved);
+    srv.state.writer().flush().await;
+    (id, [pa.client, pb.client], pa.ended, pa.resolved)
+}
+
+/// An ended match as the API shows it: summary, seats, standings and a replay that
+/// re-plays to the same dice, events and standings.
+async fn check_ended_match(
+    srv: &Srv,
+    id: Uuid,
+    humans: [(Uuid, &str); 2],
+    ended: &protocol::MatchEnded,
+    resolved: &[u32],
+) -> Value {
+    let (s, m) = srv.get(&format!("/api/v1/matches/{id}")).await;
+    assert_eq!(s, 200, "{m}");
+    assert_eq!(m["id"], json!(id));
+    assert_eq!((&m["mode"], &m["status"]), (&json!("journey"), &json!("ended")));
+    assert_eq!(m["end_reason"], json!(ended.reason));
+    assert!(m["ended_at"].is_string() && m["started_at"].is_string());
+    assert_eq!(m["turn_count"], json!(resolved.len()), "every turn is stored");
+    // Rule 9.2: the same standings the players were told, best first.
+    assert_eq!(m["standings"], json!(ended.standings), "{m}");
+    // Seats in turn order; the two humans by id and name, bots named after their seat.
+    let seats = m["seats"].as_array().unwrap();
+    let order: Vec<&str> = seats.iter().map(|s| s["seat"].as_str().unwrap()).collect();
+    assert_eq!(order, ["green", "red", "blue", "yellow"]);
+    let mut people: Vec<(Value, Value, Value)> = seats
+        .iter()
+        .map(|s| (s["player_id"].clone(), s["name"].clone(), s["is_bot"].clone()))
+        .collect();
+    people.sort_by_key(|p| p.1.as_str().unwrap().to_string());
+    let mut want: Vec<(Value, Value, Value)> = humans
+        .iter()
+        .map(|(id, name)| (json!(id), json!(name), json!(false)))
+        .collect();
+    for s in seats.iter().filter(|s| s["is_bot"] == json!(true)) {
+        let seat = s["seat"].as_str().unwrap();
+        let name = format!("Bot {}{}", seat[..1].to_uppercase(), &seat[1..]);
+        want.push((Value::Null, json!(name), json!(true)));
+    }
+    want.sort_by_key(|p| p.1.as_str().unwrap().to_string());
+    assert_eq!(people, want, "two humans and two bots");
+    for s in seats {
+        let st = ended
+            .standings
+            .iter()
+            .find(|x| json!(x.seat) == s["seat"])
+            .unwrap();
+        assert_eq!(s["result"]["total"], json!(st.total));
+        assert_eq!(s["result"]["place"], json!(st.place));
+    }
+
+    let (s, r) = srv.get(&format!("/api/v1/matches/{id}/replay")).await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["match_id"], json!(id));
+    assert_eq!((&r["mode"], &r["dice_commitment"]), (&m["mode"], &m["dice_commitment"]));
+    let seed_hex = r["seed"].as_str().expect("the seed once ended");
+    assert_eq!(seed_hex, ended.seed);
+    let seed = hex::decode(seed_hex).unwrap();
+    assert_eq!(json!(hex::encode(Sha256::digest(&seed))), r["dice_commitment"]);
+    let turns: Vec<u64> = r["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["turn_number"].as_u64().unwrap())
+        .collect();
+    let want: Vec<u64> = resolved.iter().map(|&n| n.into()).collect();
+    assert_eq!(turns, want, "every turn, in order");
+    assert_eq!(r["end"]["standings"], json!(ended.standings));
+    let stored_seats: Vec<Value> = seats
+        .iter()
+        .map(|s| json!({"seat": s["seat"], "player_id": s["player_id"], "is_bot": s["is_bot"], "name": s["name"]}))
+        .collect();
+    assert_eq!(r["seats"], json!(stored_seats));
+    let replay: engine::Replay = serde_json::from_value(r).unwrap();
+    engine::replay::verify(&replay).expect("the served replay re-plays identically");
+    m
+}
+
+/// The suite: runs against whatever store `srv` uses.
+async fn rest_suite(srv: &Srv) {
+    let (s, v) = srv.get("/readyz").await;
+    assert_eq!((s, v), (200, json!({"status": "ready"})));
+
+    let ana = srv.player("Ana").await;
+    let bruno = srv.player("Bruno").await;
+    let carla = srv.player("Carla").await;
+    let dora = srv.player("Dora").await;
+    let (ana_id, bruno_id, carla_id) = (ana.player_id, bruno.player_id, carla.player_id);
+
+    let (m1, [ana, _bruno], end1, turns1) = play_match(srv, ana, bruno).await;
+    let d1 = check_ended_match(srv, m1, [(ana_id, "Ana"), (bruno_id, "Bruno")], &end1, &turns1)
+        .await;
+    let (m2, _, end2, turns2) = play_match(srv, ana, carla).await;
+    let d2 = check_ended_match(srv, m2, [(ana_id, "Ana"), (carla_id, "Carla")], &end2, &turns2)
+        .await;
+
+    // History: newest first, summaries as `GET /matches/{id}` shows them.
+    let summary = |d: &Value| {
+        let mut d = d.clone();
+        d.as_object_mut().unwrap().remove("standings");
+        d
+    };
+    let hist = |p: Uuid, q: &str| format!("/api/v1/players/{p}/matches{q}");
+    let (s, h) = srv.get(&hist(ana_id, "")).await;
+    assert_eq!(s, 200);
+    assert_eq!(
+        h,
+        json!({"matches": [summary(&d2), summary(&d1)], "next_before": null})
+    );
+    // Paging by one: the cursor is the last match's start; the last page says null.
+    let (s, p1) = srv.get(&hist(ana_id, "?limit=1")).await;
+    assert_eq!(s, 200);
+    assert_eq!(
+        p1,
+        json!({"matches": [summary(&d2)], "next_before": d2["started_at"]})
+    );
+    let cursor = p1["next_before"].as_str().unwrap().replace('+', "%2B");
+    let (s, p2) = srv.get(&hist(ana_id, &format!("?limit=1&before={cursor}"))).await;
+    assert_eq!(s, 200);
+    assert_eq!(p2, json!({"matches": [summary(&d1)], "next_before": null}));
+    let (_, b) = srv.get(&hist(bruno_id, "")).await;
+    assert_eq!(b, json!({"matches": [summary(&d1)], "next_before": null}));
+    let (_, c) = srv.get(&hist(carla_id, "?limit=100")).await;
+    assert_eq!(c, json!({"matches": [summary(&d2)], "next_before": null}));
+    let (s, d) = srv.get(&hist(dora.player_id, "")).await;
+    assert_eq!((s, d), (200, json!({"matches": [], "next_before": null})));
+
+    // Leaderboard: the humans of the two matches by wins, then total points, then
+    // name; numbers recomputed from the two summaries. Bots are never listed.
+    let mut rows: BTreeMap<String, (i64, i64, i64)> = BTreeMap::new();
+    let mut ids: BTreeMap<String, Value> = BTreeMap::new();
+    for d in [&d1, &d2] {
+        for seat in d["seats"].as_array().unwrap() {
+            if seat["is_bot"] == json!(true) {
+                continue;
+            }
+            let name = seat["name"].as_str().unwrap().to_string();
+            let e = rows.entry(name.clone()).or_default();
+            e.0 += 1;
+            e.1 += i64::from(seat["result"]["place"] == json!(1));
+            e.2 += seat["result"]["total"].as_i64().unwrap();
+            ids.insert(name, seat["player_id"].clone());
+        }
+    }
+    let mut want: Vec<(String, (i64, i64, i64))> = rows.into_iter().collect();
+    want.sort_by(|x, y| (y.1 .1, y.1 .2).cmp(&(x.1 .1, x.1 .2)).then(x.0.cmp(&y.0)));
+    let want: Vec<Value> = want
+        .into_iter()
+        .map(|(name, (matches, wins, total))| {
+            json!({"player_id": ids[&name], "name": name, "matches": matches,
+                   "wins": wins, "total_points": total})
+        })
+        .collect();
+    assert_eq!(want.len(), 3, "Ana, Bruno and Carla");
+    let (s, lb) = srv.get("/api/v1/leaderboard?mode=journey").await;
+    assert_eq!(s, 200);
+    assert_eq!(lb, json!({"mode": "journey", "players": want}));
+    let (_, top) = srv.get("/api/v1/leaderboard?mode=journey&limit=1").await;
+    assert_eq!(top["players"], json!([want[0]]));
+    let (s, clash) = srv.get("/api/v1/leaderboard?mode=clash").await;
+    assert_eq!((s, clash), (200, json!({"mode": "clash", "players": []})));
+
+    // Unknown ids: 404 with the error body.
+    let nobody = Uuid::new_v4();
+    for (path, code) in [
+        (format!("/api/v1/matches/{nobody}"), "match_not_found"),
+        (format!("/api/v1/matches/{nobody}/replay"), "match_not_found"),
+        (hist(nobody, ""), "player_not_found"),
+    ] {
+        assert_error(&path, srv.get(&path).await, 404, code);
+    }
+    // Bad parameters: 400 with the error body.
+    for (path, code) in [
+        ("/api/v1/matches/not-a-uuid".to_string(), "invalid_id"),
+        ("/api/v1/matches/123/replay".to_string(), "invalid_id"),
+        ("/api/v1/players/x/matches".to_string(), "invalid_id"),
+        (hist(ana_id, "?limit=0"), "invalid_limit"),
+        (hist(ana_id, "?limit=101"), "invalid_limit"),
+        (hist(ana_id, "?limit=ten"), "invalid_limit"),
+        (hist(ana_id, "?before=yesterday"), "invalid_cursor"),
+        (hist(ana_id, "?limit=1&limit=2"), "bad_query"),
+        ("/api/v1/leaderboard".to_string(), "invalid_mode"),
+        ("/api/v1/leaderboard?mode=chess".to_string(), "invalid_mode"),
+        ("/api/v1/leaderboard?mode=journey&limit=0".to_string(), "invalid_limit"),
+    ] {
+        assert_error(&path, srv.get(&path).await, 400, code);
+    }
+
+    // The OpenAPI document is served, byte for byte the generated one.
+    let body = reqwest::get(srv.url("/api/v1/openapi.json"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(body, server::api::openapi::document());
+}
+
+/// Contract: the REST API over a SQLite file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rest_api_on_sqlite() {
+    let (_dir, url) = temp_sqlite();
+    let store = store::Store::connect(Some(&url)).await.unwrap();
+    let writer = store::spawn_writer(store.clone());
+    let mut srv = serve(quick_config(MATCH_SECONDS), store.clone(), writer).await;
+    rest_suite(&srv).await;
+    srv.stop().await;
+    store.close().await;
+}
+
+/// Contract: the same REST API over a fresh PostgreSQL database.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rest_api_on_postgres() {
+    let db = TempPg::create().await;
+    let store = store::Store::connect(Some(&db.url))
+        .await
+        .expect("connect postgres");
+    let outcome = run_catching({
+        let store = store.clone();
+        async move {
+            let writer = store::spawn_writer(store.clone());
+            let mut srv = serve(quick_config(MATCH_SECONDS), store, writer).await;
+            rest_suite(&srv).await;
+            srv.stop().await;
+        }
+    })
+    .await;
+    store.close().await;
+    db.drop_db().await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// Contract: `/readyz` is 503 `unavailable` when the database does not answer (here:
+/// a PostgreSQL URL on a closed port) while `/healthz` (liveness) stays 200.
+#[tokio::test]
+async fn readyz_is_503_when_the_database_is_unreachable() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let store =
+        store::Store::connect_lazy(&format!("postgres://postgres@127.0.0.1:{port}/none")).unwrap();
+    let writer = store::spawn_writer(store.clone());
+    let mut srv = serve(quick_config(MATCH_SECONDS), store, writer).await;
+    let t0 = std::time::Instant::now();
+    let (s, v) = srv.get("/readyz").await;
+    assert_error("/readyz", (s, v), 503, "unavailable");
+    assert!(t0.elapsed() < Duration::from_secs(3), "answers within about 1 s");
+    let (s, h) = srv.get("/healthz").await;
+    assert_eq!((s, &h["status"], &h["database"]), (200, &json!("ok"), &json!("postgres")));
+    srv.stop().await;
+}
