@@ -273,7 +273,7 @@ async function pump() {
 
 function setNames(l, seats) {
   l.seats = seats;
-  l.names = Object.fromEntries(seats.map((s) => [s.seat, s.bot ? s.name : s.name]));
+  l.names = Object.fromEntries(seats.map((s) => [s.seat, s.name]));
   board.setSeatNames(l.names);
 }
 

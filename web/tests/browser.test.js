@@ -109,7 +109,7 @@ async function playTurn(page, n) {
   }
   const turnInfo = await page.textContent('#turn-info');
   const err = outcome === 'error' ? await page.textContent('#plan-error') : '';
-  console.log(`[${new Date().toISOString().slice(11, 23)}] own turn ${n}: ${outcome}${err ? ` (${err})` : ''} — ${turnInfo}`);
+  if (outcome !== 'resolved' || n % 10 === 0) console.log(`[${new Date().toISOString().slice(11, 23)}] own turn ${n}: ${outcome}${err ? ` (${err})` : ''} — ${turnInfo}`);
   if (outcome === 'error' && (await panel.isVisible())) {
     await page.click('#plan-pass');
     await page.waitForSelector('#plan-panel', { state: 'hidden', timeout: 15000 }).catch(() => {});

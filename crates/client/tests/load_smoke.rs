@@ -82,6 +82,34 @@ async fn short_lobby_load_run_resolves_turns_without_errors() {
     assert!(report.turns_per_sec > 0.0);
     assert!(report.memory.before.is_some() && report.memory.during_max_kb.is_some());
     assert!(report.render().contains("p99"));
+    // The server's /metrics saw the same turns (tests share the process's recorder,
+    // so its counters are at least this run's).
+    let text = reqwest::get(format!("{}/metrics", srv.url))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let sum = |prefix: &str| -> f64 {
+        text.lines()
+            .filter(|l| l.starts_with(prefix))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    assert!(
+        sum("ludo_turns_resolved_total{") >= s.turns as f64,
+        "{text}"
+    );
+    assert!(
+        sum("ludo_turn_latency_seconds_count") >= l.count as f64,
+        "{text}"
+    );
+    assert!(
+        text.contains("ludo_turn_latency_seconds_bucket{le=\"0.02\"}"),
+        "{text}"
+    );
+    assert!(text.contains("ludo_persistence_backlog"), "{text}");
+    assert!(text.contains("ludo_sessions"), "{text}");
     srv.state.shutdown_token().cancel();
 }
 

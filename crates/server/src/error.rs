@@ -169,7 +169,10 @@ mod tests {
         );
         // A permanent store failure stays a 500.
         let e = ApiError::from(store::StoreError::from(sqlx::Error::RowNotFound));
-        assert_eq!((e.status(), e.code()), (StatusCode::INTERNAL_SERVER_ERROR, "internal"));
+        assert_eq!(
+            (e.status(), e.code()),
+            (StatusCode::INTERNAL_SERVER_ERROR, "internal")
+        );
     }
 
     #[tokio::test]

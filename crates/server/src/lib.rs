@@ -6,8 +6,9 @@
 //! * [`config`]: [`Config`], the clap flags (each with an environment variable).
 //! * [`state`]: [`AppState`], shared registries (rooms, sessions, presence), the
 //!   store, the persistence writer, the shutdown token and task tracker.
-//! * [`api`]: HTTP routes composed by [`api::app`] (`/api/v1/guests`, `/healthz`,
-//!   `/ws`); [`error`]: [`error::ApiError`], the REST error body.
+//! * [`api`]: HTTP routes composed by [`api::app`] (`/api/v1/guests`, `/api/v1/matches`,
+//!   `/api/v1/players`, `/api/v1/leaderboard`, `/api/v1/openapi.json`, `/healthz`,
+//!   `/readyz`, `/ws`; see `API.md`); [`error`]: [`error::ApiError`], the REST error body.
 //! * [`auth`]: guest tokens (CSPRNG, stored as SHA-256) and the bearer extractor.
 //! * [`ws`]: the WebSocket endpoint: per-connection reader ([`ws::connection`]) and
 //!   writer with a bounded outbound queue ([`ws::outbound`]).
@@ -15,6 +16,7 @@
 //! * [`matchmaker`]: quick-play queues per mode, bot fill after a wait.
 //! * [`lobby`]: private lobbies with join codes.
 //! * [`presence`]: who is queued, in a lobby or seated.
+//! * [`metrics`]: the Prometheus recorder and `GET /metrics`.
 //! * [`clock`]: Unix-ms time for the engine and Tokio timers.
 //!
 //! # Message flow
@@ -37,6 +39,7 @@ pub mod config;
 pub mod error;
 pub mod lobby;
 pub mod matchmaker;
+pub mod metrics;
 pub mod presence;
 pub mod room;
 pub mod state;

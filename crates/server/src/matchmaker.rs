@@ -107,6 +107,9 @@ pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
     let shutdown = state.shutdown_token().clone();
     let mut q = Queues::default();
     loop {
+        for mode in MODES {
+            crate::metrics::queue_waiting(mode, q.of(mode).len());
+        }
         let wake = MODES
             .iter()
             .filter_map(|&m| q.of(m).front().map(|w| w.since + wait))

@@ -25,6 +25,7 @@ pub fn app(state: AppState) -> Router {
         .merge(leaderboard::router())
         .merge(openapi::router())
         .merge(crate::ws::router())
+        .merge(crate::metrics::router())
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

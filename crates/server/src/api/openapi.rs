@@ -61,13 +61,13 @@ pub struct ErrorDetail {
         serve,
     ),
     components(schemas(ErrorBody, ErrorDetail)),
-    modifiers(&BearerToken),
+    modifiers(&BearerToken, &MetricsPath),
     tags(
         (name = "guests", description = "Guest identities and their bearer tokens."),
         (name = "matches", description = "Stored matches and their replays (RULES.md §10)."),
         (name = "players", description = "A player's match history."),
         (name = "leaderboard", description = "Best players per mode."),
-        (name = "probes", description = "Liveness and readiness."),
+        (name = "probes", description = "Liveness, readiness and metrics."),
         (name = "meta", description = "This document."),
     )
 )]
@@ -84,6 +84,38 @@ impl Modify for BearerToken {
             "bearer",
             SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
         );
+    }
+}
+
+/// Documents `GET /metrics`, which [`crate::metrics`] serves (its handler is not an
+/// API handler, so its description is added here).
+struct MetricsPath;
+
+/// The content type of the Prometheus text exposition format.
+const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+impl Modify for MetricsPath {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::path::{HttpMethod, OperationBuilder};
+        use utoipa::openapi::{Content, ObjectBuilder, ResponseBuilder, Type};
+        let text = Content::new(Some(ObjectBuilder::new().schema_type(Type::String)));
+        let op = OperationBuilder::new()
+            .tag("probes")
+            .operation_id(Some("metrics"))
+            .summary(Some("Prometheus metrics."))
+            .description(Some(
+                "Connections, rooms, queues, turns resolved, turn latency histogram, \
+                 persistence backlog, retries and errors (list in `crate::metrics`).",
+            ))
+            .response(
+                "200",
+                ResponseBuilder::new()
+                    .description("The Prometheus text exposition format 0.0.4.")
+                    .content(PROMETHEUS_TEXT, text),
+            );
+        openapi
+            .paths
+            .add_path_operation("/metrics", vec![HttpMethod::Get], op);
     }
 }
 
@@ -157,6 +189,7 @@ mod tests {
                 "/api/v1/openapi.json",
                 "/api/v1/players/{player_id}/matches",
                 "/healthz",
+                "/metrics",
                 "/readyz",
             ]
         );

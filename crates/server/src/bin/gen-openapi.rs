@@ -20,7 +20,11 @@ fn main() -> ExitCode {
     }
     match std::fs::write(&path, &doc) {
         Ok(()) => {
-            println!("gen-openapi: wrote {} ({} bytes)", path.display(), doc.len());
+            println!(
+                "gen-openapi: wrote {} ({} bytes)",
+                path.display(),
+                doc.len()
+            );
             ExitCode::SUCCESS
         }
         Err(e) => {

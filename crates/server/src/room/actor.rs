@@ -147,6 +147,7 @@ impl Room {
                 req,
                 turn_number,
                 plan,
+                received,
             } => {
                 let Some(i) = self.seat_index_of(player) else {
                     conn.send_error(ErrorCode::NotInMatch, "you have no seat in this match", req);
@@ -158,6 +159,7 @@ impl Room {
                     Ok(outcome) => {
                         conn.ack(req);
                         self.after_turn(outcome);
+                        crate::metrics::turn_latency(received.elapsed());
                     }
                 }
             }
@@ -384,6 +386,7 @@ impl Room {
             position,
         ));
         self.broadcast(msg);
+        crate::metrics::turn_resolved(record.kind);
         self.state.writer().send(store::WriteOp::Turns {
             match_id: self.id,
             turns: vec![record],

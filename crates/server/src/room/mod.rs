@@ -64,6 +64,8 @@ pub enum RoomCmd {
         turn_number: u32,
         /// The plan.
         plan: Plan,
+        /// When the connection read the request (for the turn latency metric).
+        received: std::time::Instant,
     },
     /// `resync`: missed frames after `last_seq`, or a snapshot. A seated player's
     /// connection is (re-)attached to its seat.

@@ -288,6 +288,7 @@ impl Session {
                     req: req.clone(),
                     turn_number: s.turn_number,
                     plan: s.plan,
+                    received: std::time::Instant::now(),
                 };
                 self.to_room(s.match_id, cmd, req).await;
             }
@@ -298,6 +299,7 @@ impl Session {
                     req: req.clone(),
                     turn_number: t.turn_number,
                     plan: engine::Plan::pass(),
+                    received: std::time::Instant::now(),
                 };
                 self.to_room(t.match_id, cmd, req).await;
             }

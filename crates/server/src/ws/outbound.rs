@@ -148,6 +148,7 @@ impl ConnHandle {
         message: impl Into<String>,
         in_reply_to: Option<String>,
     ) {
+        crate::metrics::error_sent(code);
         self.send_msg(None, &ServerMsg::error(code, message, in_reply_to));
     }
 

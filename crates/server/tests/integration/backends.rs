@@ -70,7 +70,10 @@ impl Srv {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_string();
-        assert!(ct.starts_with("application/json"), "{path}: content-type {ct:?}");
+        assert!(
+            ct.starts_with("application/json"),
+            "{path}: content-type {ct:?}"
+        );
         (status, r.json().await.unwrap())
     }
 

@@ -57,7 +57,11 @@ async fn outage(direct: Store, db_url: String, db_name: String, authority: Strin
     };
     gate.close();
     let (s, v) = srv.get("/readyz").await;
-    assert_eq!((s, &v["error"]["code"]), (503, &json!("unavailable")), "{v}");
+    assert_eq!(
+        (s, &v["error"]["code"]),
+        (503, &json!("unavailable")),
+        "{v}"
+    );
 
     // The match is played to its end (rule 9.1 clock) without the database.
     let played = tokio::time::timeout(Duration::from_secs(20), player)
@@ -65,14 +69,24 @@ async fn outage(direct: Store, db_url: String, db_name: String, authority: Strin
         .unwrap()
         .unwrap();
     let turns = played.resolved.len();
-    assert!(turns > stored_before as usize, "turns were played during the outage");
+    assert!(
+        turns > stored_before as usize,
+        "turns were played during the outage"
+    );
     assert!(
         writer.backlog() > 0,
         "the result (and the last turns) wait in the writer"
     );
     let during = direct.match_summary(id).await.unwrap().unwrap();
-    assert_eq!(during.status, MatchStatus::Running, "the result is not stored yet");
-    assert!(gate.refused() > 0, "the writer kept trying while the database was down");
+    assert_eq!(
+        during.status,
+        MatchStatus::Running,
+        "the result is not stored yet"
+    );
+    assert!(
+        gate.refused() > 0,
+        "the writer kept trying while the database was down"
+    );
 
     // The database is back: everything lands, in order.
     gate.open();

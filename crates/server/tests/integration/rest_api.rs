@@ -22,11 +22,17 @@ fn assert_error(path: &str, got: (u16, Value), status: u16, code: &str) {
     assert_eq!(s, status, "{path}: {v}");
     assert_eq!(v["error"]["code"], code, "{path}: {v}");
     assert!(
-        v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()),
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
         "{path}: {v}"
     );
     assert_eq!(v.as_object().map(|o| o.len()), Some(1), "{path}: {v}");
-    assert_eq!(v["error"].as_object().map(|o| o.len()), Some(2), "{path}: {v}");
+    assert_eq!(
+        v["error"].as_object().map(|o| o.len()),
+        Some(2),
+        "{path}: {v}"
+    );
 }
 
 /// Plays one journey match of `a` and `b` (connected humans) with two bots to its
@@ -34,8 +40,8 @@ fn assert_error(path: &str, got: (u16, Value), status: u16, code: &str) {
 /// match id, the humans' clients back, the `match_ended` and the turns resolved.
 async fn play_match(
     srv: &Srv,
-    a: crate::common::Client,
-    b: crate::common::Client,
+    mut a: crate::common::Client,
+    mut b: crate::common::Client,
 ) -> (
     Uuid,
     [crate::common::Client; 2],
@@ -44,19 +50,23 @@ async fn play_match(
 ) {
     let occupants = vec![human(&a), human(&b), Occupant::Bot, Occupant::Bot];
     let id = room::start(&srv.state, Mode::Journey, occupants).expect("room starts");
-    let (mut a, mut b) = (a, b);
     let (sa, sb) = (expect_started(&mut a).await, expect_started(&mut b).await);
     assert_eq!((sa.match_id, sb.match_id), (id, id));
-    let ta = tokio::spawn(play_greedy(a, sa));
-    let tb = tokio::spawn(play_greedy(b, sb));
 
     // While it runs: the summary says running and has no standings, the replay has
-    // no seed and no end (RULES.md §10: the seed is revealed only at the end).
+    // no seed and no end (RULES.md §10: the seed is revealed only at the end). The
+    // humans have not started playing yet, so the match waits at the first human
+    // turn (the match clock and the turn timer are seconds away): it is surely running.
     srv.state.writer().flush().await;
     let (s, m) = srv.get(&format!("/api/v1/matches/{id}")).await;
     assert_eq!(s, 200, "{m}");
     assert_eq!(
-        (&m["status"], &m["standings"], &m["ended_at"], &m["end_reason"]),
+        (
+            &m["status"],
+            &m["standings"],
+            &m["ended_at"],
+            &m["end_reason"]
+        ),
         (&json!("running"), &Value::Null, &Value::Null, &Value::Null),
         "{m}"
     );
@@ -65,6 +75,8 @@ async fn play_match(
     assert_eq!((&r["seed"], &r["end"]), (&Value::Null, &Value::Null), "{r}");
     assert_eq!(r["dice_commitment"], m["dice_commitment"]);
 
+    let ta = tokio::spawn(play_greedy(a, sa));
+    let tb = tokio::spawn(play_greedy(b, sb));
     let pa = tokio::time::timeout(Duration::from_secs(20), ta)
         .await
         .unwrap()
@@ -91,10 +103,17 @@ async fn check_ended_match(
     let (s, m) = srv.get(&format!("/api/v1/matches/{id}")).await;
     assert_eq!(s, 200, "{m}");
     assert_eq!(m["id"], json!(id));
-    assert_eq!((&m["mode"], &m["status"]), (&json!("journey"), &json!("ended")));
+    assert_eq!(
+        (&m["mode"], &m["status"]),
+        (&json!("journey"), &json!("ended"))
+    );
     assert_eq!(m["end_reason"], json!(ended.reason));
     assert!(m["ended_at"].is_string() && m["started_at"].is_string());
-    assert_eq!(m["turn_count"], json!(resolved.len()), "every turn is stored");
+    assert_eq!(
+        m["turn_count"],
+        json!(resolved.len()),
+        "every turn is stored"
+    );
     // Rule 9.2: the same standings the players were told, best first.
     assert_eq!(m["standings"], json!(ended.standings), "{m}");
     // Seats in turn order; the two humans by id and name, bots named after their seat.
@@ -103,7 +122,13 @@ async fn check_ended_match(
     assert_eq!(order, ["green", "red", "blue", "yellow"]);
     let mut people: Vec<(Value, Value, Value)> = seats
         .iter()
-        .map(|s| (s["player_id"].clone(), s["name"].clone(), s["is_bot"].clone()))
+        .map(|s| {
+            (
+                s["player_id"].clone(),
+                s["name"].clone(),
+                s["is_bot"].clone(),
+            )
+        })
         .collect();
     people.sort_by_key(|p| p.1.as_str().unwrap().to_string());
     let mut want: Vec<(Value, Value, Value)> = humans
@@ -130,11 +155,17 @@ async fn check_ended_match(
     let (s, r) = srv.get(&format!("/api/v1/matches/{id}/replay")).await;
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["match_id"], json!(id));
-    assert_eq!((&r["mode"], &r["dice_commitment"]), (&m["mode"], &m["dice_commitment"]));
+    assert_eq!(
+        (&r["mode"], &r["dice_commitment"]),
+        (&m["mode"], &m["dice_commitment"])
+    );
     let seed_hex = r["seed"].as_str().expect("the seed once ended");
     assert_eq!(seed_hex, ended.seed);
     let seed = hex::decode(seed_hex).unwrap();
-    assert_eq!(json!(hex::encode(Sha256::digest(&seed))), r["dice_commitment"]);
+    assert_eq!(
+        json!(hex::encode(Sha256::digest(&seed))),
+        r["dice_commitment"]
+    );
     let turns: Vec<u64> = r["turns"]
         .as_array()
         .unwrap()
@@ -166,11 +197,23 @@ async fn rest_suite(srv: &Srv) {
     let (ana_id, bruno_id, carla_id) = (ana.player_id, bruno.player_id, carla.player_id);
 
     let (m1, [ana, _bruno], end1, turns1) = play_match(srv, ana, bruno).await;
-    let d1 = check_ended_match(srv, m1, [(ana_id, "Ana"), (bruno_id, "Bruno")], &end1, &turns1)
-        .await;
+    let d1 = check_ended_match(
+        srv,
+        m1,
+        [(ana_id, "Ana"), (bruno_id, "Bruno")],
+        &end1,
+        &turns1,
+    )
+    .await;
     let (m2, _, end2, turns2) = play_match(srv, ana, carla).await;
-    let d2 = check_ended_match(srv, m2, [(ana_id, "Ana"), (carla_id, "Carla")], &end2, &turns2)
-        .await;
+    let d2 = check_ended_match(
+        srv,
+        m2,
+        [(ana_id, "Ana"), (carla_id, "Carla")],
+        &end2,
+        &turns2,
+    )
+    .await;
 
     // History: newest first, summaries as `GET /matches/{id}` shows them.
     let summary = |d: &Value| {
@@ -193,7 +236,9 @@ async fn rest_suite(srv: &Srv) {
         json!({"matches": [summary(&d2)], "next_before": d2["started_at"]})
     );
     let cursor = p1["next_before"].as_str().unwrap().replace('+', "%2B");
-    let (s, p2) = srv.get(&hist(ana_id, &format!("?limit=1&before={cursor}"))).await;
+    let (s, p2) = srv
+        .get(&hist(ana_id, &format!("?limit=1&before={cursor}")))
+        .await;
     assert_eq!(s, 200);
     assert_eq!(p2, json!({"matches": [summary(&d1)], "next_before": null}));
     let (_, b) = srv.get(&hist(bruno_id, "")).await;
@@ -242,7 +287,10 @@ async fn rest_suite(srv: &Srv) {
     let nobody = Uuid::new_v4();
     for (path, code) in [
         (format!("/api/v1/matches/{nobody}"), "match_not_found"),
-        (format!("/api/v1/matches/{nobody}/replay"), "match_not_found"),
+        (
+            format!("/api/v1/matches/{nobody}/replay"),
+            "match_not_found",
+        ),
         (hist(nobody, ""), "player_not_found"),
     ] {
         assert_error(&path, srv.get(&path).await, 404, code);
@@ -259,7 +307,10 @@ async fn rest_suite(srv: &Srv) {
         (hist(ana_id, "?limit=1&limit=2"), "bad_query"),
         ("/api/v1/leaderboard".to_string(), "invalid_mode"),
         ("/api/v1/leaderboard?mode=chess".to_string(), "invalid_mode"),
-        ("/api/v1/leaderboard?mode=journey&limit=0".to_string(), "invalid_limit"),
+        (
+            "/api/v1/leaderboard?mode=journey&limit=0".to_string(),
+            "invalid_limit",
+        ),
     ] {
         assert_error(&path, srv.get(&path).await, 400, code);
     }
@@ -324,8 +375,48 @@ async fn readyz_is_503_when_the_database_is_unreachable() {
     let t0 = std::time::Instant::now();
     let (s, v) = srv.get("/readyz").await;
     assert_error("/readyz", (s, v), 503, "unavailable");
-    assert!(t0.elapsed() < Duration::from_secs(3), "answers within about 1 s");
+    assert!(
+        t0.elapsed() < Duration::from_secs(3),
+        "answers within about 1 s"
+    );
     let (s, h) = srv.get("/healthz").await;
-    assert_eq!((s, &h["status"], &h["database"]), (200, &json!("ok"), &json!("postgres")));
+    assert_eq!(
+        (s, &h["status"], &h["database"]),
+        (200, &json!("ok"), &json!("postgres"))
+    );
+    srv.stop().await;
+}
+
+/// Contract: the OpenAPI document matches the router: every documented GET answers
+/// with one of its documented statuses and content types (path ids filled with an
+/// unknown UUID, no query parameters).
+#[tokio::test]
+async fn every_documented_get_answers_as_documented() {
+    let (_dir, url) = temp_sqlite();
+    let store = store::Store::connect(Some(&url)).await.unwrap();
+    let writer = store::spawn_writer(store.clone());
+    let mut srv = serve(quick_config(MATCH_SECONDS), store, writer).await;
+    let doc: Value = serde_json::from_str(&server::api::openapi::document()).unwrap();
+    let mut checked = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let Some(op) = item.get("get") else { continue };
+        let concrete = path
+            .replace("{match_id}", &Uuid::new_v4().to_string())
+            .replace("{player_id}", &Uuid::new_v4().to_string());
+        let r = reqwest::get(srv.url(&concrete)).await.unwrap();
+        let status = r.status().as_u16().to_string();
+        let response = &op["responses"][&status];
+        assert!(
+            response.is_object(),
+            "GET {path}: {status} is not documented"
+        );
+        let ct = r.headers()[reqwest::header::CONTENT_TYPE].to_str().unwrap();
+        assert!(
+            response["content"].get(ct).is_some(),
+            "GET {path}: content type {ct:?} is not documented for {status}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 9, "every GET path of the document was called");
     srv.stop().await;
 }
