@@ -2,6 +2,8 @@
 //! `GET /api/v1/matches/{match_id}/replay` (everything needed to re-play it,
 //! RULES.md §10). Both read the store, so they answer for running and ended matches;
 //! what a running room has not yet handed to the persistence writer is not shown.
+//! `GET /api/v1/matches/live` lists the matches running in this server's rooms, so a
+//! client can offer them for spectating.
 
 use crate::api::extract::ApiPath;
 use crate::api::openapi::ErrorBody;
@@ -78,6 +80,47 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/matches/{match_id}", get(summary))
         .route("/api/v1/matches/{match_id}/replay", get(replay))
+        .route("/api/v1/matches/live", get(live))
+}
+
+/// Most matches [`live`] lists.
+pub const LIVE_LIMIT: usize = 50;
+
+/// `GET /api/v1/matches/live` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct LiveMatches {
+    /// Running matches of this server (at most 50), most recently started first; each
+    /// can be watched with the WebSocket message `spectate {match_id}`.
+    pub matches: Vec<MatchSummary>,
+}
+
+/// Matches running now in this server's rooms (at most 50, newest first).
+#[utoipa::path(
+    get,
+    path = "/api/v1/matches/live",
+    operation_id = "liveMatches",
+    tag = "matches",
+    responses(
+        (status = 200, description = "Running matches, newest first (a match whose start the \
+            persistence writer has not stored yet is left out).", body = LiveMatches),
+        (status = 500, description = "`internal`: a store failure.", body = ErrorBody),
+        (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
+    )
+)]
+pub async fn live(State(state): State<AppState>) -> Result<Json<LiveMatches>, ApiError> {
+    // Copy the ids first: no registry guard may be held across the store's `.await`.
+    let ids: Vec<Uuid> = state.rooms().iter().map(|r| *r.key()).collect();
+    let mut matches = Vec::new();
+    for id in ids {
+        if let Some(m) = state.store().match_summary(id).await? {
+            if m.status == store::MatchStatus::Running {
+                matches.push(m);
+            }
+        }
+    }
+    matches.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+    matches.truncate(LIVE_LIMIT);
+    Ok(Json(LiveMatches { matches }))
 }
 
 fn match_not_found(id: Uuid) -> ApiError {

@@ -74,6 +74,23 @@ async fn play_match(
     assert_eq!(s, 200, "{r}");
     assert_eq!((&r["seed"], &r["end"]), (&Value::Null, &Value::Null), "{r}");
     assert_eq!(r["dice_commitment"], m["dice_commitment"]);
+    // The live list shows the running room (for spectators), with its seats.
+    let (s, l) = srv.get("/api/v1/matches/live").await;
+    assert_eq!(s, 200, "{l}");
+    let live: Vec<&Value> = l["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["id"] == json!(id))
+        .collect();
+    assert_eq!(live.len(), 1, "{l}");
+    assert_eq!(
+        (
+            &live[0]["status"],
+            live[0]["seats"].as_array().unwrap().len()
+        ),
+        (&json!("running"), 4)
+    );
 
     let ta = tokio::spawn(play_greedy(a, sa));
     let tb = tokio::spawn(play_greedy(b, sb));
@@ -88,6 +105,22 @@ async fn play_match(
     assert_eq!(pa.ended, pb.ended, "both humans see the same end");
     assert_eq!(pa.resolved, pb.resolved);
     srv.state.writer().flush().await;
+    // Once ended, its room is gone from the live list (the room removes itself as it stops).
+    let mut gone = false;
+    for _ in 0..50 {
+        let (_, l) = srv.get("/api/v1/matches/live").await;
+        if !l["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["id"] == json!(id))
+        {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(gone, "an ended match is not listed as live");
     (id, [pa.client, pb.client], pa.ended, pa.resolved)
 }
 
@@ -417,6 +450,6 @@ async fn every_documented_get_answers_as_documented() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 9, "every GET path of the document was called");
+    assert_eq!(checked, 10, "every GET path of the document was called");
     srv.stop().await;
 }
