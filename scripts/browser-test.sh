@@ -36,6 +36,7 @@ cleanup() {
 trap cleanup EXIT
 
 # Short clocks: 6 s turns, a 60 s match; bots answer at once, quick play fills at once.
+# Only the test's own traffic reaches this server (127.0.0.1).
 LUDO_BIND="127.0.0.1:$PORT" \
 DATABASE_URL="sqlite://$TMP/ludo.db" \
 LUDO_WEB_DIR="$ROOT/web" \
@@ -43,6 +44,7 @@ LUDO_TURN_SECONDS=6 \
 LUDO_MATCH_SECONDS=60 \
 LUDO_BOT_THINK_MS=0 \
 LUDO_BOT_FILL_SECONDS=0 \
+LUDO_SHUTDOWN_GRACE_SECONDS=2 \
 RUST_LOG=warn \
   "$BIN" >"$ART/browser-server.log" 2>&1 &
 SERVER_PID=$!

@@ -9,7 +9,7 @@ import { Board, describeEvent } from './board.js';
 import { PlanBuilder, dieSvg } from './plan.js';
 import { ReplayViewer } from './replay.js';
 import { SEATS } from './notation.js';
-import { initialState, stateFromPosition, removePlanRolls, standings } from './state.js';
+import { initialState, stateFromPosition, removePlanRolls, standings, diffState } from './state.js';
 import { renderScoreboard, renderStandings, planText, clock, cap } from './ui.js';
 
 const $ = (id) => document.getElementById(id);
@@ -47,6 +47,32 @@ function loadSession() {
 }
 
 /** The player's matches (`GET /api/v1/players/{id}/matches`): resume, watch or replay. */
+/** Matches running now (`GET /api/v1/matches/live`), to spectate. */
+async function renderLiveMatches() {
+  const ul = $('live-matches');
+  let list;
+  try {
+    list = (await api('/api/v1/matches/live')).matches ?? [];
+  } catch (e) {
+    ul.replaceChildren(Object.assign(document.createElement('li'), { textContent: `Could not load the running matches: ${errText(e)}` }));
+    return;
+  }
+  // Rebuild only when the list changed, so a focused link keeps its focus.
+  const key = list.slice(0, 10).map((m) => m.id).join(',');
+  if (ul.dataset.key === key && ul.children.length) return;
+  ul.dataset.key = key;
+  ul.replaceChildren();
+  if (!list.length) ul.append(Object.assign(document.createElement('li'), { textContent: 'None right now.' }));
+  for (const m of list.slice(0, 10)) {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.href = `#/watch/${m.id}`;
+    a.textContent = `${cap(m.mode)} · ${m.seats.map((x) => x.name).join(', ')} · since ${new Date(m.started_at).toLocaleTimeString()}`;
+    li.append(a);
+    ul.append(li);
+  }
+}
+
 async function renderMyMatches() {
   const ul = $('my-matches');
   if (!session) return;
@@ -338,6 +364,14 @@ async function handleMatchFrame(l, f) {
       $('turn-info').textContent = `${who(l, d.seat)}: ${d.kind === 'timeout' ? 'time ran out — passed' : planText(d.plan)}`;
       removePlanRolls(l.state, d.seat, d.plan);
       await board.animate(l.state, d.events, () => (live === l ? stepMs(f) : 0));
+      if (d.position) {
+        // The server's position after the turn is authoritative; the events applied
+        // here must have reached it.
+        const server = stateFromPosition(d.position);
+        const diff = diffState(l.state, server);
+        if (diff) console.error(`turn ${d.turn_number}: client state differs: ${diff}`);
+        l.state = server;
+      }
       for (const ev of d.events) logLine(describeEvent(ev, board, l.names), `ev-${ev.type}`);
       if (!d.events.length) logLine(`${who(l, d.seat)} ${d.kind === 'timeout' ? 'timed out' : 'passed'}.`);
       l.scores = d.scores;
@@ -456,6 +490,10 @@ function tickClocks() {
   $('match-clock').textContent = l.matchDeadline ? (l.ended ? 'over' : clock(l.matchDeadline - now)) : '–';
 }
 setInterval(tickClocks, 250);
+// Keep the list of running matches fresh while the lobby is shown.
+setInterval(() => {
+  if (document.body.dataset.screen === 'home' && !document.hidden) renderLiveMatches();
+}, 5000);
 
 // ---------- lobby ----------
 
@@ -563,6 +601,7 @@ async function route() {
     return;
   }
   show('home');
+  renderLiveMatches();
   renderMyMatches();
 }
 

@@ -299,11 +299,11 @@ export class Board {
         const xy = pos.get(`${s}/${p}`);
         if (!xy) continue;
         g.style.transform = `translate(${xy[0]}px, ${xy[1]}px)${xy[2] ? ` scale(${xy[2]})` : ''}`;
+        const loc = map[s][p];
         const glowing = state.seats[s].glowing.has(p);
-        g.classList.toggle('glowing', glowing);
+        g.classList.toggle('glowing', glowing && loc !== 'home');
         g.classList.toggle('selectable', this.selectable.has(`${s}/${p}`));
         g.classList.toggle('selected', this.selected === `${s}/${p}`);
-        const loc = map[s][p];
         g.querySelector('title').textContent = `${cap(s)} ${p}: ${this.describe(s, loc)}${glowing ? ', glowing' : ''}`;
       }
     }

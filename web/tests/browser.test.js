@@ -185,7 +185,8 @@ test('a match against three bots through the UI, spectating, standings and repla
     // A spectator in another browser sees the same match.
     watcher = await openBrowser('watcher', errors);
     await signIn(watcher.page, 'Watcher');
-    await watcher.page.goto(`${BASE}/#/watch/${matchId}`);
+    // The running match is listed for spectators; its link opens the live view.
+    await watcher.page.click(`#live-matches a[href="#/watch/${matchId}"]`, { timeout: 15000 });
     await watcher.page.waitForSelector('#screen-match:not([hidden])');
     await watcher.page.waitForFunction(() => document.querySelectorAll('#scoreboard tbody tr').length === 4 && window.ludo.live?.yourSeat === null && window.ludo.live?.mode);
     await watcher.page.waitForFunction(() => /turn|moving|to move/i.test(document.querySelector('#turn-info').textContent));

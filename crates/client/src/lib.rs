@@ -16,6 +16,7 @@
 //! * [`table`]: four bot clients meeting in a lobby (or the queue) and playing.
 //! * [`load`]: the load generator behind `ludo-load`.
 //! * [`memory`]: the server's resident memory from `/proc`.
+//! * [`server_metrics`]: the server's `/metrics` before and after a load run.
 //!
 //! ```no_run
 //! # async fn demo() -> client::Result<()> {
@@ -37,6 +38,7 @@ pub mod load;
 pub mod memory;
 pub mod player;
 pub mod rest;
+pub mod server_metrics;
 pub mod session;
 pub mod stats;
 pub mod table;

@@ -17,6 +17,7 @@ use crate::error::{ClientError, Result};
 use crate::memory::{listener_pid, rss, Rss};
 use crate::player::PlayOptions;
 use crate::rest::Rest;
+use crate::server_metrics::{self, ServerView};
 use crate::session::Session;
 use crate::stats::{Stats, StatsSnapshot};
 use crate::table::{connect_seat, run_table, Budget, Meet, TableConfig};
@@ -138,6 +139,8 @@ pub struct LoadReport {
     pub stats: StatsSnapshot,
     /// Server memory.
     pub memory: MemoryReport,
+    /// The server's own figures from `/metrics` (None when it has none).
+    pub server: Option<ServerView>,
 }
 
 impl LoadReport {
@@ -206,6 +209,26 @@ impl LoadReport {
             kb(m.after),
             m.after.map_or("-".into(), |r| format!("{} KiB", r.peak_kb)),
         ));
+        if let Some(v) = &self.server {
+            let ms = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x} ms"));
+            let errs = if v.errors.is_empty() {
+                "none".to_string()
+            } else {
+                v.errors
+                    .iter()
+                    .map(|(k, n)| format!("{k}={n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            line(format!(
+                "server /metrics: turns resolved {}, submit->broadcast n {} p50 <= {}, p99 <= {}, errors sent {errs}, persistence backlog at end {}",
+                v.turns,
+                v.latency_count,
+                ms(v.latency_p50_le_ms),
+                ms(v.latency_p99_le_ms),
+                v.persistence_backlog
+            ));
+        }
         line(format!(
             "server memory: {} per socket, {} per live match",
             m.per_socket_kb
@@ -308,6 +331,7 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
     };
     let stats = Arc::new(Stats::default());
     let rest = Rest::new(endpoint.clone());
+    let metrics_before = server_metrics::scrape(&endpoint).await;
 
     // Phase 1: every table connects its four clients (a bounded number at a time),
     // then keeps reading its sockets until the start signal.
@@ -450,8 +474,13 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
             memory.per_match_kb = Some(grown / (sockets_connected as f64 / 4.0).max(1.0));
         }
     }
+    let metrics_after = server_metrics::scrape(&endpoint).await;
+    let server = metrics_before
+        .zip(metrics_after)
+        .map(|(b, a)| ServerView::between(&b, &a));
     let snap = stats.snapshot();
     Ok(LoadReport {
+        server,
         turns_per_sec: snap.turns as f64 / run_secs.max(1e-9),
         config,
         sockets_connected,

@@ -82,6 +82,9 @@ async fn short_lobby_load_run_resolves_turns_without_errors() {
     assert!(report.turns_per_sec > 0.0);
     assert!(report.memory.before.is_some() && report.memory.during_max_kb.is_some());
     assert!(report.render().contains("p99"));
+    let v = report.server.as_ref().expect("the server has /metrics");
+    assert!(v.turns >= s.turns && v.latency_count >= l.count, "{v:?}");
+    assert!(v.latency_p99_le_ms.is_some());
     // The server's /metrics saw the same turns (tests share the process's recorder,
     // so its counters are at least this run's).
     let text = reqwest::get(format!("{}/metrics", srv.url))
@@ -159,8 +162,9 @@ async fn non_loopback_targets_are_refused() {
 }
 
 /// Four bot clients meet in the quick-play queue and play a whole match (ended by a
-/// 6-second match clock, rule 9.1): every client tracks the position without a desync,
-/// and the four see the same `match_ended`.
+/// 6-second match clock, rule 9.1): every client tracks the position without a desync
+/// (full decoding: every `turn_resolved.position` is compared), the four see the same
+/// `match_ended`, and its replay verifies.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_clients_play_a_whole_queue_match() {
     let srv = start(Config {
@@ -206,5 +210,12 @@ async fn four_clients_play_a_whole_queue_match() {
     assert_eq!(snap.errors, Default::default());
     assert_eq!((snap.matches_started, snap.matches_completed), (1, 1));
     assert!(snap.turns > 0 && snap.turns == outcomes[0].turns as u64);
+    // The replay behind `replay_url` re-plays to the same end (RULES.md §10), as
+    // `ludo-bots` checks.
+    srv.state.writer().flush().await;
+    let replay = rest.replay(&end.replay_url).await.unwrap();
+    assert_eq!(replay.turns.len() as u64, snap.turns);
+    let replayed = engine::replay::verify(&replay).unwrap();
+    assert_eq!(replayed.standings(), end.standings);
     srv.state.shutdown_token().cancel();
 }

@@ -103,6 +103,11 @@ pub struct Config {
     /// persistence writer.
     #[arg(long, env = "LUDO_SHUTDOWN_GRACE_SECONDS", default_value_t = DEFAULT_SHUTDOWN_GRACE_SECONDS)]
     pub shutdown_grace_seconds: u32,
+    /// Folder of the browser client served at `/` (static files). Without it: the
+    /// source tree's `web/` (next to `crates/`) or `./web`, whichever holds an
+    /// `index.html`; with neither, no client is served.
+    #[arg(long, env = "LUDO_WEB_DIR")]
+    pub web_dir: Option<std::path::PathBuf>,
     /// Log as JSON lines instead of human-readable text (filter with `RUST_LOG`).
     #[arg(long, env = "LUDO_LOG_JSON", action = clap::ArgAction::SetTrue,
           value_parser = clap::builder::BoolishValueParser::new())]
@@ -128,6 +133,7 @@ impl Default for Config {
             ping_seconds: DEFAULT_PING_SECONDS,
             idle_seconds: DEFAULT_IDLE_SECONDS,
             shutdown_grace_seconds: DEFAULT_SHUTDOWN_GRACE_SECONDS,
+            web_dir: None,
             log_json: false,
         }
     }

@@ -118,7 +118,7 @@ pub async fn live(State(state): State<AppState>) -> Result<Json<LiveMatches>, Ap
             }
         }
     }
-    matches.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+    matches.sort_by_key(|m| std::cmp::Reverse(m.started_at));
     matches.truncate(LIVE_LIMIT);
     Ok(Json(LiveMatches { matches }))
 }

@@ -9,15 +9,17 @@ pub mod leaderboard;
 pub mod matches;
 pub mod openapi;
 pub mod players;
+pub mod web;
 
 use crate::state::AppState;
 use axum::Router;
 use tower_http::trace::TraceLayer;
 
 /// The whole application: REST resources (guests, matches, players, leaderboard, the
-/// OpenAPI document), `/healthz`, `/readyz` and the WebSocket endpoint `/ws`.
+/// OpenAPI document), `/healthz`, `/readyz`, the WebSocket endpoint `/ws`, and the
+/// browser client's static files for every other path ([`web`]).
 pub fn app(state: AppState) -> Router {
-    Router::new()
+    let router = Router::new()
         .merge(guests::router())
         .merge(health::router())
         .merge(matches::router())
@@ -25,7 +27,8 @@ pub fn app(state: AppState) -> Router {
         .merge(leaderboard::router())
         .merge(openapi::router())
         .merge(crate::ws::router())
-        .merge(crate::metrics::router())
+        .merge(crate::metrics::router());
+    web::with_web(router, state.config())
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -1,0 +1,103 @@
+//! The browser client (`web/` of the repository): its static files are the router's
+//! fallback, so every path that no API route claims (`/`, `/js/app.js` …) is looked
+//! up in the web folder, and a file that is not there is a plain 404.
+
+use crate::config::Config;
+use axum::Router;
+use std::path::PathBuf;
+use tower_http::services::ServeDir;
+
+/// The repository's `web/` folder as seen from this crate's source (`crates/server`).
+const SOURCE_WEB_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../web");
+
+/// The folder to serve: `config.web_dir` (`--web-dir`, `LUDO_WEB_DIR`) when given,
+/// otherwise the first of the source tree's `web/` and `./web` that holds an
+/// `index.html`; `None` when there is no such folder.
+pub fn web_dir(config: &Config) -> Option<PathBuf> {
+    if let Some(dir) = &config.web_dir {
+        return Some(dir.clone());
+    }
+    [PathBuf::from(SOURCE_WEB_DIR), PathBuf::from("web")]
+        .into_iter()
+        .find(|d| d.join("index.html").is_file())
+}
+
+/// `router` with the web folder of [`web_dir`] as its fallback service (`index.html`
+/// for `/`); unchanged, with a warning, when there is no web folder. A configured
+/// folder without an `index.html` is still served, with a warning.
+pub fn with_web<S: Clone + Send + Sync + 'static>(router: Router<S>, config: &Config) -> Router<S> {
+    match web_dir(config) {
+        Some(dir) => {
+            if !dir.join("index.html").is_file() {
+                tracing::warn!(dir = %dir.display(), "the web folder has no index.html");
+            }
+            tracing::debug!(dir = %dir.display(), "serving the browser client at /");
+            router.fallback_service(ServeDir::new(dir))
+        }
+        None => {
+            tracing::warn!(
+                "no web folder found: the browser client is not served (set LUDO_WEB_DIR)"
+            );
+            router
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::{to_bytes, Body};
+    use axum::http::{header, Request, StatusCode};
+    use axum::routing::get;
+    use tower::ServiceExt;
+
+    async fn get_path(app: Router, path: &str) -> (StatusCode, String, String) {
+        let res = app
+            .oneshot(Request::get(path).body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let status = res.status();
+        let ctype = res
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .map(|v| v.to_str().unwrap().to_string())
+            .unwrap_or_default();
+        let body = to_bytes(res.into_body(), 1 << 20).await.unwrap();
+        (status, ctype, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    #[test]
+    fn the_source_tree_web_folder_is_found_and_the_flag_wins() {
+        let found = web_dir(&Config::default()).expect("the repository has web/index.html");
+        assert!(found.join("index.html").is_file());
+        let cfg = Config {
+            web_dir: Some(PathBuf::from("/srv/web")),
+            ..Config::default()
+        };
+        assert_eq!(web_dir(&cfg), Some(PathBuf::from("/srv/web")));
+    }
+
+    #[tokio::test]
+    async fn the_client_is_served_behind_the_api_routes() {
+        // Contract: `/` is web/index.html, modules come with a JavaScript type, API
+        // routes still win, and an unknown file is 404.
+        let api = Router::new().route("/api/v1/ping", get(|| async { "pong" }));
+        let app = with_web(api, &Config::default());
+        let (status, ctype, body) = get_path(app.clone(), "/").await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(ctype.starts_with("text/html"), "{ctype}");
+        assert!(
+            body.contains("<script type=\"module\" src=\"js/app.js\">"),
+            "index.html"
+        );
+        let (status, ctype, body) = get_path(app.clone(), "/js/notation.js").await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(ctype.starts_with("text/javascript"), "{ctype}");
+        assert!(body.contains("export function step("));
+        assert_eq!(get_path(app.clone(), "/api/v1/ping").await.2, "pong");
+        assert_eq!(
+            get_path(app, "/no/such/file.js").await.0,
+            StatusCode::NOT_FOUND
+        );
+    }
+}
