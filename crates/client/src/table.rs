@@ -95,6 +95,31 @@ async fn close(s: Session, stats: &Stats) {
     stats.disconnected();
 }
 
+/// How often and how long to retry a request answered `already_busy`.
+const BUSY_RETRIES: u32 = 40;
+const BUSY_BACKOFF: Duration = Duration::from_millis(50);
+
+/// Awaits the request future `$req` (an expression, evaluated again for each try)
+/// and repeats it while the server answers `already_busy`: right after `match_ended`
+/// the server may not yet have freed the players of the ended match.
+macro_rules! retry_busy {
+    ($req:expr) => {{
+        let mut tries = 0;
+        loop {
+            match $req.await {
+                Err(e)
+                    if e.code() == Some(protocol::ErrorCode::AlreadyBusy)
+                        && tries < BUSY_RETRIES =>
+                {
+                    tries += 1;
+                    tokio::time::sleep(BUSY_BACKOFF).await;
+                }
+                r => break r,
+            }
+        }
+    }};
+}
+
 async fn host_round(
     host: &mut Session,
     joiners: &[mpsc::UnboundedSender<String>],
@@ -102,7 +127,7 @@ async fn host_round(
     strategy: &mut (dyn bot::Strategy + Send),
     stats: &Stats,
 ) -> Result<MatchOutcome> {
-    let lobby = host.create_lobby(cfg.game, true, false).await?;
+    let lobby = retry_busy!(host.create_lobby(cfg.game, true, false))?;
     for tx in joiners {
         tx.send(lobby.code.clone())
             .map_err(|_| ClientError::Unexpected("a joiner of the table is gone".into()))?;
@@ -121,7 +146,7 @@ async fn joiner_round(
     strategy: &mut (dyn bot::Strategy + Send),
     stats: &Stats,
 ) -> Result<MatchOutcome> {
-    s.join_lobby(code).await?;
+    retry_busy!(s.join_lobby(code))?;
     let started = s.wait_match_started(remaining(cfg.play.stop_at)).await?;
     play_match(s, &started, strategy, &cfg.play, stats).await
 }
@@ -137,7 +162,7 @@ async fn queue_seat(
     let mut out = Vec::new();
     while Instant::now() < cfg.play.stop_at && budget.left() > 0 {
         let round = async {
-            s.join_queue(cfg.game).await?;
+            retry_busy!(s.join_queue(cfg.game))?;
             let started = s.wait_match_started(remaining(cfg.play.stop_at)).await?;
             if started
                 .seats

@@ -42,11 +42,17 @@ struct FrameRef<'a> {
 /// repeated the last one counts. The error carries the frame's `id` whenever the
 /// frame is an object with a valid `id`. Never panics.
 pub fn decode_client(bytes: &[u8]) -> Result<ClientFrame, DecodeError> {
+    decode_client_limited(bytes, MAX_FRAME_BYTES)
+}
+
+/// [`decode_client`] with another frame limit, `max_bytes` (a server configured with a
+/// larger or smaller frame limit). Total, like [`decode_client`].
+pub fn decode_client_limited(bytes: &[u8], max_bytes: usize) -> Result<ClientFrame, DecodeError> {
     let err = |code, message: String, id| DecodeError { code, message, id };
-    if bytes.len() > MAX_FRAME_BYTES {
+    if bytes.len() > max_bytes {
         return Err(err(
             ErrorCode::TooLarge,
-            format!("frame of {} bytes, at most {MAX_FRAME_BYTES}", bytes.len()),
+            format!("frame of {} bytes, at most {max_bytes}", bytes.len()),
             None,
         ));
     }

@@ -31,7 +31,10 @@ pub mod schema;
 pub mod server;
 
 pub use client::*;
-pub use codec::{decode_client, decode_server, encode_server, DecodeError, MAX_FRAME_BYTES};
+pub use codec::{
+    decode_client, decode_client_limited, decode_server, encode_server, DecodeError,
+    MAX_FRAME_BYTES,
+};
 pub use error::ErrorCode;
 pub use server::*;
 

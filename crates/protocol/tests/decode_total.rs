@@ -334,3 +334,23 @@ proptest! {
         }
     }
 }
+
+/// A server configured with a larger frame limit accepts frames up to it: a 5000-byte
+/// `ping` (padded with spaces) is `too_large` at the default 4096 and a Ping at 8192.
+#[test]
+fn a_configured_limit_replaces_the_default() {
+    let mut frame = br#"{"t":"ping"}"#.to_vec();
+    frame.resize(5000, b' ');
+    assert_eq!(
+        protocol::decode_client(&frame).unwrap_err().code,
+        protocol::ErrorCode::TooLarge
+    );
+    let ok = protocol::decode_client_limited(&frame, 8192).unwrap();
+    assert_eq!(ok.msg, protocol::ClientMsg::Ping);
+    assert_eq!(
+        protocol::decode_client_limited(&frame, 4999)
+            .unwrap_err()
+            .code,
+        protocol::ErrorCode::TooLarge
+    );
+}

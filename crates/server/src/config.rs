@@ -67,7 +67,7 @@ pub struct Config {
     #[arg(long, env = "LUDO_BOT_KIND", default_value = DEFAULT_BOT_KIND)]
     pub bot_kind: bot::BotKind,
     /// Largest client frame handled, bytes. Larger frames up to 4× this get a
-    /// `too_large` error; beyond that the socket is closed (code 1002).
+    /// `too_large` error; beyond that the socket is closed (code 1009).
     #[arg(long, env = "LUDO_MAX_FRAME_BYTES", default_value_t = DEFAULT_MAX_FRAME_BYTES,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(256..=1_048_576))]
     pub max_frame_bytes: usize,

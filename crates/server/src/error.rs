@@ -34,6 +34,9 @@ pub enum ApiError {
         /// What was not found.
         message: String,
     },
+    /// 405 `method_not_allowed`: the path exists but not with this HTTP method.
+    #[error("{0}")]
+    MethodNotAllowed(String),
     /// 503 `unavailable`: a dependency (the database) cannot be reached.
     #[error("service unavailable")]
     Unavailable,
@@ -65,6 +68,7 @@ impl ApiError {
             ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
             ApiError::NotAuthenticated => StatusCode::UNAUTHORIZED,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Store(e) if e.is_transient() => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Store(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -76,6 +80,7 @@ impl ApiError {
         match self {
             ApiError::BadRequest { code, .. } | ApiError::NotFound { code, .. } => code,
             ApiError::NotAuthenticated => protocol::ErrorCode::NotAuthenticated.as_str(),
+            ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::Unavailable => "unavailable",
             ApiError::Store(e) if e.is_transient() => "unavailable",
             ApiError::Store(_) | ApiError::Internal(_) => protocol::ErrorCode::Internal.as_str(),

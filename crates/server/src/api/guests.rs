@@ -88,6 +88,16 @@ fn is_format(c: char) -> bool {
     matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}')
 }
 
+/// Reads a [`NewGuest`] body, which must be a JSON object: serde alone would also
+/// take the array `["Ada"]`. Errors: 400 `bad_json`.
+fn parse_new_guest(body: serde_json::Value) -> Result<NewGuest, ApiError> {
+    let bad = |why: String| ApiError::bad_request(protocol::ErrorCode::BadJson.as_str(), why);
+    if !body.is_object() {
+        return Err(bad(r#"the body must be a JSON object {"name": "…"}"#.into()));
+    }
+    serde_json::from_value(body).map_err(|e| bad(format!("bad guest body: {e}")))
+}
+
 /// Creates a guest.
 #[utoipa::path(
     post,
@@ -103,8 +113,9 @@ fn is_format(c: char) -> bool {
 )]
 async fn create(
     State(state): State<AppState>,
-    ApiJson(body): ApiJson<NewGuest>,
+    ApiJson(body): ApiJson<serde_json::Value>,
 ) -> Result<(StatusCode, ApiJson<GuestCreated>), ApiError> {
+    let body = parse_new_guest(body)?;
     validate_name(&body.name)?;
     let token = new_token()?;
     let player_id = Uuid::new_v4();
@@ -154,6 +165,25 @@ mod tests {
             "Zoë-42_!",
         ] {
             assert!(validate_name(ok).is_ok(), "{ok:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_json_object_is_a_guest_body() {
+        let ok = parse_new_guest(serde_json::json!({"name": "Ada"})).unwrap();
+        assert_eq!(ok.name, "Ada");
+        for bad in [
+            serde_json::json!(["Ada"]),
+            serde_json::json!("Ada"),
+            serde_json::json!({"name": 5}),
+            serde_json::json!({"name": "Ada", "admin": true}),
+        ] {
+            let e = parse_new_guest(bad.clone()).unwrap_err();
+            assert_eq!(
+                (e.status(), e.code()),
+                (StatusCode::BAD_REQUEST, "bad_json"),
+                "{bad}"
+            );
         }
     }
 

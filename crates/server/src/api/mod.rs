@@ -11,9 +11,26 @@ pub mod openapi;
 pub mod players;
 pub mod web;
 
+use crate::error::ApiError;
 use crate::state::AppState;
+use axum::http::{Method, Uri};
+use axum::routing::any;
 use axum::Router;
 use tower_http::trace::TraceLayer;
+
+/// 404 `not_found` with the JSON error body for any `/api/…` path no route claims
+/// (without it the web folder's plain 404 would answer).
+async fn api_not_found(uri: Uri) -> ApiError {
+    ApiError::NotFound {
+        code: "not_found",
+        message: format!("no API route {}", uri.path()),
+    }
+}
+
+/// 405 `method_not_allowed` with the JSON error body (axum's own 405 has no body).
+async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
+    ApiError::MethodNotAllowed(format!("{} does not answer {method}", uri.path()))
+}
 
 /// The whole application: REST resources (guests, matches, players, leaderboard, the
 /// OpenAPI document), `/healthz`, `/readyz`, the WebSocket endpoint `/ws`, and the
@@ -27,7 +44,9 @@ pub fn app(state: AppState) -> Router {
         .merge(leaderboard::router())
         .merge(openapi::router())
         .merge(crate::ws::router())
-        .merge(crate::metrics::router());
+        .merge(crate::metrics::router())
+        .route("/api/{*rest}", any(api_not_found))
+        .method_not_allowed_fallback(method_not_allowed);
     web::with_web(router, state.config())
         .layer(TraceLayer::new_for_http())
         .with_state(state)

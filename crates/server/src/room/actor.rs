@@ -48,6 +48,9 @@ pub(crate) struct SeatSlot {
     /// The human's live connection, if any. `None` while disconnected: the seat is
     /// kept and its turns are passed.
     pub conn: Option<ConnHandle>,
+    /// True once a turn of this human timed out while they were away: later turns are
+    /// passed at once instead of waiting for the turn timer again. A reconnect clears it.
+    pub away: bool,
 }
 
 impl SeatSlot {
@@ -234,6 +237,14 @@ impl Room {
                     return;
                 }
                 let n = text.chars().count();
+                if text.chars().any(char::is_control) {
+                    conn.send_error(
+                        ErrorCode::BadJson,
+                        "chat text must not hold control characters",
+                        req,
+                    );
+                    return;
+                }
                 if n == 0 || n > MAX_CHAT_CHARS {
                     conn.send_error(
                         ErrorCode::BadJson,
@@ -259,6 +270,7 @@ impl Room {
         let slot = &mut self.seats[i];
         if slot.conn.as_ref().map(ConnHandle::id) != Some(conn.id()) {
             slot.conn = Some(conn.clone());
+            slot.away = false;
             self.schedule_auto();
         }
     }
@@ -269,7 +281,13 @@ impl Room {
         let now = clock::now_ms();
         if let Some(exp) = self.m.expire(now) {
             match exp {
-                Expiry::TurnTimedOut(outcome) => self.after_turn(outcome),
+                Expiry::TurnTimedOut(outcome) => {
+                    let slot = &mut self.seats[outcome.record.seat.index()];
+                    if matches!(slot.kind, SeatKind::Human(_)) && !slot.connected() {
+                        slot.away = true;
+                    }
+                    self.after_turn(outcome)
+                }
                 Expiry::MatchEnded(end) => self.end(end),
             }
             return;
@@ -281,9 +299,11 @@ impl Room {
     }
 
     /// Decides whether the room must act for the current seat, and when: a bot after
-    /// its think time; an absent human or an empty seat at once (as a pass) while at
-    /// least one human is connected — with nobody connected the turn timer passes it,
-    /// so an abandoned room does not spin through turns.
+    /// its think time; an empty seat, or a human who already missed a turn while away,
+    /// at once (as a pass) while at least one human is connected. A human who has just
+    /// disconnected keeps the whole turn timer (a network blip costs nothing if they
+    /// are back in time; otherwise the turn times out, rule 4.6). With nobody connected
+    /// the turn timer passes every turn, so an abandoned room does not spin through turns.
     fn schedule_auto(&mut self) {
         let Some(turn) = self.m.current_turn() else {
             self.auto_at = None;
@@ -293,7 +313,7 @@ impl Room {
         let slot = &self.seats[turn.seat.index()];
         self.auto_at = match slot.kind {
             SeatKind::Bot(_) => Some(self.turn_began + self.state.config().bot_think()),
-            SeatKind::Human(_) if slot.connected() => None,
+            SeatKind::Human(_) if slot.connected() || !slot.away => None,
             SeatKind::Human(_) | SeatKind::Empty if someone_here => Some(Instant::now()),
             _ => None,
         };

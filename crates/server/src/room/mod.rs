@@ -219,7 +219,12 @@ pub fn start(
                     None,
                 ),
             };
-            actor::SeatSlot { info, kind, conn }
+            actor::SeatSlot {
+                info,
+                kind,
+                conn,
+                away: false,
+            }
         })
         .collect();
     state

@@ -148,7 +148,7 @@ impl Session {
                 Ok(Some(Err(e))) => {
                     // Over the hard size limit, a bad frame, or a dropped connection.
                     tracing::debug!(conn = self.conn.id(), error = %e, "websocket read failed");
-                    self.conn.close(CloseReason::READ_ERROR);
+                    self.conn.close(read_error_reason(e));
                     return;
                 }
                 Ok(Some(Ok(m))) => m,
@@ -196,12 +196,7 @@ impl Session {
             return;
         }
         let max = self.state.config().max_frame_bytes;
-        if bytes.len() > max {
-            let msg = format!("frame of {} bytes, at most {max}", bytes.len());
-            self.conn.send_error(ErrorCode::TooLarge, msg, None);
-            return;
-        }
-        match protocol::decode_client(bytes) {
+        match protocol::decode_client_limited(bytes, max) {
             Ok(frame) => self.dispatch(frame).await,
             Err(e) => self.conn.send_error(e.code, e.message, e.id),
         }
@@ -465,6 +460,15 @@ impl Session {
                 let _ = room.send(RoomCmd::Detach { conn_id }).await;
             }
         }
+    }
+}
+
+/// The close for a failed read: 1009 for a message over the hard size limit (as
+/// `proto/README.md` §2 promises), 1002 for anything else.
+fn read_error_reason(e: axum::Error) -> CloseReason {
+    match e.into_inner().downcast::<tungstenite::Error>() {
+        Ok(t) if matches!(*t, tungstenite::Error::Capacity(_)) => CloseReason::TOO_BIG,
+        _ => CloseReason::READ_ERROR,
     }
 }
 

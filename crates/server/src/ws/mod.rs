@@ -2,7 +2,7 @@
 //!
 //! Each socket gets small buffers (a few KiB, not the 128 KiB defaults, since tens of
 //! thousands of sockets may be open), a hard message limit of 4× `--max-frame-bytes`
-//! (larger frames close the socket with 1002; frames between the two limits get a
+//! (larger messages close the socket with 1009; frames between the two limits get a
 //! `too_large` error and the socket stays open), and two tasks: the reader
 //! ([`connection`]) and the writer draining the bounded outbound queue
 //! ([`outbound`]).

@@ -72,10 +72,16 @@ impl CloseReason {
         reason: "idle timeout",
         drain: true,
     };
-    /// 1002: a frame could not be read (over the hard size limit, or malformed).
+    /// 1002: a frame could not be read (malformed: unmasked, bad UTF-8, bad opcode).
     pub const READ_ERROR: CloseReason = CloseReason {
         code: 1002,
-        reason: "unreadable or oversized frame",
+        reason: "unreadable frame",
+        drain: false,
+    };
+    /// 1009: a message over the hard size limit (4× `--max-frame-bytes`).
+    pub const TOO_BIG: CloseReason = CloseReason {
+        code: 1009,
+        reason: "message too big",
         drain: false,
     };
     /// 4000: the same player connected again; the newer socket wins.

@@ -73,15 +73,13 @@ async fn an_unsupported_protocol_version_is_refused_and_the_socket_closes() {
 }
 
 #[tokio::test]
-async fn a_frame_over_the_hard_limit_closes_the_socket() {
+async fn a_frame_over_the_hard_limit_closes_the_socket_with_1009() {
+    // proto/README.md §2: over 4× the 4096-byte limit the socket closes with 1009
+    // (message too big), not 1002.
     let s = start(test_config()).await;
     let mut c = s.player("Huge").await;
     let _ = c.ws.send(Message::text("x".repeat(20_000))).await;
-    let code = c.expect_close().await;
-    assert!(
-        code.is_none() || code == Some(CloseCode::Protocol),
-        "closed, got {code:?}"
-    );
+    assert_eq!(c.expect_close().await, Some(CloseCode::Size));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -243,4 +241,41 @@ async fn a_client_that_does_not_read_is_disconnected_not_buffered() {
     // Its seat is kept: the match still runs.
     assert!(s.state.room(id).is_some());
     assert_eq!(s.state.presence().active_match(player), Some(id));
+}
+
+/// Chat (protocol `chat`): a good line is acked and relayed to every seat with the
+/// next seq; an empty line, one over 280 characters, or one holding a control
+/// character is `bad_json` for the sender only and spends no seq.
+#[tokio::test]
+async fn chat_is_relayed_and_bad_chat_is_refused() {
+    let s = start(test_config()).await;
+    let (mut clients, started) = lobby_of_four(&s, false, 4).await;
+    let id = started[0].match_id;
+    for c in clients.iter_mut() {
+        assert_eq!(next_turn(c).await.2, 2, "turn_started is seq 2");
+    }
+    let chat = |rid: &str, text: String| json!({"t": "chat", "id": rid, "d": {"match_id": id, "text": text}});
+    for (rid, text) in [
+        ("empty", String::new()),
+        ("long", "é".repeat(281)),
+        ("ctl", "hi\u{1b}[31m".to_string()),
+        ("nul", "a\u{0}b".to_string()),
+    ] {
+        clients[0].send(chat(rid, text)).await;
+        let e = clients[0].expect_error(ErrorCode::BadJson).await;
+        assert_eq!(e.in_reply_to.as_deref(), Some(rid));
+    }
+    clients[0].send(chat("ok", "gl hf ♟".to_string())).await;
+    let (ack, _) = clients[0]
+        .recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "ok"))
+        .await;
+    assert!(matches!(ack.msg, ServerMsg::Ack(_)));
+    for c in clients.iter_mut() {
+        let (f, _) = c.recv_until(|m| matches!(m, ServerMsg::Chat(_))).await;
+        assert_eq!(f.seq, Some(3), "the refused lines spent no seq");
+        let ServerMsg::Chat(line) = f.msg else {
+            unreachable!()
+        };
+        assert_eq!((line.text.as_str(), line.name.as_str()), ("gl hf ♟", "P0"));
+    }
 }

@@ -40,6 +40,7 @@ async fn passer(
 async fn a_disconnected_player_keeps_its_seat_and_continues_after_a_snapshot() {
     let s = start(server::Config {
         bot_think_ms: 50,
+        turn_seconds: 1,
         ..test_config()
     })
     .await;
@@ -57,16 +58,20 @@ async fn a_disconnected_player_keeps_its_seat_and_continues_after_a_snapshot() {
     let mut b_ws = b.ws;
     b_ws.close(None).await.unwrap();
     drop(b_ws);
-    // Its seat is kept and its turns are passed for it.
+    // Its seat is kept. Its first missed turn runs the whole turn timer (a blip costs
+    // nothing if B is back in time) and times out (rule 4.6); after that, while B is
+    // still away, its turns are passed at once.
     let t0 = tokio::time::Instant::now();
     loop {
-        let auto_passes = log
+        let b_turns: Vec<TurnKind> = log
             .lock()
             .unwrap()
             .iter()
-            .filter(|(_, s, k)| *s == b_seat && *k == TurnKind::Pass)
-            .count();
-        if auto_passes >= 1 {
+            .filter(|(_, s, _)| *s == b_seat)
+            .map(|(_, _, k)| *k)
+            .collect();
+        if b_turns.len() >= 2 {
+            assert_eq!(&b_turns[..2], &[TurnKind::Timeout, TurnKind::Pass]);
             break;
         }
         assert!(

@@ -47,6 +47,10 @@ async fn bad_names_and_bodies_are_400_with_the_error_body() {
         (json!({"name": "  "}), "invalid_name"),
         (json!({"nom": "Ana"}), "bad_json"),
         (json!({"name": 5}), "bad_json"),
+        // Not an object: serde's derived struct would take the array as `{name}`
+        // and create a guest.
+        (json!(["Ana"]), "bad_json"),
+        (json!("Ana"), "bad_json"),
     ] {
         let r = http
             .post(s.url("/api/v1/guests"))
@@ -87,4 +91,39 @@ async fn healthz_reports_ok() {
         ),
         (Some("ok"), Some("sqlite"), Some(0))
     );
+}
+
+/// Contract: every API error has the JSON error body, also for an unknown `/api/…`
+/// path (404 `not_found`) and a known path with the wrong method (405
+/// `method_not_allowed`); paths outside `/api` stay the web folder's.
+#[tokio::test]
+async fn unknown_api_paths_and_wrong_methods_have_the_error_body() {
+    let s = start(test_config()).await;
+    let http = reqwest::Client::new();
+    for (method, path, status, code) in [
+        (reqwest::Method::GET, "/api/v1/nothing", 404, "not_found"),
+        (reqwest::Method::POST, "/api/v2/guests", 404, "not_found"),
+        (
+            reqwest::Method::DELETE,
+            "/api/v1/guests",
+            405,
+            "method_not_allowed",
+        ),
+        (
+            reqwest::Method::POST,
+            "/api/v1/leaderboard",
+            405,
+            "method_not_allowed",
+        ),
+    ] {
+        let r = http
+            .request(method.clone(), s.url(path))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), status, "{method} {path}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["code"], code, "{method} {path}: {body}");
+        assert!(body["error"]["message"].as_str().unwrap().contains(path));
+    }
 }
