@@ -153,17 +153,50 @@ impl Record {
 
     /// The recorded checkpoints, sorted by their notation strings (§11 output form).
     pub fn names(self) -> Vec<String> {
-        let mut v: Vec<String> = self.iter().map(|c| c.to_string()).collect();
-        v.sort();
-        v
+        self.iter().map(|c| c.to_string()).collect()
     }
 
-    /// The recorded checkpoints (entry, forts, other entries, home).
+    /// The recorded checkpoints in the order of their notation strings (§11 output
+    /// form): "entry", "entry:blue", "entry:green", "entry:red", "entry:yellow",
+    /// "fort:12" … "fort:63", "fort:7", "home". The order is a fixed table, so no
+    /// string is built to sort them.
     pub fn iter(self) -> impl Iterator<Item = Checkpoint> {
-        let all = std::iter::once(Checkpoint::Entry)
-            .chain(FORTS.iter().map(|&f| Checkpoint::Fort(f)))
-            .chain(Seat::ALL.into_iter().map(Checkpoint::EntryOf))
-            .chain(std::iter::once(Checkpoint::Home));
-        all.filter(move |c| self.contains(*c))
+        SORTED.into_iter().filter(move |c| self.contains(*c))
+    }
+}
+
+/// Every recordable checkpoint, in the string order of its notation (checked by a test).
+const SORTED: [Checkpoint; 14] = [
+    Checkpoint::Entry,
+    Checkpoint::EntryOf(Seat::Blue),
+    Checkpoint::EntryOf(Seat::Green),
+    Checkpoint::EntryOf(Seat::Red),
+    Checkpoint::EntryOf(Seat::Yellow),
+    Checkpoint::Fort(12),
+    Checkpoint::Fort(24),
+    Checkpoint::Fort(29),
+    Checkpoint::Fort(41),
+    Checkpoint::Fort(46),
+    Checkpoint::Fort(58),
+    Checkpoint::Fort(63),
+    Checkpoint::Fort(7),
+    Checkpoint::Home,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fixed_order_is_the_string_order_and_covers_every_bit() {
+        let names: Vec<String> = SORTED.iter().map(|c| c.to_string()).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        let all: u16 = SORTED
+            .iter()
+            .map(|c| c.bit().unwrap())
+            .fold(0, |a, b| a | b);
+        assert_eq!(all, (1 << 14) - 1, "entry, 8 forts, 4 entries, home");
     }
 }

@@ -205,6 +205,8 @@ pub struct Match {
     deadline_ms: u64,
     turn_counter: u32,
     log: Vec<TurnRecord>,
+    /// Turns taken out of `log` by [`Match::drain_log`].
+    log_base: u32,
     end: Option<MatchEnd>,
 }
 
@@ -230,6 +232,7 @@ impl Match {
             deadline_ms,
             turn_counter: 0,
             log: Vec::new(),
+            log_base: 0,
             end: None,
             rules,
         };
@@ -268,6 +271,18 @@ impl Match {
     /// Every resolved turn so far.
     pub fn log(&self) -> &[TurnRecord] {
         &self.log
+    }
+    /// Turns resolved so far (also counting turns taken out with [`Match::drain_log`]).
+    pub fn turns_played(&self) -> u32 {
+        self.log_base + self.log.len() as u32
+    }
+    /// Takes the turns logged since the last drain, oldest first. A server that
+    /// persists each turn as it resolves drains the log so a long match does not keep
+    /// every [`TurnRecord`] in memory (≈ 1.3 KiB per turn); [`crate::replay::replay_of`]
+    /// of a drained match lacks the drained turns.
+    pub fn drain_log(&mut self) -> Vec<TurnRecord> {
+        self.log_base += self.log.len() as u32;
+        std::mem::take(&mut self.log)
     }
     /// The end, once the match is over.
     pub fn end(&self) -> Option<&MatchEnd> {

@@ -382,11 +382,7 @@ impl Position {
                     .collect(),
                 scored: PieceId::ALL
                     .iter()
-                    .map(|&p| {
-                        let mut v: Vec<Checkpoint> = st.scored[p.index()].iter().collect();
-                        v.sort_by_key(|c| c.to_string());
-                        (p, v)
-                    })
+                    .map(|&p| (p, st.scored[p.index()].iter().collect()))
                     .collect(),
                 finished: st.finished,
                 total: Some(st.total()),

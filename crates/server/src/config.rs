@@ -28,7 +28,7 @@ pub const DEFAULT_ABUSE_STRIKES: u32 = 40;
 /// too slow and is disconnected.
 pub const DEFAULT_OUTBOUND_QUEUE: usize = 256;
 /// Default match frames kept per room for `resync`.
-pub const DEFAULT_RESYNC_FRAMES: usize = 128;
+pub const DEFAULT_RESYNC_FRAMES: usize = 16;
 /// Default seconds between server pings.
 pub const DEFAULT_PING_SECONDS: u32 = 20;
 /// Default seconds of silence after which a socket is closed.

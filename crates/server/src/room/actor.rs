@@ -114,7 +114,7 @@ impl Room {
             tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => {
-                    tracing::info!(match_id = %self.id, turns = self.m.log().len(), "server stopping: room left running in the store");
+                    tracing::info!(match_id = %self.id, turns = self.m.turns_played(), "server stopping: room left running in the store");
                     break;
                 }
                 cmd = self.rx.recv() => match cmd {
@@ -407,9 +407,11 @@ impl Room {
         ));
         self.broadcast(msg);
         crate::metrics::turn_resolved(record.kind);
+        // The writer persists the turn; the room keeps no turn log of its own (the
+        // store has it), so a long match does not grow in memory turn by turn.
         self.state.writer().send(store::WriteOp::Turns {
             match_id: self.id,
-            turns: vec![record],
+            turns: self.m.drain_log(),
         });
         if let Some(end) = end {
             self.end(end);
@@ -434,7 +436,16 @@ impl Room {
                 reason: end.reason,
                 standings: end.standings.clone(),
             }));
-        tracing::info!(match_id = %self.id, reason = ?end.reason, turns = self.m.log().len(), "match ended");
+        tracing::info!(match_id = %self.id, reason = ?end.reason, turns = self.m.turns_played(), "match ended");
+        // Free the seats before telling anyone, so a player who reads `match_ended` can
+        // queue or open a lobby at once (the room unregisters itself right after).
+        for s in &self.seats {
+            if let Some(p) = s.player() {
+                self.state
+                    .presence()
+                    .release(p, crate::presence::Busy::Seated(self.id));
+            }
+        }
         let msg = ServerMsg::MatchEnded(self.match_ended(&end));
         self.broadcast(msg);
     }
@@ -475,7 +486,7 @@ impl Room {
                 match_deadline: self.m.deadline_ms(),
             },
             dice_commitment: self.m.commitment(),
-            turns_played: self.m.log().len() as u32,
+            turns_played: self.m.turns_played(),
             seq: self.history.seq(),
             ended: self.m.end().map(|e| self.match_ended(e)),
         };

@@ -234,6 +234,19 @@ async fn match_clock_expiry_ends_the_match_with_standings() {
     );
     assert_eq!(e.reason, EndReason::Clock);
     assert_eq!(e.match_id, id);
+    // The seat is free as soon as `match_ended` arrives: queueing at once is accepted.
+    clients[1]
+        .send(json!({"t": "join_queue", "id": "again", "d": {"mode": "clash"}}))
+        .await;
+    let (f, _) = clients[1]
+        .recv_until(|m| matches!(m, ServerMsg::Ack(_) | ServerMsg::Error(_)))
+        .await;
+    assert!(
+        matches!(&f.msg, ServerMsg::Ack(a) if a.id == "again"),
+        "{:?}",
+        f.msg
+    );
+    clients[1].send(json!({"t": "leave_queue"})).await;
     assert_eq!(
         e.standings.iter().map(|s| s.place).collect::<Vec<_>>(),
         vec![1, 1, 1, 1],
