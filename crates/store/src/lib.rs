@@ -23,6 +23,8 @@ mod players;
 mod reads;
 mod rows;
 mod store;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod writer;
 mod writes;
 

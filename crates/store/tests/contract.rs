@@ -453,7 +453,7 @@ async fn sqlite_contract() {
 
 #[tokio::test]
 async fn postgres_contract() {
-    let db = TempPg::create().await;
+    let db = TempPg::create("ludo_test").await;
     let store = Store::connect(Some(&db.url))
         .await
         .expect("connect postgres");

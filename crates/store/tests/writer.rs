@@ -7,14 +7,8 @@ mod common;
 use common::*;
 use engine::replay::{replay_of, verify};
 use engine::Mode;
-use sqlx::postgres::PgConnectOptions;
-use std::net::SocketAddr;
-use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 use store::{spawn_writer_with, MatchStatus, Store, WriteOp, WriterConfig};
-use tokio::net::{TcpListener, TcpStream};
 use uuid::Uuid;
 
 const FAST: WriterConfig = WriterConfig {
@@ -88,49 +82,10 @@ async fn sqlite_writer_lands_ops_in_order_and_skips_a_bad_one() {
     }
 }
 
-/// A TCP gate in front of PostgreSQL: while closed it accepts and at once drops
-/// every connection (the database looks down); once opened it forwards.
-struct Gate {
-    addr: SocketAddr,
-    open: Arc<AtomicBool>,
-    refused: Arc<AtomicUsize>,
-}
-
-impl Gate {
-    async fn start(target: String) -> Gate {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let open = Arc::new(AtomicBool::new(false));
-        let refused = Arc::new(AtomicUsize::new(0));
-        let (o, r) = (open.clone(), refused.clone());
-        tokio::spawn(async move {
-            while let Ok((mut inbound, _)) = listener.accept().await {
-                if !o.load(Ordering::SeqCst) {
-                    r.fetch_add(1, Ordering::SeqCst);
-                    drop(inbound);
-                    continue;
-                }
-                let target = target.clone();
-                tokio::spawn(async move {
-                    if let Ok(mut outbound) = TcpStream::connect(&target).await {
-                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
-                    }
-                });
-            }
-        });
-        Gate {
-            addr,
-            open,
-            refused,
-        }
-    }
-}
-
-async fn outage(direct: Store, url: String, db_name: String) {
-    let opts = PgConnectOptions::from_str(&url).unwrap();
-    let gate = Gate::start(format!("{}:{}", opts.get_host(), opts.get_port())).await;
-    let gated_url = rewrite_pg_url(&url, Some(&gate.addr.to_string()), &db_name);
-    let gated = Store::connect_lazy(&gated_url).unwrap();
+async fn outage(direct: Store, url: String) {
+    let gate = Gate::start(authority(&url)).await;
+    gate.close();
+    let gated = Store::connect_lazy(&url_via(&url, gate.addr)).unwrap();
     let writer = spawn_writer_with(gated.clone(), FAST);
 
     let ana = guest(&direct, 1, "Ana").await;
@@ -142,7 +97,7 @@ async fn outage(direct: Store, url: String, db_name: String) {
     // The database is down: the writer keeps retrying (at least 3 attempts seen)
     // and holds every op.
     tokio::time::timeout(Duration::from_secs(10), async {
-        while gate.refused.load(Ordering::SeqCst) < 3 {
+        while gate.refused() < 3 {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     })
@@ -151,7 +106,7 @@ async fn outage(direct: Store, url: String, db_name: String) {
     assert_eq!(writer.backlog(), 5);
     assert_eq!(direct.match_summary(id).await.unwrap(), None);
 
-    gate.open.store(true, Ordering::SeqCst);
+    gate.open();
     tokio::time::timeout(Duration::from_secs(10), writer.flush())
         .await
         .expect("everything lands within 10 s of recovery");
@@ -166,11 +121,11 @@ async fn outage(direct: Store, url: String, db_name: String) {
 /// land, in order, once it is reachable again (backlog 0, replay verifies).
 #[tokio::test]
 async fn postgres_outage_loses_nothing() {
-    let db = TempPg::create().await;
+    let db = TempPg::create("ludo_test").await;
     let direct = Store::connect(Some(&db.url))
         .await
         .expect("connect postgres");
-    let outcome = run_catching(outage(direct.clone(), db.url.clone(), db.name.clone())).await;
+    let outcome = run_catching(outage(direct.clone(), db.url.clone())).await;
     direct.close().await;
     db.drop_db().await;
     if let Err(panic) = outcome {

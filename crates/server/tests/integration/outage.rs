@@ -19,15 +19,11 @@ const FAST: WriterConfig = WriterConfig {
     max_batch: 64,
 };
 
-async fn outage(direct: Store, db_url: String, db_name: String, authority: String) {
-    let gate = Gate::start(authority).await;
-    let gated = Store::connect(Some(&pg_url(
-        &db_url,
-        Some(&gate.addr.to_string()),
-        &db_name,
-    )))
-    .await
-    .expect("connect through the open gate");
+async fn outage(direct: Store, db_url: String) {
+    let gate = Gate::start(authority(&db_url)).await;
+    let gated = Store::connect(Some(&url_via(&db_url, gate.addr)))
+        .await
+        .expect("connect through the open gate");
     let writer = store::spawn_writer_with(gated.clone(), FAST);
     let mut srv = serve(quick_config(3), gated.clone(), writer.clone()).await;
 
@@ -126,17 +122,11 @@ async fn outage(direct: Store, db_url: String, db_name: String, authority: Strin
 /// Contract: a PostgreSQL outage during a match loses no turn and no result.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_outage_during_a_match_loses_nothing() {
-    let db = TempPg::create().await;
+    let db = TempPg::create("ludo_rest").await;
     let direct = Store::connect(Some(&db.url))
         .await
         .expect("connect postgres");
-    let outcome = run_catching(outage(
-        direct.clone(),
-        db.url.clone(),
-        db.name.clone(),
-        db.authority(),
-    ))
-    .await;
+    let outcome = run_catching(outage(direct.clone(), db.url.clone())).await;
     direct.close().await;
     db.drop_db().await;
     if let Err(panic) = outcome {

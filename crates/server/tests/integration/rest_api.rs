@@ -373,7 +373,7 @@ async fn rest_api_on_sqlite() {
 /// Contract: the same REST API over a fresh PostgreSQL database.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rest_api_on_postgres() {
-    let db = TempPg::create().await;
+    let db = TempPg::create("ludo_rest").await;
     let store = store::Store::connect(Some(&db.url))
         .await
         .expect("connect postgres");

@@ -7,69 +7,13 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use engine::{legal, EndReason, Expiry, Match, Mode, RuleSet, Seat, Seed, Standing};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
-use sqlx::postgres::PgPool;
-use sqlx::Executor;
 use std::path::PathBuf;
 use store::{MatchResult, NewMatch, SeatEntry, Store};
 use uuid::Uuid;
 
-/// The PostgreSQL server the tests use: `LUDO_TEST_PG_URL`, or the local server as
-/// user `postgres` (trust auth).
-pub fn pg_admin_url() -> String {
-    std::env::var("LUDO_TEST_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_string())
-}
-
-/// `url` with its `host:port` replaced by `authority` (when given) and its
-/// database by `db`; user, password and query are kept.
-pub fn rewrite_pg_url(url: &str, authority: Option<&str>, db: &str) -> String {
-    let (scheme, rest) = url.split_once("://").expect("URL has a scheme");
-    let (rest, query) = match rest.split_once('?') {
-        Some((r, q)) => (r, format!("?{q}")),
-        None => (rest, String::new()),
-    };
-    let hostpart = rest.split('/').next().unwrap_or(rest);
-    let (userinfo, hostport) = match hostpart.rsplit_once('@') {
-        Some((u, h)) => (format!("{u}@"), h),
-        None => (String::new(), hostpart),
-    };
-    let hostport = authority.unwrap_or(hostport);
-    format!("{scheme}://{userinfo}{hostport}/{db}{query}")
-}
-
-/// A fresh PostgreSQL database `ludo_test_<uuid>`, dropped by [`TempPg::drop_db`].
-pub struct TempPg {
-    pub name: String,
-    pub url: String,
-    admin: PgPool,
-}
-
-impl TempPg {
-    /// Creates the database. Panics when the server cannot be reached: the
-    /// PostgreSQL tests must not pass silently without PostgreSQL.
-    pub async fn create() -> TempPg {
-        let admin_url = pg_admin_url();
-        let admin = PgPool::connect(&admin_url)
-            .await
-            .unwrap_or_else(|e| panic!("PostgreSQL is required for this test ({admin_url}): {e}"));
-        let name = format!("ludo_test_{}", Uuid::new_v4().simple());
-        admin
-            .execute(format!("CREATE DATABASE {name}").as_str())
-            .await
-            .expect("CREATE DATABASE");
-        let url = rewrite_pg_url(&admin_url, None, &name);
-        TempPg { name, url, admin }
-    }
-
-    /// Drops the database, closing its remaining connections.
-    pub async fn drop_db(self) {
-        self.admin
-            .execute(format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name).as_str())
-            .await
-            .expect("DROP DATABASE");
-        self.admin.close().await;
-    }
-}
+// Each test binary uses a different subset of these.
+#[allow(unused_imports)]
+pub use store::testing::{authority, run_catching, url_via, Gate, TempPg};
 
 /// A SQLite file under the temp directory with a unique name; [`TempSqlite::remove`]
 /// deletes it with its WAL files.
@@ -92,15 +36,6 @@ impl TempSqlite {
             let _ = std::fs::remove_file(p);
         }
     }
-}
-
-/// Runs `f` as a task so that cleanup can run even when it panics; re-raises the
-/// panic afterwards.
-pub async fn run_catching<F>(f: F) -> Result<(), Box<dyn std::any::Any + Send>>
-where
-    F: std::future::Future<Output = ()> + Send + 'static,
-{
-    tokio::spawn(f).await.map_err(|e| e.into_panic())
 }
 
 /// A real match: `turns` turns of random legal plans (engine::legal::random_plan,
