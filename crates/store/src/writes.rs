@@ -15,9 +15,12 @@ const INSERT_MATCH: &str = "INSERT INTO matches \
     VALUES ($1, $2, $3, $4, $5, $6, 'running') ON CONFLICT (id) DO NOTHING";
 const INSERT_SEAT: &str = "INSERT INTO match_seats (match_id, seat, player_id, is_bot, name) \
     VALUES ($1, $2, $3, $4, $5)";
-const INSERT_TURN: &str = "INSERT INTO turns \
-    (match_id, turn_number, seat, dice, kind, plan, events) \
-    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (match_id, turn_number) DO NOTHING";
+const INSERT_TURNS_HEAD: &str =
+    "INSERT INTO turns (match_id, turn_number, seat, dice, kind, plan, events) ";
+const INSERT_TURNS_TAIL: &str = " ON CONFLICT (match_id, turn_number) DO NOTHING";
+/// Turns per multi-row INSERT: 7 bound values each stays far below both drivers'
+/// limits on bound parameters (SQLite 32,766; PostgreSQL 65,535).
+const TURN_ROWS_PER_INSERT: usize = 500;
 const END_MATCH: &str = "UPDATE matches SET seed = $2, ended_at = $3, status = 'ended', \
     end_reason = $4 WHERE id = $1 AND status = 'running' AND dice_commitment = $5";
 const SEAT_RESULT: &str = "UPDATE match_seats SET place = $3, progress = $4, combat = $5, \
@@ -140,23 +143,29 @@ impl Store {
                 t.turn_number
             )));
         }
+        // One multi-row INSERT per chunk (not one statement per turn): one round trip
+        // and one statement for up to TURN_ROWS_PER_INSERT turns.
+        let rows: Vec<(Uuid, &TurnRecord)> = batches
+            .iter()
+            .flat_map(|(m, ts)| ts.iter().map(move |t| (*m, t)))
+            .collect();
         let mut failed_match = None;
         let res: Result<(), sqlx::Error> = with_pool!(self, pool => async {
             let mut tx = pool.begin().await?;
-            for (match_id, turns) in batches {
-                failed_match = Some(*match_id);
-                for t in turns {
-                    sqlx::query(INSERT_TURN)
-                        .bind(*match_id)
-                        .bind(t.turn_number as i32)
-                        .bind(name(&t.seat))
-                        .bind(Json(&t.dice))
-                        .bind(name(&t.kind))
-                        .bind(Json(&t.plan))
-                        .bind(Json(&t.events))
-                        .execute(&mut *tx)
-                        .await?;
-                }
+            for chunk in rows.chunks(TURN_ROWS_PER_INSERT) {
+                failed_match = chunk.first().map(|(m, _)| *m);
+                let mut q = sqlx::QueryBuilder::new(INSERT_TURNS_HEAD);
+                q.push_values(chunk, |mut b, (match_id, t)| {
+                    b.push_bind(*match_id)
+                        .push_bind(t.turn_number as i32)
+                        .push_bind(name(&t.seat))
+                        .push_bind(Json(&t.dice))
+                        .push_bind(name(&t.kind))
+                        .push_bind(Json(&t.plan))
+                        .push_bind(Json(&t.events));
+                });
+                q.push(INSERT_TURNS_TAIL);
+                q.build().execute(&mut *tx).await?;
             }
             tx.commit().await
         }

@@ -21,6 +21,37 @@ async fn contract(store: Store) {
     history_paging(&store).await;
     leaderboard_order(&store).await;
     unknown_ids(&store).await;
+    big_turn_batches(&store).await;
+}
+
+/// Turn writes are multi-row INSERTs of at most 500 rows: a batch of 1,100 turns over
+/// two matches spans three of them and lands whole, in order; appending it again adds
+/// nothing (append-only and idempotent).
+async fn big_turn_batches(store: &Store) {
+    let m = play_short_match(11, Mode::Clash, 2);
+    let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+    for id in [a, b] {
+        store
+            .create_match(&new_match_of(id, &m, at(5), seats(&[])))
+            .await
+            .unwrap();
+    }
+    let many = |from: u32, n: u32| -> Vec<engine::TurnRecord> {
+        (from..from + n)
+            .map(|k| engine::TurnRecord {
+                turn_number: k,
+                ..m.log()[0].clone()
+            })
+            .collect()
+    };
+    let batches = vec![(a, many(1, 700)), (b, many(1, 400))];
+    store.append_turn_batches(&batches).await.unwrap();
+    store.append_turn_batches(&batches).await.unwrap();
+    let count = |id| async move { store.match_summary(id).await.unwrap().unwrap().turn_count };
+    assert_eq!((count(a).await, count(b).await), (700, 400));
+    let doc = store.replay(a).await.unwrap().unwrap();
+    let numbers: Vec<u32> = doc.replay.turns.iter().map(|t| t.turn_number).collect();
+    assert_eq!(numbers, (1..=700).collect::<Vec<_>>());
 }
 
 /// Guests: created, found by token hash and by id; a taken token hash or id is a
