@@ -25,6 +25,10 @@ pub enum ClientError {
     /// The server closed the socket.
     #[error("connection closed by the server")]
     Closed,
+    /// A replay was fetched before the server had stored the match as ended (its
+    /// `seed` and `end` are still null).
+    #[error("the replay has no seed and no end yet: the match is not stored as ended")]
+    NotEndedYet,
     /// The server answered a request with an `error` message.
     #[error("server error {}: {}", .0.code.as_str(), .0.message)]
     Server(ErrorMsg),
@@ -51,6 +55,7 @@ impl ClientError {
             ClientError::WebSocket(_) => "websocket".into(),
             ClientError::Decode(_) => "decode".into(),
             ClientError::Closed => "closed".into(),
+            ClientError::NotEndedYet => "not_ended_yet".into(),
             ClientError::Unexpected(_) => "unexpected".into(),
             ClientError::Desync(_) => "desync".into(),
             ClientError::Timeout(_) => "timeout".into(),

@@ -84,4 +84,30 @@ impl Rest {
         }
         Ok(resp.json::<engine::Replay>().await?)
     }
+
+    /// [`Rest::replay`] of a match that has just ended: the server stores the end and
+    /// reveals the seed through its write-behind writer, a moment after it sends
+    /// `match_ended`, so until then the replay has `seed` and `end` null. Retries every
+    /// 100 ms (the `backon` crate) for up to 10 s while they are null.
+    ///
+    /// Errors: as [`Rest::replay`]; [`ClientError::Http`] "not stored as ended yet"
+    /// when the end is still missing after 10 s.
+    pub async fn ended_replay(&self, replay_url: &str) -> Result<engine::Replay> {
+        use backon::{ConstantBuilder, Retryable};
+        let fetch = || async {
+            let r = self.replay(replay_url).await?;
+            if r.end.is_none() || r.seed.is_none() {
+                return Err(ClientError::NotEndedYet);
+            }
+            Ok(r)
+        };
+        fetch
+            .retry(
+                ConstantBuilder::default()
+                    .with_delay(std::time::Duration::from_millis(100))
+                    .with_max_times(100),
+            )
+            .when(|e| matches!(e, ClientError::NotEndedYet))
+            .await
+    }
 }

@@ -213,7 +213,7 @@ async fn four_clients_play_a_whole_queue_match() {
     // The replay behind `replay_url` re-plays to the same end (RULES.md §10), as
     // `ludo-bots` checks.
     srv.state.writer().flush().await;
-    let replay = rest.replay(&end.replay_url).await.unwrap();
+    let replay = rest.ended_replay(&end.replay_url).await.unwrap();
     assert_eq!(replay.turns.len() as u64, snap.turns);
     let replayed = engine::replay::verify(&replay).unwrap();
     assert_eq!(replayed.standings(), end.standings);

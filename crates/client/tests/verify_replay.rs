@@ -102,7 +102,7 @@ async fn a_served_replay_verifies_and_a_changed_die_is_named_by_turn() {
     assert!(
         stdout.starts_with(&format!(
             "ok: {turns} turns re-played, dice, events and standings match (end: {})",
-            reason.as_str().unwrap().replace('_', "")
+            reason.as_str().unwrap()
         )),
         "{stdout}"
     );
@@ -131,5 +131,14 @@ async fn a_served_replay_verifies_and_a_changed_die_is_named_by_turn() {
     let (code, _, stderr) = verify_replay(&missing).await;
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("404"), "{stderr}");
+
+    // A replay without a seed (a match not yet stored as ended) cannot be re-played:
+    // exit 2 with a message that says why, not a mismatch.
+    doc["seed"] = Value::Null;
+    let file = dir.path().join("running.json");
+    std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let (code, _, stderr) = verify_replay(file.to_str().unwrap()).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("has not ended yet"), "{stderr}");
     state.shutdown_token().cancel();
 }

@@ -59,9 +59,14 @@ fn mismatch<T: Serialize>(turn: Option<u32>, field: &str, expected: &T, got: &T)
 /// Errors: the first [`ReplayMismatch`] (a missing seed, a commitment that is not the
 /// SHA-256 of the seed, or the first turn or end field that differs).
 pub fn verify(replay: &Replay) -> Result<Match, ReplayMismatch> {
-    let seed = replay
-        .seed
-        .ok_or_else(|| mismatch(None, "seed", &"a revealed seed", &"null"))?;
+    let seed = replay.seed.ok_or_else(|| {
+        mismatch(
+            None,
+            "seed (none is revealed before the match has ended)",
+            &"null",
+            &"a seed to re-play from",
+        )
+    })?;
     if seed.commitment() != replay.dice_commitment.to_lowercase() {
         return Err(mismatch(
             None,

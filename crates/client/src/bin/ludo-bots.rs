@@ -112,13 +112,13 @@ async fn run(a: Args) -> Result<bool, String> {
     for (i, o) in ended.values().enumerate() {
         let end = o.end.as_ref().expect("only ended matches are kept");
         println!(
-            "match {} of {}: {} ({}, {} turns, ended by {:?})",
+            "match {} of {}: {} ({}, {} turns, end reason {})",
             i + 1,
             a.matches,
             o.match_id,
             a.game.name(),
             o.turns,
-            end.reason
+            serde_json::to_string(&end.reason).unwrap_or_default()
         );
         for s in &end.standings {
             println!(
@@ -139,7 +139,7 @@ async fn run(a: Args) -> Result<bool, String> {
             .map_or(end.replay_url.clone(), |u| u.to_string());
         println!("  replay: {url}");
         if !a.no_verify {
-            match rest.replay(&end.replay_url).await {
+            match rest.ended_replay(&end.replay_url).await {
                 Ok(replay) => match engine::replay::verify(&replay) {
                     Ok(_) => println!(
                         "  replay verified: {} turns re-played, dice, events and standings match",

@@ -60,11 +60,19 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if replay.seed.is_none() {
+        eprintln!("verify-replay: the match has not ended yet (its replay reveals no seed); retry once it has");
+        return ExitCode::from(2);
+    }
     match verify(&replay) {
         Ok(m) => {
             let end = m
                 .end()
-                .map(|e| format!("{:?}", e.reason).to_lowercase())
+                .map(|e| {
+                    serde_json::to_string(&e.reason)
+                        .unwrap_or_default()
+                        .replace('"', "")
+                })
                 .unwrap_or_else(|| "running".into());
             println!(
                 "ok: {} turns re-played, dice, events and standings match (end: {end})",
