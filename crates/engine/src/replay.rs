@@ -62,8 +62,8 @@ pub fn verify(replay: &Replay) -> Result<Match, ReplayMismatch> {
     let seed = replay.seed.ok_or_else(|| {
         mismatch(
             None,
-            "seed (none is revealed before the match has ended)",
-            &"null",
+            "seed",
+            &"null (no seed is revealed before the match has ended)",
             &"a seed to re-play from",
         )
     })?;
