@@ -54,6 +54,10 @@ use backon::Retryable;
 use std::future::Future;
 use tokio::net::TcpListener;
 
+/// How long [`run`] waits for the store at start (migrations and resuming the
+/// running matches) before it serves anyway and keeps trying in the background.
+pub const BOOTSTRAP_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Serves the application on `listener` (TCP_NODELAY on every accepted socket) until
 /// `shutdown` resolves or [`AppState::shutdown_token`] is cancelled, then shuts down
 /// gracefully (see the crate docs).
@@ -83,7 +87,10 @@ pub async fn run(
     // Resume the matches a previous run left running before serving, so players who
     // reconnect find theirs; if the store cannot be reached now, keep trying in the
     // background (`/readyz` answers 503 and no match starts meanwhile).
-    if let Err(e) = bootstrap_store(&state).await {
+    let first = tokio::time::timeout(BOOTSTRAP_WAIT, bootstrap_store(&state)).await;
+    if let Err(e) = first.unwrap_or(Err(store::StoreError::Invalid(
+        "no answer within the start-up wait".into(),
+    ))) {
         tracing::warn!(error = %e, "store not ready at start; retrying in the background");
         let retry = state.clone();
         state.tasks().spawn(async move {

@@ -155,12 +155,22 @@ impl Store {
         const APPLIED: &str = "SELECT MAX(version) FROM _sqlx_migrations WHERE success";
         let (latest, applied) = match &self.backend {
             Backend::Pg(pool) => (
-                sqlx::migrate!("../../migrations/postgres").iter().map(|m| m.version).max(),
-                sqlx::query_scalar::<_, Option<i64>>(APPLIED).fetch_one(pool).await,
+                sqlx::migrate!("../../migrations/postgres")
+                    .iter()
+                    .map(|m| m.version)
+                    .max(),
+                sqlx::query_scalar::<_, Option<i64>>(APPLIED)
+                    .fetch_one(pool)
+                    .await,
             ),
             Backend::Sqlite(pool) => (
-                sqlx::migrate!("../../migrations/sqlite").iter().map(|m| m.version).max(),
-                sqlx::query_scalar::<_, Option<i64>>(APPLIED).fetch_one(pool).await,
+                sqlx::migrate!("../../migrations/sqlite")
+                    .iter()
+                    .map(|m| m.version)
+                    .max(),
+                sqlx::query_scalar::<_, Option<i64>>(APPLIED)
+                    .fetch_one(pool)
+                    .await,
             ),
         };
         match applied.map_err(StoreError::from) {

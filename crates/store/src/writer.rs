@@ -160,7 +160,10 @@ impl WriterHandle {
             self.shared.backlog.fetch_sub(1, Ordering::SeqCst);
             publish(&self.shared.backlog);
             metrics::counter!(DROPPED_COUNTER).increment(1);
-            tracing::error!(op = job.op.label(), "persistence writer stopped; write not stored");
+            tracing::error!(
+                op = job.op.label(),
+                "persistence writer stopped; write not stored"
+            );
         }
         committed
     }
@@ -391,7 +394,10 @@ mod tests {
             }
         })
         .await;
-        assert!(!w.accepting_new_matches(), "no new match while the store fails");
+        assert!(
+            !w.accepting_new_matches(),
+            "no new match while the store fails"
+        );
         assert_eq!(w.backlog(), 1, "the failing op is kept");
         assert!(pending.try_recv().is_err(), "not committed yet");
         store.create_match(&new_match(id)).await.unwrap();

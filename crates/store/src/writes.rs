@@ -104,7 +104,9 @@ fn check_new_match(m: &NewMatch) -> Result<(), StoreError> {
             "dice_commitment must be 64 lowercase hex digits".into(),
         ));
     }
-    if m.secret_seed.is_some_and(|s| s.commitment() != m.dice_commitment) {
+    if m.secret_seed
+        .is_some_and(|s| s.commitment() != m.dice_commitment)
+    {
         return Err(StoreError::Invalid(
             "the secret seed does not match the dice commitment".into(),
         ));
@@ -296,7 +298,10 @@ impl Store {
                     check_new_match(m)?;
                     creates.push(m);
                 }
-                WriteOp::Turns { match_id, turns: ts } => {
+                WriteOp::Turns {
+                    match_id,
+                    turns: ts,
+                } => {
                     check_turn_numbers(ts.iter().map(|t| &t.record))?;
                     turns.extend(
                         ts.iter()

@@ -462,7 +462,12 @@ impl Room {
             name,
             text,
         });
-        self.write(op, vec![Out::Msg(seq, msg), Out::Ack(conn, req)], false, None);
+        self.write(
+            op,
+            vec![Out::Ack(conn, req), Out::Msg(seq, msg)],
+            false,
+            None,
+        );
     }
 
     /// Makes `conn` the live connection of seat `i`.
@@ -761,7 +766,9 @@ fn answer_gone(cmd: RoomCmd) {
 }
 
 /// Resolves when the pending write (if any) is committed.
-async fn committed(pending: &mut Option<Pending>) -> Result<(), tokio::sync::oneshot::error::RecvError> {
+async fn committed(
+    pending: &mut Option<Pending>,
+) -> Result<(), tokio::sync::oneshot::error::RecvError> {
     match pending {
         Some(p) => (&mut p.committed).await,
         None => std::future::pending().await,

@@ -77,7 +77,10 @@ async fn outage(direct: Store, db_url: String) {
     );
     let during = direct.match_summary(id).await.unwrap().unwrap();
     assert_eq!(during.status, MatchStatus::Running);
-    assert_eq!(during.turn_count, quiet_from, "nothing was stored meanwhile");
+    assert_eq!(
+        during.turn_count, quiet_from,
+        "nothing was stored meanwhile"
+    );
 
     // The database is back: the match goes on to its end (rule 9.1 clock, postponed
     // by the outage) and everything lands, in order.
@@ -87,7 +90,10 @@ async fn outage(direct: Store, db_url: String) {
         .expect("the match ends after the store is back")
         .unwrap();
     let turns = played.resolved.len();
-    assert!(turns > quiet_from as usize, "turns were played after the outage");
+    assert!(
+        turns > quiet_from as usize,
+        "turns were played after the outage"
+    );
     tokio::time::timeout(Duration::from_secs(20), writer.flush())
         .await
         .expect("the backlog is written within 20 s of recovery");

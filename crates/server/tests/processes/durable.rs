@@ -25,17 +25,18 @@ const DOWNTIME: Duration = Duration::from_secs(2);
 
 /// The snapshot equals what the players last saw: `seq`, turns played, the turn in
 /// progress (seat, number, dice, roll store) and every seat's pieces and points.
-fn assert_same_as_seen(
-    snap: &Snapshot,
-    seq: u64,
-    turn: &TurnStarted,
-    last: &TurnResolved,
-) {
+fn assert_same_as_seen(snap: &Snapshot, seq: u64, turn: &TurnStarted, last: &TurnResolved) {
     assert_eq!(snap.seq, seq, "resumed seq");
     assert_eq!(snap.turns_played, last.turn_number, "turns played");
     let t = snap.turn.as_ref().expect("a turn in progress");
     assert_eq!(
-        (t.seat, t.turn_number, &t.dice, &t.roll_store, t.exit_credits),
+        (
+            t.seat,
+            t.turn_number,
+            &t.dice,
+            &t.roll_store,
+            t.exit_credits
+        ),
         (
             turn.seat,
             turn.turn_number,
@@ -55,9 +56,17 @@ fn assert_same_as_seen(
             "{seat:?} points"
         );
         if seat == turn.seat {
-            assert_eq!(x.rolls.as_slice(), &turn.roll_store[..], "mover's roll store");
+            assert_eq!(
+                x.rolls.as_slice(),
+                &turn.roll_store[..],
+                "mover's roll store"
+            );
         } else {
-            assert_eq!(x.rolls.as_slice(), y.rolls.as_slice(), "{seat:?} roll store");
+            assert_eq!(
+                x.rolls.as_slice(),
+                y.rolls.as_slice(),
+                "{seat:?} roll store"
+            );
         }
     }
 }
@@ -66,7 +75,10 @@ async fn stop_and_resume(database_url: String, stop: Stop) {
     let database_url = database_url.as_str();
     let dir = tempfile::tempdir().unwrap();
     let secs = MATCH_SECONDS.to_string();
-    let env = [("LUDO_MATCH_SECONDS", secs.as_str()), ("LUDO_TURN_SECONDS", "30")];
+    let env = [
+        ("LUDO_MATCH_SECONDS", secs.as_str()),
+        ("LUDO_TURN_SECONDS", "30"),
+    ];
     let s1 = ServerProc::start(database_url, &env, dir.path()).await;
     s1.wait_ready().await;
     let (mut players, match_id) = lobby_of_four(&s1).await;
@@ -104,7 +116,10 @@ async fn stop_and_resume(database_url: String, stop: Stop) {
         );
         // Rule 4.6: the turn in progress got a fresh 30 s timer.
         let turn_left = snap.clocks.turn_deadline.unwrap() - snap.clocks.now;
-        assert!(turn_left > 29_000 || turn_left + 100 >= left, "turn timer {turn_left} ms");
+        assert!(
+            turn_left > 29_000 || turn_left + 100 >= left,
+            "turn timer {turn_left} ms"
+        );
         p.resolved = old.resolved.clone();
         p.exited = old.exited;
         resumed.push(p);
@@ -129,7 +144,11 @@ pub async fn check_replay(s: &ServerProc, match_id: Uuid, seen: &BTreeMap<u32, T
     let replay: engine::Replay = serde_json::from_value(doc).unwrap();
     assert!(replay.end.is_some(), "the replay has the end");
     let numbers: Vec<u32> = replay.turns.iter().map(|t| t.turn_number).collect();
-    assert_eq!(numbers, (1..=numbers.len() as u32).collect::<Vec<_>>(), "no turn lost or duplicated");
+    assert_eq!(
+        numbers,
+        (1..=numbers.len() as u32).collect::<Vec<_>>(),
+        "no turn lost or duplicated"
+    );
     for (n, r) in seen {
         let t = &replay.turns[*n as usize - 1];
         assert_eq!(
@@ -138,7 +157,11 @@ pub async fn check_replay(s: &ServerProc, match_id: Uuid, seen: &BTreeMap<u32, T
             "turn {n} differs from what the players saw"
         );
     }
-    assert_eq!(seen.len(), replay.turns.len(), "players saw every stored turn");
+    assert_eq!(
+        seen.len(),
+        replay.turns.len(),
+        "players saw every stored turn"
+    );
     engine::replay::verify(&replay).expect("the replay verifies");
 }
 

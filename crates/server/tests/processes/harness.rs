@@ -34,7 +34,11 @@ impl ServerProc {
     /// Starts `ludo-server` on a free port with `database_url` and `env`, and waits
     /// (bounded) until it listens. It does not wait for `/readyz`: see
     /// [`ServerProc::wait_ready`].
-    pub async fn start(database_url: &str, env: &[(&str, &str)], dir: &std::path::Path) -> ServerProc {
+    pub async fn start(
+        database_url: &str,
+        env: &[(&str, &str)],
+        dir: &std::path::Path,
+    ) -> ServerProc {
         let addr = free_addr();
         let log = dir.join(format!("server-{}.log", addr.port()));
         let err = std::fs::File::create(&log).unwrap();
@@ -55,7 +59,11 @@ impl ServerProc {
         let s = ServerProc { child, addr, log };
         let t0 = tokio::time::Instant::now();
         while TcpStream::connect(addr).await.is_err() {
-            assert!(t0.elapsed() < BOUND, "server did not listen: {}", s.log_text());
+            assert!(
+                t0.elapsed() < BOUND,
+                "server did not listen: {}",
+                s.log_text()
+            );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         s
@@ -118,7 +126,11 @@ impl ServerProc {
             .await
             .expect("server exits after SIGTERM")
             .unwrap();
-        assert!(exit.success(), "exit after SIGTERM: {exit:?}\n{}", self.log_text());
+        assert!(
+            exit.success(),
+            "exit after SIGTERM: {exit:?}\n{}",
+            self.log_text()
+        );
     }
 
     /// A new guest: (player id, token).
@@ -247,7 +259,11 @@ impl Player {
 
     /// Reads until the snapshot the server sends on attach.
     pub async fn snapshot(&mut self) -> Box<Snapshot> {
-        match self.until(|m| matches!(m, ServerMsg::Snapshot(_))).await.msg {
+        match self
+            .until(|m| matches!(m, ServerMsg::Snapshot(_)))
+            .await
+            .msg
+        {
             ServerMsg::Snapshot(s) => s,
             _ => unreachable!(),
         }

@@ -6,3 +6,4 @@ mod harness;
 
 mod durable;
 mod outage;
+mod readiness;

@@ -80,11 +80,19 @@ async fn outage_mid_match(db_name: String, url: String, fault: Fault) {
         .await;
     // Durable before visible: nothing of that turn is shown while the store is away.
     let quiet = tokio::time::timeout(Duration::from_secs(3), players[mover].recv()).await;
-    assert!(quiet.is_err(), "a frame arrived during the outage: {:?}", quiet.map(|f| f.msg));
+    assert!(
+        quiet.is_err(),
+        "a frame arrived during the outage: {:?}",
+        quiet.map(|f| f.msg)
+    );
     assert_eq!(s.readyz().await, 503, "readyz during the outage");
     idle.send(json!({"t": "join_queue", "id": "q", "d": {"mode": "clash"}}))
         .await;
-    match idle.until(|m| matches!(m, ServerMsg::Error(_) | ServerMsg::Ack(_))).await.msg {
+    match idle
+        .until(|m| matches!(m, ServerMsg::Error(_) | ServerMsg::Ack(_)))
+        .await
+        .msg
+    {
         ServerMsg::Error(e) => assert_eq!(e.code, ErrorCode::StoreUnavailable),
         other => panic!("expected store_unavailable, got {other:?}"),
     }
@@ -110,7 +118,11 @@ async fn outage_mid_match(db_name: String, url: String, fault: Fault) {
     let ack = players[mover]
         .until(|m| matches!(m, ServerMsg::Ack(_) | ServerMsg::Error(_)))
         .await;
-    assert!(matches!(ack.msg, ServerMsg::Ack(ref a) if a.id == "during"), "{:?}", ack.msg);
+    assert!(
+        matches!(ack.msg, ServerMsg::Ack(ref a) if a.id == "during"),
+        "{:?}",
+        ack.msg
+    );
     let next = turn.turn_number + 1;
     let mut after = None;
     for p in players.iter_mut() {
@@ -144,7 +156,12 @@ async fn outage_mid_match(db_name: String, url: String, fault: Fault) {
 
     assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
     check_replay(&s, match_id, &seen_turns(&players)).await;
-    let metrics = reqwest::get(s.url("/metrics")).await.unwrap().text().await.unwrap();
+    let metrics = reqwest::get(s.url("/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(
         !metrics
             .lines()
