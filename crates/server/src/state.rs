@@ -5,6 +5,7 @@
 //! across an `.await`); the actors (rooms, matchmaker) own their state and are
 //! reached by channel.
 
+use crate::clock::Clock;
 use crate::config::Config;
 use crate::lobby::Lobbies;
 use crate::matchmaker::{self, MatchmakerHandle};
@@ -25,6 +26,8 @@ use uuid::Uuid;
 pub struct AppState(Arc<Inner>);
 
 struct Inner {
+    /// The clock rooms and matches read (Unix ms).
+    clock: Clock,
     config: Config,
     store: Store,
     writer: WriterHandle,
@@ -51,8 +54,19 @@ struct Inner {
 impl AppState {
     /// Builds the state and starts the matchmaker task (call inside a Tokio runtime).
     pub fn new(config: Config, store: Store, writer: WriterHandle) -> AppState {
+        AppState::with_clock(config, store, writer, Clock::system())
+    }
+
+    /// [`AppState::new`] with the clock the rooms read (a test's [`Clock::manual`]).
+    pub fn with_clock(
+        config: Config,
+        store: Store,
+        writer: WriterHandle,
+        clock: Clock,
+    ) -> AppState {
         let (matchmaker, mm_rx) = matchmaker::channel();
         let state = AppState(Arc::new(Inner {
+            clock,
             config,
             store,
             writer,
@@ -85,6 +99,11 @@ impl AppState {
     /// `store_unavailable` otherwise.
     pub fn accepting_new_matches(&self) -> bool {
         self.store_ready() && self.0.writer.accepting_new_matches()
+    }
+
+    /// The clock rooms and matches read.
+    pub fn clock(&self) -> &Clock {
+        &self.0.clock
     }
 
     /// The configuration.

@@ -92,8 +92,9 @@ enum Out {
     /// `turn_started` for the engine's current turn, built at release (so its
     /// deadlines include any postponement), with this `seq`.
     TurnStarted(u64),
-    /// A match message with its `seq`.
-    Msg(u64, ServerMsg),
+    /// A match message with its `seq`, encoded once when it was made (its content
+    /// does not depend on when it is shown).
+    Msg(u64, Frame),
     /// The `ack` of an accepted request.
     Ack(ConnHandle, Option<String>),
 }
@@ -101,7 +102,8 @@ enum Out {
 /// A write on its way to the store and the messages it makes visible.
 struct Pending {
     committed: Committed,
-    since: Instant,
+    /// When the write was handed to the writer, on the room's clock (Unix ms).
+    since_ms: u64,
     out: Vec<Out>,
     /// A turn was resolved (or the match started): bots and timers restart at release.
     new_turn: bool,
@@ -113,6 +115,8 @@ struct Pending {
 pub(crate) struct Room {
     id: Uuid,
     state: AppState,
+    /// The server's clock (Unix ms; a test's manual clock).
+    clock: clock::Clock,
     m: Match,
     seats: Vec<SeatSlot>,
     /// Spectators by connection id.
@@ -161,7 +165,7 @@ impl Room {
                 2,
                 Some(Pending {
                     committed,
-                    since: Instant::now(),
+                    since_ms: state.clock().now_ms(),
                     out: vec![Out::Started, Out::TurnStarted(2)],
                     new_turn: true,
                     received: None,
@@ -171,6 +175,7 @@ impl Room {
         };
         Room {
             id,
+            clock: state.clock().clone(),
             state,
             m,
             seats,
@@ -200,7 +205,8 @@ impl Room {
             }
         }
         while !self.m.is_over() || self.pending.is_some() {
-            let wake = self.next_wake();
+            let (deadline, auto) = self.next_wake();
+            let clock = self.clock.clone();
             tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => {
@@ -219,23 +225,22 @@ impl Room {
                     Some(cmd) => self.on_cmd(cmd),
                     None => break, // unreachable while registered: the registry holds a sender
                 },
-                _ = sleep_until(wake) => self.on_timer(),
+                _ = sleep_until_ms(&clock, deadline) => self.on_timer(),
+                _ = sleep_until(auto) => self.on_timer(),
             }
         }
         self.unregister();
     }
 
-    /// The next instant the room must wake without a command (none while a write is
-    /// pending: clocks wait for what clients can see).
-    fn next_wake(&self) -> Option<Instant> {
+    /// When the room must wake without a command: the engine's next deadline (turn
+    /// timer or match clock, Unix ms on the server's clock) and the moment a bot or an
+    /// absent seat must act. Neither while a write is pending: clocks wait for what
+    /// clients can see.
+    fn next_wake(&self) -> (Option<u64>, Option<Instant>) {
         if self.pending.is_some() {
-            return None;
+            return (None, None);
         }
-        let engine = self.m.next_deadline().map(clock::instant_at);
-        match (engine, self.auto_at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        (self.m.next_deadline(), self.auto_at)
     }
 
     fn seat_index_of(&self, player: Uuid) -> Option<usize> {
@@ -260,7 +265,7 @@ impl Room {
         self.auto_at = None;
         self.pending = Some(Pending {
             committed,
-            since: Instant::now(),
+            since_ms: self.clock.now_ms(),
             out,
             new_turn,
             received,
@@ -273,10 +278,10 @@ impl Room {
         let Some(p) = self.pending.take() else {
             return;
         };
-        let waited = p.since.elapsed();
-        if waited >= STALL {
-            self.m.postpone(waited.as_millis() as u64);
-            tracing::warn!(match_id = %self.id, waited_ms = waited.as_millis() as u64,
+        let waited_ms = self.clock.now_ms().saturating_sub(p.since_ms);
+        if waited_ms >= STALL.as_millis() as u64 {
+            self.m.postpone(waited_ms);
+            tracing::warn!(match_id = %self.id, waited_ms,
                 "store was slow: match clock and turn timer postponed");
         }
         let ended = self.m.is_over();
@@ -288,11 +293,11 @@ impl Room {
                 Out::Started => self.announce_start(),
                 Out::TurnStarted(seq) => {
                     if let Some(t) = self.m.current_turn() {
-                        let msg = ServerMsg::TurnStarted(self.turn_started(t, clock::now_ms()));
-                        self.broadcast(seq, &msg);
+                        let msg = ServerMsg::TurnStarted(self.turn_started(t, self.clock.now_ms()));
+                        self.broadcast(seq, encode(Some(seq), &msg));
                     }
                 }
-                Out::Msg(seq, msg) => self.broadcast(seq, &msg),
+                Out::Msg(seq, frame) => self.broadcast(seq, frame),
                 Out::Ack(conn, req) => conn.ack(req),
             }
         }
@@ -332,13 +337,29 @@ impl Room {
                 turn_number,
                 plan,
                 received,
+                at_ms,
             } => {
                 let Some(i) = self.seat_index_of(player) else {
                     conn.send_error(ErrorCode::NotInMatch, "you have no seat in this match", req);
                     return;
                 };
                 let seat = Seat::from_index(i);
-                match self.m.submit(seat, turn_number, &plan, clock::now_ms()) {
+                let late = self.m.current_turn().is_some_and(|t| {
+                    t.seat == seat && t.turn_number == turn_number && at_ms >= t.deadline_ms
+                });
+                if late {
+                    // Rule 4.6: a plan must arrive before `turn_deadline`; at or after
+                    // it the turn times out, whichever the room sees first.
+                    conn.send_error(
+                        ErrorCode::StaleTurn,
+                        "the plan arrived at or after turn_deadline: the turn timed out",
+                        req,
+                    );
+                    let now = self.clock.now_ms().max(at_ms);
+                    self.expire(now);
+                    return;
+                }
+                match self.m.submit(seat, turn_number, &plan, at_ms) {
                     Err(e) => conn.send_error(ErrorCode::from(&e), e.to_string(), req),
                     Ok(outcome) => self.after_turn(outcome, Some((conn, req)), Some(received)),
                 }
@@ -454,7 +475,7 @@ impl Room {
             seat,
             name: name.clone(),
             text: text.clone(),
-            sent_at: clock::datetime(clock::now_ms()),
+            sent_at: clock::datetime(self.clock.now_ms()),
         });
         let msg = ServerMsg::Chat(ChatLine {
             match_id: self.id,
@@ -462,9 +483,10 @@ impl Room {
             name,
             text,
         });
+        let frame = encode(Some(seq), &msg);
         self.write(
             op,
-            vec![Out::Ack(conn, req), Out::Msg(seq, msg)],
+            vec![Out::Ack(conn, req), Out::Msg(seq, frame)],
             false,
             None,
         );
@@ -483,7 +505,19 @@ impl Room {
     // ----- time -----
 
     fn on_timer(&mut self) {
-        let now = clock::now_ms();
+        let now = self.clock.now_ms();
+        if self.expire(now) {
+            return;
+        }
+        if self.auto_at.is_some_and(|at| at <= Instant::now()) {
+            self.auto_at = None;
+            self.auto_move(now);
+        }
+    }
+
+    /// Applies the engine's clocks at `now` (turn timeout, rule 4.6; match clock,
+    /// rule 9.1). Returns true when something happened.
+    fn expire(&mut self, now: u64) -> bool {
         if let Some(exp) = self.m.expire(now) {
             match exp {
                 Expiry::TurnTimedOut(outcome) => {
@@ -495,12 +529,9 @@ impl Room {
                 }
                 Expiry::MatchEnded(end) => self.end(end),
             }
-            return;
+            return true;
         }
-        if self.auto_at.is_some_and(|at| at <= Instant::now()) {
-            self.auto_at = None;
-            self.auto_move(now);
-        }
+        false
     }
 
     /// Decides whether the room must act for the current seat, and when: a bot after
@@ -608,7 +639,7 @@ impl Room {
             engine::standings(&position),
             position,
         ));
-        let clock_ms = self.m.clock_used_ms(clock::now_ms());
+        let clock_ms = self.m.clock_used_ms(self.clock.now_ms());
         // The room keeps no turn log of its own (the store has it), so a long match
         // does not grow in memory turn by turn.
         let turns = self
@@ -625,7 +656,7 @@ impl Room {
         if let Some((conn, req)) = reply {
             out.push(Out::Ack(conn, req));
         }
-        out.push(Out::Msg(seq, msg));
+        out.push(Out::Msg(seq, encode(Some(seq), &msg)));
         let op = WriteOp::Turns {
             match_id: self.id,
             turns,
@@ -662,12 +693,13 @@ impl Room {
         let op = WriteOp::Finish(store::MatchResult {
             id: self.id,
             seed: self.m.seed(),
-            ended_at: clock::datetime(clock::now_ms()),
+            ended_at: clock::datetime(self.clock.now_ms()),
             reason: end.reason,
             standings: end.standings.clone(),
         });
         let seq = self.next_seq();
-        out.push(Out::Msg(seq, ServerMsg::MatchEnded(self.match_ended(&end))));
+        let msg = ServerMsg::MatchEnded(self.match_ended(&end));
+        out.push(Out::Msg(seq, encode(Some(seq), &msg)));
         self.write(op, out, false, None);
     }
 
@@ -683,11 +715,10 @@ impl Room {
         }
     }
 
-    /// Encodes `msg` once with `seq`, keeps it for resync and queues the same bytes to
-    /// every connected seat and spectator. A connection whose queue is closed or full
-    /// is dropped from the room (its seat is kept).
-    fn broadcast(&mut self, seq: u64, msg: &ServerMsg) {
-        let frame: Frame = encode(Some(seq), msg);
+    /// Keeps `frame` (a match message encoded once with `seq`) for resync and queues
+    /// the same bytes to every connected seat and spectator. A connection whose queue
+    /// is closed or full is dropped from the room (its seat is kept).
+    fn broadcast(&mut self, seq: u64, frame: Frame) {
         self.history.keep(seq, frame.clone());
         let mut lost = false;
         for s in &mut self.seats {
@@ -705,7 +736,7 @@ impl Room {
     }
 
     fn send_snapshot(&self, conn: &ConnHandle, your_seat: Option<Seat>) {
-        let now = clock::now_ms();
+        let now = self.clock.now_ms();
         let snap = Snapshot {
             match_id: self.id,
             mode: self.m.position().mode(),
@@ -771,6 +802,13 @@ async fn committed(
 ) -> Result<(), tokio::sync::oneshot::error::RecvError> {
     match pending {
         Some(p) => (&mut p.committed).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_until_ms(clock: &clock::Clock, at: Option<u64>) {
+    match at {
+        Some(at) => clock.sleep_until_ms(at).await,
         None => std::future::pending().await,
     }
 }

@@ -69,6 +69,10 @@ pub enum RoomCmd {
         plan: Plan,
         /// When the connection read the request (for the turn latency metric).
         received: std::time::Instant,
+        /// When the connection read the request, on the server's clock (Unix ms). A
+        /// plan read at or after its turn's deadline is late: the turn resolves as a
+        /// timeout (rule 4.6), whenever the room gets to it.
+        at_ms: u64,
     },
     /// `resync`: missed frames after `last_seq`, or a snapshot. A seated player's
     /// connection is (re-)attached to its seat.
@@ -189,7 +193,7 @@ pub fn start(
     }
     occupants.resize(4, Occupant::Empty);
     occupants.shuffle(&mut rand::rng());
-    let now = clock::now_ms();
+    let now = state.clock().now_ms();
     let seed = new_seed()?;
     let m = Match::new(state.config().rules(), mode, seed, now)?;
     let id = Uuid::new_v4();
@@ -310,7 +314,7 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     {
         return Err(ResumeError::Seats);
     }
-    let now = clock::now_ms();
+    let now = state.clock().now_ms();
     let log: Vec<engine::TurnRecord> = stored.turns.iter().map(|t| t.record.clone()).collect();
     let clock_used = stored.turns.last().map_or(0, |t| t.clock_ms);
     let m = Match::resume(stored.rules, stored.mode, seed, &log, clock_used, now)?;

@@ -293,6 +293,7 @@ impl Session {
                     turn_number: s.turn_number,
                     plan: s.plan,
                     received: std::time::Instant::now(),
+                    at_ms: state.clock().now_ms(),
                 };
                 self.to_room(s.match_id, cmd, req).await;
             }
@@ -304,6 +305,7 @@ impl Session {
                     turn_number: t.turn_number,
                     plan: engine::Plan::pass(),
                     received: std::time::Instant::now(),
+                    at_ms: state.clock().now_ms(),
                 };
                 self.to_room(t.match_id, cmd, req).await;
             }
