@@ -288,18 +288,27 @@ fn play_random_match(seed: [u8; 32], rng_seed: u64, turns: usize, mode: Mode) ->
         // Rule 4.5: a rejected plan changes nothing.
         if let Some((bad, code)) = illegal_plan(&before, &rules, &mut rng) {
             let e = m.submit(cur.seat, cur.turn_number, &bad, now).unwrap_err();
-            assert_eq!(e.code(), code.as_str(), "{bad:?} on {}", before.to_json());
+            assert_eq!(e.code(), code, "{bad:?} on {}", before.to_json());
             assert_eq!(before.play(&rules, &bad).unwrap_err().code(), code);
         }
         let other = Seat::from_index(cur.seat.index() + 1 + rng.next_u32() as usize % 3);
         let e = m
             .submit(other, cur.turn_number, &Plan::pass(), now)
             .unwrap_err();
-        assert_eq!(e.code(), "not_your_turn");
+        assert_eq!(e.code(), ErrorCode::NotYourTurn);
         let e = m
             .submit(cur.seat, cur.turn_number + 1, &Plan::pass(), now)
             .unwrap_err();
-        assert_eq!(e.code(), "stale_turn");
+        assert_eq!(e.code(), ErrorCode::StaleTurn);
+        // Turn number before seat: a late plan for the previous turn is stale,
+        // whichever seat sends it.
+        if cur.turn_number > 1 {
+            let anyone = Seat::from_index(rng.next_u32() as usize % 4);
+            let e = m
+                .submit(anyone, cur.turn_number - 1, &Plan::pass(), now)
+                .unwrap_err();
+            assert_eq!(e.code(), ErrorCode::StaleTurn);
+        }
         assert_eq!(*m.position(), before);
         assert_eq!(m.log().len(), log_len);
         assert_eq!(m.current_turn(), Some(&cur));

@@ -39,12 +39,13 @@ pub enum ErrorCode {
     InvalidName,
     /// The player is already queued, in a lobby or seated in a running match.
     AlreadyBusy,
-    /// The plan is for a turn that is not the current one.
+    /// The plan is for a turn that is not the current one (it arrived late or twice).
+    /// Checked before the seat: a late plan of the previous seat gets `stale_turn`.
     StaleTurn,
     /// Something failed inside the server; nothing was changed.
     Internal,
     // --- engine (rule 4.5) ---
-    /// It is another seat's turn.
+    /// It is another seat's turn (the turn number given is the current one).
     NotYourTurn,
     /// The match is over.
     MatchOver,
@@ -151,6 +152,7 @@ impl From<engine::ErrorCode> for ErrorCode {
         use engine::ErrorCode as E;
         match c {
             E::NotYourTurn => ErrorCode::NotYourTurn,
+            E::StaleTurn => ErrorCode::StaleTurn,
             E::MatchOver => ErrorCode::MatchOver,
             E::UnknownPiece => ErrorCode::UnknownPiece,
             E::PieceInYard => ErrorCode::PieceInYard,
@@ -169,11 +171,6 @@ impl From<engine::ErrorCode> for ErrorCode {
 
 impl From<&engine::MatchError> for ErrorCode {
     fn from(e: &engine::MatchError) -> Self {
-        match e {
-            engine::MatchError::NotYourTurn { .. } => ErrorCode::NotYourTurn,
-            engine::MatchError::StaleTurn { .. } => ErrorCode::StaleTurn,
-            engine::MatchError::MatchOver => ErrorCode::MatchOver,
-            engine::MatchError::Plan(p) => p.code().into(),
-        }
+        e.code().into()
     }
 }
