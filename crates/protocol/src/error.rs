@@ -39,7 +39,8 @@ pub enum ErrorCode {
     InvalidName,
     /// The player is already queued, in a lobby or seated in a running match.
     AlreadyBusy,
-    /// The plan is for a turn that is not the current one.
+    /// The plan is for a turn that is not the current one (it arrived late or twice).
+    /// Checked before the seat: a late plan of the previous seat gets `stale_turn`.
     StaleTurn,
     /// Something failed inside the server; nothing was changed.
     Internal,
@@ -48,7 +49,7 @@ pub enum ErrorCode {
     /// turns meanwhile). Nothing was changed; try again shortly.
     StoreUnavailable,
     // --- engine (rule 4.5) ---
-    /// It is another seat's turn.
+    /// It is another seat's turn (the turn number given is the current one).
     NotYourTurn,
     /// The match is over.
     MatchOver,
@@ -157,6 +158,7 @@ impl From<engine::ErrorCode> for ErrorCode {
         use engine::ErrorCode as E;
         match c {
             E::NotYourTurn => ErrorCode::NotYourTurn,
+            E::StaleTurn => ErrorCode::StaleTurn,
             E::MatchOver => ErrorCode::MatchOver,
             E::UnknownPiece => ErrorCode::UnknownPiece,
             E::PieceInYard => ErrorCode::PieceInYard,
@@ -175,11 +177,6 @@ impl From<engine::ErrorCode> for ErrorCode {
 
 impl From<&engine::MatchError> for ErrorCode {
     fn from(e: &engine::MatchError) -> Self {
-        match e {
-            engine::MatchError::NotYourTurn { .. } => ErrorCode::NotYourTurn,
-            engine::MatchError::StaleTurn { .. } => ErrorCode::StaleTurn,
-            engine::MatchError::MatchOver => ErrorCode::MatchOver,
-            engine::MatchError::Plan(p) => p.code().into(),
-        }
+        e.code().into()
     }
 }
