@@ -35,6 +35,8 @@ pub const DEFAULT_PING_SECONDS: u32 = 20;
 pub const DEFAULT_IDLE_SECONDS: u32 = 60;
 /// Default seconds shutdown waits for rooms and sockets (and again for the writer).
 pub const DEFAULT_SHUTDOWN_GRACE_SECONDS: u32 = 10;
+/// Default seconds every human of a match may be away before it ends as abandoned.
+pub const DEFAULT_ABANDON_SECONDS: u32 = 120;
 /// Default bot strategy.
 pub const DEFAULT_BOT_KIND: &str = "greedy";
 
@@ -103,6 +105,11 @@ pub struct Config {
     /// persistence writer.
     #[arg(long, env = "LUDO_SHUTDOWN_GRACE_SECONDS", default_value_t = DEFAULT_SHUTDOWN_GRACE_SECONDS)]
     pub shutdown_grace_seconds: u32,
+    /// Seconds every human of a match may be disconnected (or gone: left the match)
+    /// before the match ends with reason `abandoned` and the standings of that moment.
+    #[arg(long, env = "LUDO_ABANDON_SECONDS", default_value_t = DEFAULT_ABANDON_SECONDS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub abandon_seconds: u32,
     /// Folder of the browser client served at `/` (static files). Without it: the
     /// source tree's `web/` (next to `crates/`) or `./web`, whichever holds an
     /// `index.html`; with neither, no client is served.
@@ -133,6 +140,7 @@ impl Default for Config {
             ping_seconds: DEFAULT_PING_SECONDS,
             idle_seconds: DEFAULT_IDLE_SECONDS,
             shutdown_grace_seconds: DEFAULT_SHUTDOWN_GRACE_SECONDS,
+            abandon_seconds: DEFAULT_ABANDON_SECONDS,
             web_dir: None,
             log_json: false,
         }

@@ -199,6 +199,7 @@ async fn match_lifecycle(store: &Store) {
                 bonus: st.bonus,
                 total: st.total,
                 finished: st.finished,
+                left: st.left,
             })
         );
     }

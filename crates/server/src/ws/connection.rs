@@ -297,6 +297,14 @@ impl Session {
                 };
                 self.to_room(s.match_id, cmd, req).await;
             }
+            ClientMsg::LeaveMatch(m) => {
+                let cmd = RoomCmd::Leave {
+                    player: player.id,
+                    conn: conn.clone(),
+                    req: req.clone(),
+                };
+                self.to_room(m.match_id, cmd, req).await;
+            }
             ClientMsg::Pass(t) => {
                 let cmd = RoomCmd::Submit {
                     player: player.id,
