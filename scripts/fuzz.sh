@@ -25,5 +25,15 @@ trap 'rm -rf "$CORPUS"' EXIT
 # Seed the corpus with the protocol's example messages.
 cp proto/examples/client/* "$CORPUS"/
 mkdir -p artifacts/fuzz
+LOG=artifacts/fuzz/decode_client.log
+status=0
 "$TARGET/$TRIPLE/release/decode_client" -max_total_time="$SECS" -max_len=8192 \
-  -artifact_prefix=artifacts/fuzz/ -print_final_stats=1 "$CORPUS"
+  -artifact_prefix=artifacts/fuzz/ -print_final_stats=1 "$CORPUS" >"$LOG" 2>&1 || status=$?
+# The fuzzer's progress lines go to the log; show the summary (or the failure).
+if [ "$status" -eq 0 ]; then
+  grep -E '^(Done|stat::)' "$LOG"
+else
+  tail -n 60 "$LOG" >&2
+  echo "error: the fuzz target failed (exit $status); the input is in artifacts/fuzz/, the log in $LOG" >&2
+fi
+exit "$status"

@@ -43,7 +43,7 @@ pub const DEFAULT_BOT_KIND: &str = "greedy";
 /// HTTP request, the WebSocket upgrade request included; also an idle keep-alive
 /// connection's wait for its next request).
 pub const DEFAULT_HEADER_TIMEOUT_MS: u64 = 5_000;
-/// Default milliseconds a request body may stall between two chunks.
+/// Default milliseconds a whole request body has to arrive after the headers.
 pub const DEFAULT_BODY_TIMEOUT_MS: u64 = 5_000;
 /// Default milliseconds from the WebSocket upgrade until a good `hello`.
 pub const DEFAULT_HELLO_TIMEOUT_MS: u64 = 5_000;
@@ -136,8 +136,8 @@ pub struct Config {
     #[arg(long, env = "LUDO_HEADER_TIMEOUT_MS", default_value_t = DEFAULT_HEADER_TIMEOUT_MS,
           value_parser = clap::value_parser!(u64).range(100..=600_000))]
     pub header_timeout_ms: u64,
-    /// Milliseconds a request body may stall (no bytes) before the request fails
-    /// with 408 `request_timeout` and the connection is closed.
+    /// Milliseconds a request's whole body has to arrive after its headers; then
+    /// the request fails with 408 `request_timeout` and the connection is closed.
     #[arg(long, env = "LUDO_BODY_TIMEOUT_MS", default_value_t = DEFAULT_BODY_TIMEOUT_MS,
           value_parser = clap::value_parser!(u64).range(100..=600_000))]
     pub body_timeout_ms: u64,

@@ -43,8 +43,8 @@ pub enum ApiError {
         /// Why.
         message: String,
     },
-    /// 408 `request_timeout`: the request body stalled longer than
-    /// `--body-timeout-ms`.
+    /// 408 `request_timeout`: the request body did not arrive within
+    /// `--body-timeout-ms` of the headers.
     #[error("the request body did not arrive in time")]
     RequestTimeout,
     /// 429 `rate_limited`: the client address is over a budget (guest creation,
@@ -163,7 +163,7 @@ impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {
         let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&r);
         while let Some(e) = cause {
-            if e.is::<tower_http::timeout::TimeoutError>() {
+            if e.is::<crate::edge::body::BodyDeadlineExceeded>() {
                 return ApiError::RequestTimeout;
             }
             cause = e.source();

@@ -8,8 +8,8 @@
 //!   403 `origin_not_allowed` (REST and the WebSocket upgrade alike); allowed foreign
 //!   origins get CORS headers (tower-http's `CorsLayer`). Clients that send no
 //!   `Origin` (bots, `curl`) are not browsers and pass;
-//! * the request-body stall timeout (`--body-timeout-ms`, tower-http's
-//!   `RequestBodyTimeoutLayer`), which fails the request with 408 `request_timeout`;
+//! * the request-body deadline (`--body-timeout-ms`, [`super::body`]), which fails
+//!   the request with 408 `request_timeout`;
 //! * [`json_errors`]: every 4xx/5xx answer that is not JSON yet (axum's and
 //!   tower-http's own rejections, the static files' 404 and 405) gets the API's
 //!   `{"error":{"code","message"}}` body.
@@ -27,7 +27,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::timeout::RequestBodyTimeoutLayer;
 
 /// The Content-Security-Policy of every answer: only this origin's scripts, styles,
 /// images and fonts (no inline script or style, no `eval`); fetch and WebSocket to
@@ -179,11 +178,14 @@ pub fn cors(config: &Config) -> CorsLayer {
 }
 
 /// The application `router` wrapped in the edge's HTTP layers (outermost first):
-/// security headers, the JSON error body, the `Origin` check, CORS, the body timeout.
+/// security headers, the JSON error body, the `Origin` check, CORS, the body deadline.
 pub fn layer<S: Clone + Send + Sync + 'static>(router: Router<S>, config: &Config) -> Router<S> {
     let allowed = Arc::new(config.allowed_origins.clone());
+    let body_limit = config.body_timeout();
     router
-        .layer(RequestBodyTimeoutLayer::new(config.body_timeout()))
+        .layer(axum::middleware::from_fn(
+            move |req: Request, next: Next| super::body::body_deadline(body_limit, req, next),
+        ))
         .layer(cors(config))
         .layer(axum::middleware::from_fn(
             move |req: Request, next: Next| check_origin(allowed.clone(), req, next),

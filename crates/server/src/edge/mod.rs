@@ -9,8 +9,9 @@
 //!   `--trusted-proxies` peer) and the per-address connection counter.
 //! * [`http`]: browser security headers (CSP without inline script, `nosniff`,
 //!   `Referrer-Policy`, `frame-ancestors`), the `Origin` policy shared by REST CORS
-//!   and the WebSocket endpoint (`--allowed-origins`), the request-body stall timeout
-//!   (`--body-timeout-ms`), and the JSON error body on every error answer.
+//!   and the WebSocket endpoint (`--allowed-origins`), and the JSON error body on
+//!   every error answer.
+//! * [`body`]: the request-body deadline (`--body-timeout-ms` for the whole body).
 //! * [`EdgeState`]: the shared counters and the per-address guest-creation budget
 //!   (`--guests-per-minute`, `--guest-burst`; `governor`).
 //!
@@ -18,6 +19,7 @@
 //! connection's reader (`crate::ws::connection`).
 
 pub mod addr;
+pub mod body;
 pub mod http;
 pub mod listener;
 

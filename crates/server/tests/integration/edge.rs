@@ -491,3 +491,37 @@ async fn every_error_answer_has_the_json_error_body() {
             .is_some_and(|m| !m.is_empty()));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dripped_body_is_cut_off_at_the_body_deadline() {
+    // One byte every 200 ms never stalls long, but the body is not complete 1 s
+    // after the headers: 408, then the connection closes.
+    let s = start(server::Config {
+        body_timeout_ms: 1_000,
+        ..test_config()
+    })
+    .await;
+    let mut tcp = connect_from(80, s.addr).await;
+    tcp.write_all(HALF_BODY.as_bytes()).await.unwrap();
+    let sent = Instant::now();
+    let (mut rd, mut wr) = tcp.into_split();
+    let drip = tokio::spawn(async move {
+        for _ in 0..50 {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            if wr.write_all(b" ").await.is_err() {
+                return;
+            }
+        }
+    });
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), rd.read_to_end(&mut got)).await;
+    let took = sent.elapsed();
+    drip.abort();
+    let _ = read.expect("closed within 5 s");
+    let answer = String::from_utf8_lossy(&got);
+    assert!(answer.starts_with("HTTP/1.1 408 "), "{answer}");
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_millis(2_000),
+        "{took:?}"
+    );
+}
