@@ -23,6 +23,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use axum::extract::{ConnectInfo, FromRequestParts, State, WebSocketUpgrade};
 use axum::http::request::Parts;
+use axum::http::{header, HeaderMap};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Extension;
@@ -54,7 +55,16 @@ async fn upgrade(
     ConnectInfoOpt(peer): ConnectInfoOpt,
     ClientIp(client): ClientIp,
     slot: Option<Extension<Arc<ConnSlot>>>,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
+    // A handshake is a GET without a body (RFC 6455 §4.1); a body announced and
+    // never sent would hold the connection past the header timeout.
+    if let Some(reason) = body_announced(&headers) {
+        return Err(ApiError::bad_request(
+            "bad_request",
+            format!("a WebSocket upgrade request has no body ({reason})"),
+        ));
+    }
     // A proxied client: count its sockets against its own (forwarded) address.
     let proxied = match (peer, client) {
         (Some(p), Some(c)) if p != c => match state.edge().ws_per_ip().try_acquire(c) {
@@ -85,6 +95,18 @@ async fn upgrade(
                 connection::serve(socket, state).await
             })
         }))
+}
+
+/// Why a request has a body: a `Transfer-Encoding`, or a `Content-Length` other
+/// than 0; `None` without one.
+fn body_announced(headers: &HeaderMap) -> Option<&'static str> {
+    if headers.contains_key(header::TRANSFER_ENCODING) {
+        return Some("Transfer-Encoding");
+    }
+    match headers.get(header::CONTENT_LENGTH).map(|v| v.as_bytes()) {
+        None | Some(b"0") => None,
+        Some(_) => Some("Content-Length"),
+    }
 }
 
 /// The TCP peer's IP address, when the request came through the edge's listener.

@@ -44,7 +44,7 @@ pub async fn read_until_closed(mut s: TcpStream, limit: Duration) -> (String, In
 }
 
 pub const HALF_HEADERS: &str = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
-const HALF_UPGRADE: &str = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+pub const HALF_UPGRADE: &str = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
 const HALF_BODY: &str = "POST /api/v1/guests HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"na";
 
 /// Plays `c`'s seat to `match_ended` by passing each of its turns; returns the
@@ -524,4 +524,65 @@ async fn a_dripped_body_is_cut_off_at_the_body_deadline() {
         took >= Duration::from_millis(900) && took < Duration::from_millis(2_000),
         "{took:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upgrade_request_with_a_body_is_refused_at_once() {
+    // A WebSocket handshake is a GET without a body; one announcing a body that
+    // never comes would otherwise hold the connection after its headers.
+    let s = start(test_config()).await;
+    let mut tcp = connect_from(85, s.addr).await;
+    let req = HALF_UPGRADE.to_string() + "Content-Length: 1000\r\n\r\n";
+    tcp.write_all(req.as_bytes()).await.unwrap();
+    let t0 = Instant::now();
+    let (answer, _) = read_until_closed(tcp, Duration::from_secs(3)).await;
+    assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
+    assert!(answer.starts_with("HTTP/1.1 400 "), "{answer}");
+    let v: Value = serde_json::from_str(answer.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert_eq!(v["error"]["code"], "bad_request");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_relayed_by_a_trusted_proxy_are_capped_per_forwarded_client() {
+    // The proxy (127.0.0.90) is exempt from the per-address cap of 2; the clients
+    // it names in X-Forwarded-For are not.
+    let s = start(server::Config {
+        max_connections_per_ip: 2,
+        trusted_proxies: vec!["127.0.0.90".parse().unwrap()],
+        ..test_config()
+    })
+    .await;
+    let via_proxy = |client: &'static str| {
+        let addr = s.addr;
+        async move {
+            let tcp = connect_from(90, addr).await;
+            let mut req =
+                tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
+                    format!("ws://{addr}/ws"),
+                )
+                .unwrap();
+            req.headers_mut()
+                .insert("x-forwarded-for", client.parse().unwrap());
+            tokio_tungstenite::client_async(req, tcp).await
+        }
+    };
+    let a1 = via_proxy("198.51.100.9").await.unwrap();
+    let a2 = via_proxy("198.51.100.9").await.unwrap();
+    match via_proxy("198.51.100.9").await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 429),
+        other => panic!("expected 429, got {other:?}"),
+    }
+    let b = via_proxy("198.51.100.10").await;
+    assert!(b.is_ok(), "another client behind the proxy is served");
+    // A closed socket frees its client's share.
+    drop(a1);
+    let t0 = Instant::now();
+    loop {
+        if via_proxy("198.51.100.9").await.is_ok() {
+            break;
+        }
+        assert!(t0.elapsed() < STEP, "the share is released");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    drop((a2, b));
 }
