@@ -34,6 +34,28 @@ pub enum ApiError {
         /// What was not found.
         message: String,
     },
+    /// 403 with a stable code (`origin_not_allowed`): the request is not allowed
+    /// from where it came.
+    #[error("{message}")]
+    Forbidden {
+        /// Stable code.
+        code: &'static str,
+        /// Why.
+        message: String,
+    },
+    /// 408 `request_timeout`: the request body did not arrive within
+    /// `--body-timeout-ms` of the headers.
+    #[error("the request body did not arrive in time")]
+    RequestTimeout,
+    /// 429 `rate_limited`: the client address is over a budget (guest creation,
+    /// open sockets); `Retry-After` says when to try again (whole seconds, rounded up).
+    #[error("{message}")]
+    RateLimited {
+        /// What budget was exceeded.
+        message: String,
+        /// How long until the budget allows another request.
+        retry_after: std::time::Duration,
+    },
     /// 405 `method_not_allowed`: the path exists but not with this HTTP method.
     #[error("{0}")]
     MethodNotAllowed(String),
@@ -69,6 +91,9 @@ impl ApiError {
             ApiError::NotAuthenticated => StatusCode::UNAUTHORIZED,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
+            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Store(e) if e.is_transient() => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Store(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -78,7 +103,11 @@ impl ApiError {
     /// The stable error code.
     pub fn code(&self) -> &'static str {
         match self {
-            ApiError::BadRequest { code, .. } | ApiError::NotFound { code, .. } => code,
+            ApiError::BadRequest { code, .. }
+            | ApiError::NotFound { code, .. }
+            | ApiError::Forbidden { code, .. } => code,
+            ApiError::RequestTimeout => "request_timeout",
+            ApiError::RateLimited { .. } => protocol::ErrorCode::RateLimited.as_str(),
             ApiError::NotAuthenticated => protocol::ErrorCode::NotAuthenticated.as_str(),
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::Unavailable => "unavailable",
@@ -119,12 +148,26 @@ impl IntoResponse for ApiError {
                 message,
             },
         };
-        (self.status(), axum::Json(body)).into_response()
+        let mut res = (self.status(), axum::Json(body)).into_response();
+        if let ApiError::RateLimited { retry_after, .. } = &self {
+            let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+            res.headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.max(1).into());
+        }
+        res
     }
 }
 
 impl From<JsonRejection> for ApiError {
+    /// `bad_json`, or `request_timeout` when reading the body timed out.
     fn from(r: JsonRejection) -> Self {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&r);
+        while let Some(e) = cause {
+            if e.is::<crate::edge::body::BodyDeadlineExceeded>() {
+                return ApiError::RequestTimeout;
+            }
+            cause = e.source();
+        }
         ApiError::bad_request(protocol::ErrorCode::BadJson.as_str(), r.body_text())
     }
 }
@@ -178,6 +221,20 @@ mod tests {
             (e.status(), e.code()),
             (StatusCode::INTERNAL_SERVER_ERROR, "internal")
         );
+    }
+
+    #[tokio::test]
+    async fn rate_limited_says_when_to_retry_in_whole_seconds() {
+        let e = ApiError::RateLimited {
+            message: "too many guests from this address".into(),
+            retry_after: std::time::Duration::from_millis(5_200),
+        };
+        let r = e.into_response();
+        assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(r.headers()["retry-after"], "6");
+        let bytes = axum::body::to_bytes(r.into_body(), 4096).await.unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(v["error"]["code"], "rate_limited");
     }
 
     #[tokio::test]

@@ -4,6 +4,8 @@ mod backends;
 mod common;
 
 mod bad_input;
+mod edge;
+mod edge_process;
 mod keepalive;
 mod leaving;
 mod matchmaking;
