@@ -37,6 +37,8 @@ pub const DEFAULT_IDLE_SECONDS: u32 = 60;
 pub const DEFAULT_SHUTDOWN_GRACE_SECONDS: u32 = 10;
 /// Default bot strategy.
 pub const DEFAULT_BOT_KIND: &str = "greedy";
+/// Default seconds a lobby keeps the seat of a member whose connection dropped.
+pub const DEFAULT_LOBBY_GRACE_SECONDS: u32 = 15;
 
 /// Every setting of the server. Times are in the unit their name says.
 #[derive(Debug, Clone, Parser)]
@@ -45,8 +47,9 @@ pub struct Config {
     /// Address to listen on (HTTP and WebSocket).
     #[arg(long, env = "LUDO_BIND", default_value = DEFAULT_BIND)]
     pub bind: SocketAddr,
-    /// Database URL (`postgres://…` or `sqlite:…`); none: `sqlite://ludo.db`.
-    #[arg(long, env = "DATABASE_URL")]
+    /// Database URL (`postgres://…` or `sqlite:…`); none: `sqlite://ludo.db`. An
+    /// empty value is refused (it would otherwise silently mean the default).
+    #[arg(long, env = "DATABASE_URL", value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub database_url: Option<String>,
     /// Rule 4.6: seconds per turn before the server passes it.
     #[arg(long, env = "LUDO_TURN_SECONDS", default_value_t = DEFAULT_TURN_SECONDS,
@@ -112,6 +115,12 @@ pub struct Config {
     #[arg(long, env = "LUDO_LOG_JSON", action = clap::ArgAction::SetTrue,
           value_parser = clap::builder::BoolishValueParser::new())]
     pub log_json: bool,
+    // --- lobbies ---
+    /// Seconds a lobby keeps the seat of a member whose connection dropped; a member
+    /// that signs in again within it keeps its seat (0: leave at once).
+    #[arg(long, env = "LUDO_LOBBY_GRACE_SECONDS", default_value_t = DEFAULT_LOBBY_GRACE_SECONDS,
+          value_parser = clap::value_parser!(u32).range(0..=3_600))]
+    pub lobby_grace_seconds: u32,
 }
 
 impl Default for Config {
@@ -135,6 +144,7 @@ impl Default for Config {
             shutdown_grace_seconds: DEFAULT_SHUTDOWN_GRACE_SECONDS,
             web_dir: None,
             log_json: false,
+            lobby_grace_seconds: DEFAULT_LOBBY_GRACE_SECONDS,
         }
     }
 }
@@ -158,6 +168,11 @@ impl Config {
     /// The bot think delay.
     pub fn bot_think(&self) -> Duration {
         Duration::from_millis(self.bot_think_ms)
+    }
+
+    /// How long a lobby keeps a disconnected member's seat.
+    pub fn lobby_grace(&self) -> Duration {
+        Duration::from_secs(self.lobby_grace_seconds.into())
     }
 
     /// The hard WebSocket message limit: frames above it close the socket.
@@ -203,6 +218,25 @@ mod tests {
                 .log_json
         );
         assert!(!Config::try_parse_from(["ludo-server"]).unwrap().log_json);
+    }
+
+    #[test]
+    fn lobby_grace_defaults_to_15_seconds() {
+        let c = Config::try_parse_from(["ludo-server"]).unwrap();
+        assert_eq!(c.lobby_grace_seconds, 15);
+        assert_eq!(Config::default().lobby_grace(), Duration::from_secs(15));
+        let c = Config::try_parse_from(["ludo-server", "--lobby-grace-seconds", "0"]).unwrap();
+        assert_eq!(c.lobby_grace(), Duration::ZERO);
+    }
+
+    #[test]
+    fn an_empty_database_url_is_refused() {
+        // DATABASE_URL="" used to mean SQLite in the working directory without a word.
+        let e = Config::try_parse_from(["ludo-server", "--database-url", ""]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::InvalidValue);
+        let c =
+            Config::try_parse_from(["ludo-server", "--database-url", "sqlite::memory:"]).unwrap();
+        assert_eq!(c.database_url.as_deref(), Some("sqlite::memory:"));
     }
 
     #[test]

@@ -131,9 +131,17 @@ pub struct RoomGone;
 #[derive(Debug, Clone)]
 pub struct RoomHandle {
     tx: mpsc::Sender<RoomCmd>,
+    /// Shown in `GET /api/v1/matches/live` (false for a match of a private lobby).
+    listed: bool,
 }
 
 impl RoomHandle {
+    /// True when the match may be listed for spectators (`GET /api/v1/matches/live`);
+    /// a private lobby's match is watched only by its id.
+    pub fn is_listed(&self) -> bool {
+        self.listed
+    }
+
     /// Hands `cmd` to the room, waiting while its queue is full. Errors when the room
     /// has stopped.
     pub async fn send(&self, cmd: RoomCmd) -> Result<(), RoomGone> {
@@ -180,10 +188,17 @@ fn bot_name(seat: Seat) -> String {
 /// room, which sends `match_started` and `turn_started`. Returns the match id.
 ///
 /// Errors: [`StartError`]; nothing is registered then.
-pub fn start(
+pub fn start(state: &AppState, mode: Mode, occupants: Vec<Occupant>) -> Result<Uuid, StartError> {
+    start_listed(state, mode, occupants, true)
+}
+
+/// [`start`], with `listed` false for a match that `GET /api/v1/matches/live` must
+/// not show (a private lobby's; spectators need its id).
+pub fn start_listed(
     state: &AppState,
     mode: Mode,
     mut occupants: Vec<Occupant>,
+    listed: bool,
 ) -> Result<Uuid, StartError> {
     if occupants.len() > 4 {
         return Err(StartError::TooMany(occupants.len()));
@@ -261,7 +276,7 @@ pub fn start(
             secret_seed: Some(seed),
         }));
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
-    state.rooms().insert(id, RoomHandle { tx });
+    state.rooms().insert(id, RoomHandle { tx, listed });
     for s in &seats {
         if let Some(p) = s.info.player_id {
             state.presence().seat(p, id);

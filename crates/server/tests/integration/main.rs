@@ -5,6 +5,7 @@ mod common;
 
 mod bad_input;
 mod keepalive;
+mod lifecycle;
 mod matchmaking;
 mod openapi_file;
 mod outage;
