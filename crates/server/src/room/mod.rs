@@ -371,7 +371,10 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
         .collect();
     let id = stored.id;
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
-    state.rooms().insert(id, RoomHandle { tx });
+    // The store does not record whether the match came from a private lobby: a
+    // resumed match is not listed, so a private one is never shown.
+    let listed = false;
+    state.rooms().insert(id, RoomHandle { tx, listed });
     for s in &seats {
         if let Some(p) = s.info.player_id {
             state.presence().seat(p, id);
