@@ -10,3 +10,7 @@ ALTER TABLE matches ADD CONSTRAINT matches_end_reason_check
 -- plays the seat from then on and it ranks below every seat that stayed); NULL for a
 -- seat that stayed.
 ALTER TABLE match_seats ADD COLUMN left_seq BIGINT;
+
+-- The `seq` of the match's `match_ended` message (its last), so a client that was
+-- away gets a snapshot of the end with the right `seq`; NULL while running.
+ALTER TABLE matches ADD COLUMN end_seq BIGINT;

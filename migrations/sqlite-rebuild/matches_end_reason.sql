@@ -16,12 +16,13 @@ CREATE TABLE matches_new (
     status          TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'ended')),
     end_reason      TEXT CHECK (end_reason IN ('all_finished', 'clock', 'abandoned')),
     secret_seed     TEXT,
+    end_seq         INTEGER,
     CHECK ((status = 'ended') = (seed IS NOT NULL AND ended_at IS NOT NULL AND end_reason IS NOT NULL))
 );
 INSERT INTO matches_new (id, mode, rules, dice_commitment, seed, created_at, started_at,
-    ended_at, status, end_reason, secret_seed)
+    ended_at, status, end_reason, secret_seed, end_seq)
     SELECT id, mode, rules, dice_commitment, seed, created_at, started_at, ended_at,
-        status, end_reason, secret_seed FROM matches;
+        status, end_reason, secret_seed, end_seq FROM matches;
 DROP TABLE matches;
 ALTER TABLE matches_new RENAME TO matches;
 CREATE INDEX matches_running ON matches (status) WHERE status = 'running';

@@ -57,7 +57,9 @@ pub enum ClientMsg {
     Resync(Resync),
     /// Watch a running match read-only: a `snapshot`, then live messages.
     Spectate(MatchRef),
-    /// Chat in a match you play or watch (1..=280 characters). Relayed as `chat`.
+    /// Chat in a match you play or watch (1..=280 characters after NFC normalization,
+    /// by the text policy of [`crate::text`]). Relayed, normalized, as `chat`; or
+    /// `error` `invalid_text`.
     Chat(Chat),
     /// Leave a running match you are seated in: a bot plays your seat for the rest
     /// of the match (the others play on), you are free at once (queue, lobby), and
@@ -167,7 +169,10 @@ pub struct MatchRef {
 pub struct Chat {
     /// The match.
     pub match_id: Uuid,
-    /// 1..=280 characters.
+    /// 1..=280 characters after NFC normalization; refused (`invalid_text`) when it
+    /// renders blank or holds control, bidirectional or invisible format characters
+    /// (ZWJ and ZWNJ are fine between two characters) or more than 4 stacked
+    /// combining marks.
     #[schemars(length(min = 1, max = 280))]
     pub text: String,
 }

@@ -35,8 +35,10 @@ pub enum ErrorCode {
     NotHost,
     /// The lobby cannot start: it needs at least two players unless it fills empty seats with bots.
     LobbyTooSmall,
-    /// REST only: a guest name is not 1..=24 printable characters.
+    /// REST only: a guest name breaks the text policy (1..=24 characters after NFC, visible, no control, bidi or invisible format characters, no white space at either end).
     InvalidName,
+    /// A chat text breaks the text policy (1..=280 characters after NFC, visible, no control, bidi or invisible format characters).
+    InvalidText,
     /// The player is already queued, in a lobby or seated in a running match.
     AlreadyBusy,
     /// The plan is for a turn that is not the current one (it arrived late or twice).
@@ -79,7 +81,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every error code, in declaration order (frames, session, engine).
-    pub const ALL: [ErrorCode; 30] = {
+    pub const ALL: [ErrorCode; 31] = {
         use ErrorCode::*;
         [
             BadJson,
@@ -95,6 +97,7 @@ impl ErrorCode {
             NotHost,
             LobbyTooSmall,
             InvalidName,
+            InvalidText,
             AlreadyBusy,
             StaleTurn,
             Internal,
@@ -132,6 +135,7 @@ impl ErrorCode {
             NotHost => "not_host",
             LobbyTooSmall => "lobby_too_small",
             InvalidName => "invalid_name",
+            InvalidText => "invalid_text",
             AlreadyBusy => "already_busy",
             StaleTurn => "stale_turn",
             Internal => "internal",

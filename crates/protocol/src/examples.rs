@@ -39,8 +39,8 @@ pub const BO: Uuid = Uuid::from_u128(0x8d2f6a1b_3c4e_4f5a_9b7c_0d1e2f3a4b5c);
 pub const START_MS: u64 = 1_767_225_600_000;
 /// The example match's seed (revealed in its `match_ended`).
 pub const SEED: Seed = Seed(*b"example-seed-for-protocol-docs!!");
-/// Ada's guest token (an opaque string from `POST /api/v1/guests`).
-pub const ADA_TOKEN: &str = "gst_6f2c9b1e4d7a4c3b9e8f0a1b2c3d4e5f";
+/// Ada's guest token (64 hex digits, from `POST /api/v1/guests`).
+pub const ADA_TOKEN: &str = "6f2c9b1e4d7a4c3b9e8f0a1b2c3d4e5f0718293a4b5c6d7e8f90a1b2c3d4e5f6";
 /// The example lobby's join code.
 pub const LOBBY_CODE: &str = "K7MQ2X";
 /// Server version named in the example `welcome`.

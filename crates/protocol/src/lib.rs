@@ -18,6 +18,7 @@
 //! * [`codec`]: total decoding of client frames ([`decode_client`]) and encoding.
 //! * [`convert`]: payloads built from the engine's records ([`TurnStarted::from_turn_start`] …).
 //! * [`schema`]: the published JSON Schemas and the error-code list.
+//! * [`text`]: the Unicode policy for names and chat text (NFC, refused characters).
 //! * [`examples`]: realistic example frames and a whole example session.
 //! * [`artifacts`]: every file of `proto/` (written by the `gen-proto` binary).
 
@@ -29,6 +30,7 @@ pub mod error;
 pub mod examples;
 pub mod schema;
 pub mod server;
+pub mod text;
 
 pub use client::*;
 pub use codec::{

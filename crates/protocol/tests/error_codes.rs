@@ -60,6 +60,7 @@ fn the_list_has_the_transport_and_session_codes() {
         "not_host",
         "already_busy",
         "match_over",
+        "invalid_text",
     ] {
         assert!(all.contains(s), "{s} is an error code");
     }
@@ -78,8 +79,8 @@ fn all_is_complete_distinct_and_serializes_as_as_str() {
     );
     assert_eq!(
         listed.len(),
-        30,
-        "30 codes: 17 frame, session and store, 13 engine"
+        31,
+        "31 codes: 18 frame, session, text and store, 13 engine"
     );
     assert_eq!(
         listed.iter().collect::<BTreeSet<_>>().len(),

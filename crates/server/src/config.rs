@@ -39,6 +39,8 @@ pub const DEFAULT_SHUTDOWN_GRACE_SECONDS: u32 = 10;
 pub const DEFAULT_ABANDON_SECONDS: u32 = 120;
 /// Default bot strategy.
 pub const DEFAULT_BOT_KIND: &str = "greedy";
+/// Default seconds a lobby keeps the seat of a member whose connection dropped.
+pub const DEFAULT_LOBBY_GRACE_SECONDS: u32 = 15;
 
 // --- Edge hardening (timeouts, connection caps, per-address limits, origins) ---
 /// Default milliseconds a client has to send a request's line and headers (every
@@ -63,8 +65,9 @@ pub struct Config {
     /// Address to listen on (HTTP and WebSocket).
     #[arg(long, env = "LUDO_BIND", default_value = DEFAULT_BIND)]
     pub bind: SocketAddr,
-    /// Database URL (`postgres://…` or `sqlite:…`); none: `sqlite://ludo.db`.
-    #[arg(long, env = "DATABASE_URL")]
+    /// Database URL (`postgres://…` or `sqlite:…`); none: `sqlite://ludo.db`. An
+    /// empty value is refused (it would otherwise silently mean the default).
+    #[arg(long, env = "DATABASE_URL", value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub database_url: Option<String>,
     /// Rule 4.6: seconds per turn before the server passes it.
     #[arg(long, env = "LUDO_TURN_SECONDS", default_value_t = DEFAULT_TURN_SECONDS,
@@ -182,6 +185,12 @@ pub struct Config {
     /// from any other origin is refused (403 `origin_not_allowed`).
     #[arg(long, env = "LUDO_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub allowed_origins: Vec<String>,
+    // --- lobbies ---
+    /// Seconds a lobby keeps the seat of a member whose connection dropped; a member
+    /// that signs in again within it keeps its seat (0: leave at once).
+    #[arg(long, env = "LUDO_LOBBY_GRACE_SECONDS", default_value_t = DEFAULT_LOBBY_GRACE_SECONDS,
+          value_parser = clap::value_parser!(u32).range(0..=3_600))]
+    pub lobby_grace_seconds: u32,
 }
 
 impl Default for Config {
@@ -215,6 +224,7 @@ impl Default for Config {
             guest_burst: DEFAULT_GUEST_BURST,
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
+            lobby_grace_seconds: DEFAULT_LOBBY_GRACE_SECONDS,
         }
     }
 }
@@ -253,6 +263,11 @@ impl Config {
     /// The time from upgrade to `hello` (`--hello-timeout-ms`).
     pub fn hello_timeout(&self) -> Duration {
         Duration::from_millis(self.hello_timeout_ms)
+    }
+
+    /// How long a lobby keeps a disconnected member's seat.
+    pub fn lobby_grace(&self) -> Duration {
+        Duration::from_secs(self.lobby_grace_seconds.into())
     }
 
     /// The hard WebSocket message limit: frames above it close the socket.
@@ -337,6 +352,25 @@ mod tests {
         assert_eq!(c.max_connections, Some(100));
         assert!(Config::try_parse_from(["ludo-server", "--trusted-proxies", "proxy.lan"]).is_err());
         assert!(Config::try_parse_from(["ludo-server", "--header-timeout-ms", "0"]).is_err());
+    }
+
+    #[test]
+    fn lobby_grace_defaults_to_15_seconds() {
+        let c = Config::try_parse_from(["ludo-server"]).unwrap();
+        assert_eq!(c.lobby_grace_seconds, 15);
+        assert_eq!(Config::default().lobby_grace(), Duration::from_secs(15));
+        let c = Config::try_parse_from(["ludo-server", "--lobby-grace-seconds", "0"]).unwrap();
+        assert_eq!(c.lobby_grace(), Duration::ZERO);
+    }
+
+    #[test]
+    fn an_empty_database_url_is_refused() {
+        // DATABASE_URL="" used to mean SQLite in the working directory without a word.
+        let e = Config::try_parse_from(["ludo-server", "--database-url", ""]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::InvalidValue);
+        let c =
+            Config::try_parse_from(["ludo-server", "--database-url", "sqlite::memory:"]).unwrap();
+        assert_eq!(c.database_url.as_deref(), Some("sqlite::memory:"));
     }
 
     #[test]

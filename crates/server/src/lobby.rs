@@ -1,7 +1,9 @@
 //! Private lobbies: a host creates one and gets a short join code; others join by
 //! code; the host starts the match. Empty seats get bots when the lobby was created
 //! with `fill_with_bots`; otherwise at least two players are needed and empty seats
-//! stay empty (their turns are passed).
+//! stay empty (their turns are passed). A `private` lobby's match is not listed for
+//! spectators. A member whose connection drops keeps its seat for a grace period
+//! (`--lobby-grace-seconds`) and gets the lobby's state again when it signs in.
 //!
 //! All lobbies live in one `std::sync::Mutex`: every operation is a few map updates
 //! with no `.await` inside, and messages are queued (never awaited) after the lock
@@ -10,6 +12,7 @@
 use crate::presence::Busy;
 use crate::room::{self, Occupant};
 use crate::state::AppState;
+use crate::ws::ConnHandle;
 use engine::Mode;
 use protocol::{CreateLobby, ErrorCode, LobbyMember, LobbyState, ServerMsg};
 use rand::Rng;
@@ -81,6 +84,36 @@ struct Lobby {
 struct Inner {
     by_code: HashMap<String, Lobby>,
     by_player: HashMap<Uuid, String>,
+    /// Members whose connection dropped, with the mark of that drop: the member's
+    /// seat is kept for the grace period (`--lobby-grace-seconds`) and dropped when
+    /// it ends with this very mark still set (a later drop sets a new mark).
+    away: HashMap<Uuid, u64>,
+    /// The last away mark handed out.
+    away_marks: u64,
+}
+
+impl Inner {
+    /// Takes `player` out of its lobby (the next member becomes host; an empty lobby
+    /// is closed). Returns the lobby's new state when members are left.
+    /// Errors: [`LobbyError::NotInLobby`].
+    fn remove_member(&mut self, player: Uuid) -> Result<Option<LobbyState>, LobbyError> {
+        self.away.remove(&player);
+        let code = self
+            .by_player
+            .remove(&player)
+            .ok_or(LobbyError::NotInLobby)?;
+        let lobby = self.by_code.get_mut(&code).ok_or(LobbyError::NotInLobby)?;
+        lobby.members.retain(|m| m.player_id != player);
+        if lobby.members.is_empty() {
+            self.by_code.remove(&code);
+            Ok(None)
+        } else {
+            if lobby.host == player {
+                lobby.host = lobby.members[0].player_id;
+            }
+            Ok(Some(state_of(&code, lobby)))
+        }
+    }
 }
 
 /// Every open lobby, by code and by member.
@@ -220,26 +253,79 @@ impl Lobbies {
     /// lobby is closed) and sends the new `lobby_state` to the others.
     /// Errors: [`LobbyError::NotInLobby`].
     pub fn leave(&self, state: &AppState, player: Uuid) -> Result<(), LobbyError> {
-        let left = {
-            let mut g = self.lock();
-            let code = g.by_player.remove(&player).ok_or(LobbyError::NotInLobby)?;
-            let lobby = g.by_code.get_mut(&code).ok_or(LobbyError::NotInLobby)?;
-            lobby.members.retain(|m| m.player_id != player);
-            if lobby.members.is_empty() {
-                g.by_code.remove(&code);
-                None
-            } else {
-                if lobby.host == player {
-                    lobby.host = lobby.members[0].player_id;
-                }
-                Some(state_of(&code, lobby))
-            }
-        };
+        let left = self.lock().remove_member(player)?;
         state.presence().release(player, Busy::Lobby);
         if let Some(ls) = left {
             tell(state, &ls);
         }
         Ok(())
+    }
+
+    /// The connection of member `player` dropped: its seat is kept for the grace
+    /// period (`--lobby-grace-seconds`, default 15 s), as a match keeps a seat. If
+    /// the player has not signed in again by then ([`Lobbies::back`]), it leaves the
+    /// lobby as with [`Lobbies::leave`]. A grace of 0 leaves at once. No-op for a
+    /// player in no lobby.
+    pub fn away(&self, state: &AppState, player: Uuid) {
+        let grace = state.config().lobby_grace();
+        if grace.is_zero() {
+            let _ = self.leave(state, player);
+            return;
+        }
+        let mark = {
+            let mut g = self.lock();
+            if !g.by_player.contains_key(&player) {
+                return;
+            }
+            g.away_marks += 1;
+            let mark = g.away_marks;
+            g.away.insert(player, mark);
+            mark
+        };
+        let st = state.clone();
+        state.tasks().spawn(async move {
+            tokio::select! {
+                _ = tokio::time::sleep(grace) => st.lobbies().grace_over(&st, player, mark),
+                // A stopping server keeps nothing anyway.
+                _ = st.shutdown_token().cancelled() => {}
+            }
+        });
+    }
+
+    /// The grace period of the drop marked `mark` ran out: `player` leaves unless it
+    /// came back (or dropped again, which set a newer mark) in the meantime.
+    fn grace_over(&self, state: &AppState, player: Uuid, mark: u64) {
+        let left = {
+            let mut g = self.lock();
+            if g.away.get(&player) != Some(&mark) {
+                return;
+            }
+            match g.remove_member(player) {
+                Ok(left) => left,
+                Err(_) => return,
+            }
+        };
+        tracing::debug!(player = %player, "lobby grace period over: member removed");
+        state.presence().release(player, Busy::Lobby);
+        if let Some(ls) = left {
+            tell(state, &ls);
+        }
+    }
+
+    /// `player` signed in again on `conn` (`hello`): its lobby seat is no longer
+    /// away, and `conn` gets the lobby's `lobby_state`. Returns false (and sends
+    /// nothing) when the player is in no lobby. The state is queued under the lock,
+    /// so it is never older than an update another change sends to `conn`.
+    pub fn back(&self, player: Uuid, conn: &ConnHandle) -> bool {
+        let mut g = self.lock();
+        g.away.remove(&player);
+        let Some(code) = g.by_player.get(&player) else {
+            return false;
+        };
+        match g.by_code.get(code) {
+            Some(l) => conn.send_msg(None, &ServerMsg::LobbyState(state_of(code, l))),
+            None => false,
+        }
     }
 
     /// The host starts its lobby's match: members take seats (at random), empty seats
@@ -266,6 +352,7 @@ impl Lobbies {
             let l = g.by_code.remove(&code).expect("present above");
             for m in &l.members {
                 g.by_player.remove(&m.player_id);
+                g.away.remove(&m.player_id);
             }
             l
         };
@@ -283,7 +370,8 @@ impl Lobbies {
             })
             .collect();
         occupants.resize(4, filler);
-        room::start(state, lobby.mode, occupants).map_err(|e| {
+        // A private lobby's match is not listed for spectators (they need its id).
+        room::start_listed(state, lobby.mode, occupants, !lobby.private).map_err(|e| {
             tracing::error!(error = %e, "could not start a lobby match");
             for m in &lobby.members {
                 state.presence().release(m.player_id, Busy::Lobby);

@@ -50,6 +50,15 @@ pub enum MmCmd {
         /// The frame's `id`.
         req: Option<String>,
     },
+    /// Send `conn` the `queue_status` of the queue `player` waits in (nothing when it
+    /// waits in none): a queued player's new connection (`hello`, e.g. a second tab).
+    /// Sent by the matchmaker itself, so it is never older than an update it sends.
+    Status {
+        /// The player.
+        player: Uuid,
+        /// The player's new connection.
+        conn: ConnHandle,
+    },
 }
 
 /// The matchmaker stopped (server shutting down).
@@ -137,6 +146,14 @@ pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
                         c.ack(req);
                     }
                 }
+                Some(MmCmd::Status { player, conn }) => {
+                    let mode = MODES
+                        .into_iter()
+                        .find(|&m| q.of(m).iter().any(|w| w.player == player));
+                    if let Some(st) = mode.and_then(|m| status_of(&mut q, m, wait)) {
+                        conn.send_msg(None, &ServerMsg::QueueStatus(st));
+                    }
+                }
                 None => break,
             },
             _ = sleep_until(wake) => {
@@ -215,18 +232,25 @@ fn launch(state: &AppState, mode: Mode, humans: Vec<Waiting>) {
     }
 }
 
-/// Sends `queue_status` to everyone waiting in `mode`.
-fn status(state: &AppState, q: &mut Queues, mode: Mode, wait: Duration) {
+/// The `queue_status` of `mode` now (none when nobody waits there).
+fn status_of(q: &mut Queues, mode: Mode, wait: Duration) -> Option<QueueStatus> {
     let queue = q.of(mode);
-    let Some(front) = queue.front() else { return };
+    let front = queue.front()?;
     let left = (front.since + wait).saturating_duration_since(Instant::now());
-    let msg = ServerMsg::QueueStatus(QueueStatus {
+    Some(QueueStatus {
         mode,
         waiting: queue.len() as u32,
         bots_in_seconds: left.as_secs_f64().ceil() as u32,
-    });
-    let frame = crate::ws::encode(None, &msg);
-    for w in queue.iter() {
+    })
+}
+
+/// Sends `queue_status` to everyone waiting in `mode`.
+fn status(state: &AppState, q: &mut Queues, mode: Mode, wait: Duration) {
+    let Some(st) = status_of(q, mode, wait) else {
+        return;
+    };
+    let frame = crate::ws::encode(None, &ServerMsg::QueueStatus(st));
+    for w in q.of(mode).iter() {
         if let Some(c) = state.session(w.player) {
             c.send(frame.clone());
         }

@@ -126,6 +126,8 @@ pub struct MatchResult {
     pub reason: EndReason,
     /// Final standings (rule 9.2): exactly the four seats, each once.
     pub standings: Vec<Standing>,
+    /// `seq` of the `match_ended` message, when a room sent one.
+    pub end_seq: Option<u64>,
 }
 
 /// Whether a match is still being played.

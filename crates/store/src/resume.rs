@@ -46,7 +46,23 @@ fn non_negative(column: &str, v: Option<i64>) -> Result<u64, StoreError> {
         .map_err(|_| StoreError::Corrupt(format!("{column}: negative value")))
 }
 
+const END_SEQ: &str = "SELECT end_seq FROM matches WHERE id = $1";
+
 impl Store {
+    /// The `seq` of match `id`'s `match_ended` message; `None` while it runs, for an
+    /// unknown match, or for a match that ended before it was recorded.
+    ///
+    /// Errors: [`StoreError::Unavailable`] when the database cannot be reached.
+    pub async fn end_seq(&self, id: Uuid) -> Result<Option<u64>, StoreError> {
+        let row: Option<(Option<i64>,)> = with_pool!(self, pool => sqlx::query_as(END_SEQ)
+            .bind(id)
+            .fetch_optional(pool)
+            .await)?;
+        row.and_then(|(s,)| s)
+            .map(|s| non_negative("matches.end_seq", Some(s)))
+            .transpose()
+    }
+
     /// Every match with status `running`, oldest first, with what resuming it needs
     /// ([`RunningMatch`]). Turns stored before durable matches have no `seq` or clock
     /// use: they read as 0.

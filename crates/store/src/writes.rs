@@ -25,7 +25,7 @@ const INSERT_TURNS_TAIL: &str = " ON CONFLICT (match_id, turn_number) DO NOTHING
 /// limits on bound parameters (SQLite 32,766; PostgreSQL 65,535).
 const TURN_ROWS_PER_INSERT: usize = 500;
 const END_MATCH: &str = "UPDATE matches SET seed = $2, ended_at = $3, status = 'ended', \
-    end_reason = $4 WHERE id = $1 AND status = 'running' AND dice_commitment = $5";
+    end_reason = $4, end_seq = $6 WHERE id = $1 AND status = 'running' AND dice_commitment = $5";
 const SEAT_RESULT: &str = "UPDATE match_seats SET place = $3, progress = $4, combat = $5, \
     bonus = $6, total = $7, finished = $8 WHERE match_id = $1 AND seat = $2";
 const SEAT_LEFT: &str = "UPDATE match_seats SET left_seq = $3 \
@@ -236,6 +236,7 @@ impl Store {
                 .bind(micros(r.ended_at))
                 .bind(name(&r.reason))
                 .bind(&commitment)
+                .bind(r.end_seq.map(|s| s as i64))
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
@@ -384,6 +385,7 @@ impl Store {
                     .bind(micros(r.ended_at))
                     .bind(name(&r.reason))
                     .bind(&commitment)
+                    .bind(r.end_seq.map(|s| s as i64))
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();

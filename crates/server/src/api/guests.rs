@@ -14,14 +14,17 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-/// Longest display name, characters.
-pub const MAX_NAME_CHARS: usize = 24;
+/// Longest display name, characters (after NFC normalization).
+pub const MAX_NAME_CHARS: usize = protocol::text::MAX_NAME_CHARS;
 
 /// `POST /api/v1/guests` body.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewGuest {
-    /// Display name: 1–24 printable characters, no leading or trailing space.
+    /// Display name: 1–24 characters after NFC normalization, in any script, emoji
+    /// included; refused when it renders blank or holds control, bidirectional or
+    /// invisible format characters (ZWJ and ZWNJ are fine between two characters),
+    /// more than 4 stacked combining marks, or white space at either end.
     pub name: String,
 }
 
@@ -53,40 +56,16 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/guests/me", get(me))
 }
 
-/// Checks a display name: 1–24 characters, each printable (no control or format
-/// characters, no whitespace but the plain space), not blank and without leading or
-/// trailing space. Errors: 400 `invalid_name`.
-pub fn validate_name(name: &str) -> Result<(), ApiError> {
-    let n = name.chars().count();
-    let bad = |why: String| {
-        Err(ApiError::bad_request(
+/// Checks a display name by the text policy of [`protocol::text`] (the one chat
+/// uses too) and returns it NFC-normalized, as it is stored and shown.
+/// Errors: 400 `invalid_name`, the message saying what is wrong.
+pub fn validate_name(name: &str) -> Result<String, ApiError> {
+    protocol::text::name(name).map_err(|e| {
+        ApiError::bad_request(
             protocol::ErrorCode::InvalidName.as_str(),
-            why,
-        ))
-    };
-    if n == 0 || n > MAX_NAME_CHARS {
-        return bad(format!(
-            "name must be 1..={MAX_NAME_CHARS} characters, got {n}"
-        ));
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|&c| c.is_control() || (c.is_whitespace() && c != ' ') || is_format(c))
-    {
-        return bad(format!(
-            "name contains the non-printable character U+{:04X}",
-            c as u32
-        ));
-    }
-    if name.trim() != name {
-        return bad("name must not start or end with a space".into());
-    }
-    Ok(())
-}
-
-/// Invisible formatting characters (zero-width and bidi controls, BOM).
-fn is_format(c: char) -> bool {
-    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}')
+            format!("name {e}"),
+        )
+    })
 }
 
 /// Reads a [`NewGuest`] body, which must be a JSON object: serde alone would also
@@ -110,7 +89,7 @@ fn parse_new_guest(body: serde_json::Value) -> Result<NewGuest, ApiError> {
     request_body = NewGuest,
     responses(
         (status = 201, description = "The guest and its token (shown only this once).", body = GuestCreated),
-        (status = 400, description = "`invalid_name` (not 1–24 printable characters) or `bad_json`.", body = crate::api::openapi::ErrorBody),
+        (status = 400, description = "`invalid_name` (the name breaks the text policy: not 1–24 characters after NFC, blank, control, bidirectional or invisible format characters, stacked combining marks, white space at either end) or `bad_json`.", body = crate::api::openapi::ErrorBody),
         (status = 429, description = "`rate_limited`: this client address created too many guests (`LUDO_GUESTS_PER_MINUTE`, `LUDO_GUEST_BURST`); `Retry-After` gives the seconds to wait.", body = crate::api::openapi::ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds until the next guest may be created."))),
         (status = 500, description = "`internal`.", body = crate::api::openapi::ErrorBody),
@@ -122,7 +101,7 @@ async fn create(
     ApiJson(body): ApiJson<serde_json::Value>,
 ) -> Result<(StatusCode, ApiJson<GuestCreated>), ApiError> {
     let body = parse_new_guest(body)?;
-    validate_name(&body.name)?;
+    let name = validate_name(&body.name)?;
     if let Some(ip) = ip {
         if let Err(retry_after) = state.edge().check_guest_budget(ip) {
             metrics::counter!("ludo_guests_rate_limited_total").increment(1);
@@ -136,7 +115,7 @@ async fn create(
     let player_id = Uuid::new_v4();
     state
         .store()
-        .create_guest(player_id, &body.name, &token_hash(&token))
+        .create_guest(player_id, &name, &token_hash(&token))
         .await?;
     tracing::info!(player = %player_id, "guest created");
     Ok((
@@ -171,16 +150,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_of_1_to_24_printable_characters_pass() {
+    fn names_in_any_script_pass_normalized() {
         for ok in [
             "A",
             "Ana María",
             "玩家一号",
             "x".repeat(24).as_str(),
             "Zoë-42_!",
+            "👩\u{200D}💻",
+            "রবি",
         ] {
-            assert!(validate_name(ok).is_ok(), "{ok:?}");
+            assert_eq!(validate_name(ok).unwrap(), ok);
         }
+        assert_eq!(validate_name("Zoe\u{301}").unwrap(), "Zo\u{E9}");
     }
 
     #[test]
@@ -213,6 +195,9 @@ mod tests {
             "tab\there",
             "zero\u{200B}width",
             "\u{7}",
+            "\u{2800}",
+            "\u{301}\u{301}",
+            "abc\u{2066}xyz\u{2069}",
             &"x".repeat(25),
         ] {
             let e = validate_name(bad).unwrap_err();

@@ -94,11 +94,13 @@ pub const LIVE_LIMIT: usize = 50;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LiveMatches {
     /// Running matches of this server (at most 50), most recently started first; each
-    /// can be watched with the WebSocket message `spectate {match_id}`.
+    /// can be watched with the WebSocket message `spectate {match_id}`. Matches of
+    /// private lobbies are not listed: their players share the id to let others watch.
     pub matches: Vec<MatchSummary>,
 }
 
-/// Matches running now in this server's rooms (at most 50, newest first).
+/// Matches running now in this server's rooms (at most 50, newest first), except
+/// those started from a private lobby.
 #[utoipa::path(
     get,
     path = "/api/v1/matches/live",
@@ -106,14 +108,21 @@ pub struct LiveMatches {
     tag = "matches",
     responses(
         (status = 200, description = "Running matches, newest first (a match whose start the \
-            persistence writer has not stored yet is left out).", body = LiveMatches),
+            persistence writer has not stored yet is left out, and so is every match started \
+            from a private lobby).", body = LiveMatches),
         (status = 500, description = "`internal`: a store failure.", body = ErrorBody),
         (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
     )
 )]
 pub async fn live(State(state): State<AppState>) -> Result<Json<LiveMatches>, ApiError> {
     // Copy the ids first: no registry guard may be held across the store's `.await`.
-    let ids: Vec<Uuid> = state.rooms().iter().map(|r| *r.key()).collect();
+    // A private lobby's match is not listed (watching it needs its id).
+    let ids: Vec<Uuid> = state
+        .rooms()
+        .iter()
+        .filter(|r| r.value().is_listed())
+        .map(|r| *r.key())
+        .collect();
     let mut matches = Vec::new();
     for id in ids {
         if let Some(m) = state.store().match_summary(id).await? {

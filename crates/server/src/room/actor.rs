@@ -40,9 +40,6 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-/// Longest chat line, characters (protocol `chat`).
-const MAX_CHAT_CHARS: usize = 280;
-
 /// A commit that took at least this long means the store was unavailable: the
 /// match clock and turn timer are postponed by the whole wait (rule 9.1, 4.6).
 pub(crate) const STALL: Duration = Duration::from_millis(100);
@@ -527,23 +524,8 @@ impl Room {
             );
             return;
         }
-        let n = text.chars().count();
-        if text.chars().any(char::is_control) {
-            conn.send_error(
-                ErrorCode::BadJson,
-                "chat text must not hold control characters",
-                req,
-            );
-            return;
-        }
-        if n == 0 || n > MAX_CHAT_CHARS {
-            conn.send_error(
-                ErrorCode::BadJson,
-                format!("chat text must be 1..={MAX_CHAT_CHARS} characters, got {n}"),
-                req,
-            );
-            return;
-        }
+        // The text passed the protocol's text policy (`protocol::text::chat`) when
+        // the connection decoded it.
         let name = seat.map_or(name, |s| self.seats[s.index()].info.name.clone());
         let seq = self.next_seq();
         let op = WriteOp::Chat(store::ChatEntry {
@@ -775,14 +757,15 @@ impl Room {
     fn finish(&mut self, end: MatchEnd, mut out: Vec<Out>) {
         self.auto_at = None;
         tracing::info!(match_id = %self.id, reason = ?end.reason, turns = self.m.turns_played(), "match ended");
+        let seq = self.next_seq();
         let op = WriteOp::Finish(store::MatchResult {
             id: self.id,
             seed: self.m.seed(),
             ended_at: clock::datetime(self.clock.now_ms()),
             reason: end.reason,
             standings: end.standings.clone(),
+            end_seq: Some(seq),
         });
-        let seq = self.next_seq();
         let msg = ServerMsg::MatchEnded(self.match_ended(&end));
         out.push(Out::Msg(seq, encode(Some(seq), &msg)));
         self.write(op, out, false, None);

@@ -140,9 +140,17 @@ pub struct RoomGone;
 #[derive(Debug, Clone)]
 pub struct RoomHandle {
     tx: mpsc::Sender<RoomCmd>,
+    /// Shown in `GET /api/v1/matches/live` (false for a match of a private lobby).
+    listed: bool,
 }
 
 impl RoomHandle {
+    /// True when the match may be listed for spectators (`GET /api/v1/matches/live`);
+    /// a private lobby's match is watched only by its id.
+    pub fn is_listed(&self) -> bool {
+        self.listed
+    }
+
     /// Hands `cmd` to the room, waiting while its queue is full. Errors when the room
     /// has stopped.
     pub async fn send(&self, cmd: RoomCmd) -> Result<(), RoomGone> {
@@ -189,10 +197,17 @@ fn bot_name(seat: Seat) -> String {
 /// room, which sends `match_started` and `turn_started`. Returns the match id.
 ///
 /// Errors: [`StartError`]; nothing is registered then.
-pub fn start(
+pub fn start(state: &AppState, mode: Mode, occupants: Vec<Occupant>) -> Result<Uuid, StartError> {
+    start_listed(state, mode, occupants, true)
+}
+
+/// [`start`], with `listed` false for a match that `GET /api/v1/matches/live` must
+/// not show (a private lobby's; spectators need its id).
+pub fn start_listed(
     state: &AppState,
     mode: Mode,
     mut occupants: Vec<Occupant>,
+    listed: bool,
 ) -> Result<Uuid, StartError> {
     if occupants.len() > 4 {
         return Err(StartError::TooMany(occupants.len()));
@@ -273,7 +288,7 @@ pub fn start(
             secret_seed: Some(seed),
         }));
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
-    state.rooms().insert(id, RoomHandle { tx });
+    state.rooms().insert(id, RoomHandle { tx, listed });
     for s in &seats {
         if let Some(p) = s.info.player_id {
             state.presence().seat(p, id);
@@ -375,7 +390,10 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
         .collect();
     let id = stored.id;
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
-    state.rooms().insert(id, RoomHandle { tx });
+    // The store does not record whether the match came from a private lobby: a
+    // resumed match is not listed, so a private one is never shown.
+    let listed = false;
+    state.rooms().insert(id, RoomHandle { tx, listed });
     for s in &seats {
         if let (Some(p), false) = (s.info.player_id, s.info.left) {
             state.presence().seat(p, id);

@@ -5,8 +5,13 @@
 //! The reader never writes to the socket itself: every reply goes through the
 //! same queue as match broadcasts, so frames reach the client in the order they
 //! were queued, and a slow client is detected in one place (a full queue).
+//!
+//! One socket's requests take effect in the order sent: the reader reads the next
+//! request only once the previous one was answered, also when an actor (the
+//! matchmaker, a room) answers it ([`ConnHandle::for_request`]). A slow room thus
+//! delays only the sockets waiting on it.
 
-use super::outbound::{CloseReason, ConnHandle, Frame};
+use super::outbound::{Answered, CloseReason, ConnHandle, Frame};
 use crate::auth::token_hash;
 use crate::presence::Busy;
 use crate::room::RoomCmd;
@@ -164,7 +169,7 @@ impl Session {
             match msg {
                 Message::Text(t) => self.on_frame(t.as_bytes()).await,
                 Message::Binary(b) => {
-                    if self.admit() {
+                    if self.admit(None) {
                         let msg = format!(
                             "binary frames are not supported ({} bytes); send JSON text",
                             b.len()
@@ -180,9 +185,10 @@ impl Session {
     }
 
     /// The message budget: true when this message may be handled. Over budget the
-    /// client gets `rate_limited`; after `--abuse-strikes` such messages in a row the
-    /// socket is closed (1008).
-    fn admit(&mut self) -> bool {
+    /// client gets `rate_limited` (with `in_reply_to` = the message's `id`, when it
+    /// has one); after `--abuse-strikes` such messages in a row the socket is closed
+    /// (1008).
+    fn admit(&mut self, id: Option<String>) -> bool {
         if self.limiter.check().is_ok() {
             self.strikes = 0;
             return true;
@@ -194,19 +200,37 @@ impl Session {
             self.conn.close(CloseReason::ABUSE);
         } else {
             self.conn
-                .send_error(ErrorCode::RateLimited, "too many messages; slow down", None);
+                .send_error(ErrorCode::RateLimited, "too many messages; slow down", id);
         }
         false
     }
 
     async fn on_frame(&mut self, bytes: &[u8]) {
-        if !self.admit() {
+        // Decoded before the budget check, so that `rate_limited` names the frame's
+        // `id` (decoding is total and bounded by the frame limit).
+        let max = self.state.config().max_frame_bytes;
+        let decoded = protocol::decode_client_limited(bytes, max);
+        let id = match &decoded {
+            Ok(f) => f.id.clone(),
+            Err(e) => e.id.clone(),
+        };
+        if !self.admit(id) {
             return;
         }
-        let max = self.state.config().max_frame_bytes;
-        match protocol::decode_client_limited(bytes, max) {
+        match decoded {
             Ok(frame) => self.dispatch(frame).await,
             Err(e) => self.conn.send_error(e.code, e.message, e.id),
+        }
+    }
+
+    /// Waits until the request of `answered` was answered (or the connection or the
+    /// server is closing), before the next request is read.
+    async fn answer_of(&self, answered: Answered) {
+        tokio::select! {
+            biased;
+            _ = self.conn.closing() => {}
+            _ = self.state.shutdown_token().cancelled() => {}
+            _ = answered.wait() => {}
         }
     }
 
@@ -248,27 +272,33 @@ impl Session {
                     conn.send_error(ErrorCode::AlreadyBusy, busy_text(b), req);
                     return;
                 }
+                let (rconn, answered) = conn.for_request();
                 let cmd = crate::matchmaker::MmCmd::Join {
                     player: player.id,
                     name: player.name,
                     mode: j.mode,
-                    conn: conn.clone(),
+                    conn: rconn,
                     req: req.clone(),
                 };
                 if state.matchmaker().send(cmd).await.is_err() {
                     state.presence().release(player.id, Busy::Queued(j.mode));
                     conn.send_error(ErrorCode::Internal, "matchmaking is not available", req);
+                    return;
                 }
+                self.answer_of(answered).await;
             }
             ClientMsg::LeaveQueue => {
+                let (rconn, answered) = conn.for_request();
                 let cmd = crate::matchmaker::MmCmd::Leave {
                     player: player.id,
-                    conn: Some(conn.clone()),
+                    conn: Some(rconn),
                     req: req.clone(),
                 };
                 if state.matchmaker().send(cmd).await.is_err() {
                     conn.send_error(ErrorCode::Internal, "matchmaking is not available", req);
+                    return;
                 }
+                self.answer_of(answered).await;
             }
             ClientMsg::CreateLobby(c) => {
                 match state.lobbies().create(&state, player.id, &player.name, &c) {
@@ -294,88 +324,217 @@ impl Session {
                 Err(e) => conn.send_error(e.code(), e.to_string(), req),
             },
             ClientMsg::SubmitTurn(s) => {
-                let cmd = RoomCmd::Submit {
+                let received = std::time::Instant::now();
+                let at_ms = state.clock().now_ms();
+                let make = |conn| RoomCmd::Submit {
                     player: player.id,
-                    conn: conn.clone(),
+                    conn,
                     req: req.clone(),
                     turn_number: s.turn_number,
                     plan: s.plan,
-                    received: std::time::Instant::now(),
-                    at_ms: state.clock().now_ms(),
+                    received,
+                    at_ms,
                 };
-                self.to_room(s.match_id, cmd, req).await;
+                self.to_room(s.match_id, Route::Submit, req.clone(), make)
+                    .await;
             }
             ClientMsg::LeaveMatch(m) => {
-                let cmd = RoomCmd::Leave {
+                let make = |conn| RoomCmd::Leave {
                     player: player.id,
-                    conn: conn.clone(),
+                    conn,
                     req: req.clone(),
                 };
-                self.to_room(m.match_id, cmd, req).await;
+                self.to_room(m.match_id, Route::Submit, req.clone(), make)
+                    .await;
             }
             ClientMsg::Pass(t) => {
-                let cmd = RoomCmd::Submit {
+                let received = std::time::Instant::now();
+                let at_ms = state.clock().now_ms();
+                let make = |conn| RoomCmd::Submit {
                     player: player.id,
-                    conn: conn.clone(),
+                    conn,
                     req: req.clone(),
                     turn_number: t.turn_number,
                     plan: engine::Plan::pass(),
-                    received: std::time::Instant::now(),
-                    at_ms: state.clock().now_ms(),
+                    received,
+                    at_ms,
                 };
-                self.to_room(t.match_id, cmd, req).await;
+                self.to_room(t.match_id, Route::Submit, req.clone(), make)
+                    .await;
             }
             ClientMsg::Resync(r) => {
-                let cmd = RoomCmd::Resync {
+                let make = |conn| RoomCmd::Resync {
                     player: player.id,
-                    conn: conn.clone(),
+                    conn,
                     req: req.clone(),
                     last_seq: r.last_seq,
                 };
-                self.to_room(r.match_id, cmd, req).await;
+                self.to_room(r.match_id, Route::Watch(player.id), req.clone(), make)
+                    .await;
             }
             ClientMsg::Spectate(m) => {
-                let cmd = RoomCmd::Spectate {
+                let make = |conn| RoomCmd::Spectate {
                     player: player.id,
-                    conn: conn.clone(),
+                    conn,
                     req: req.clone(),
                 };
-                if self.to_room(m.match_id, cmd, req).await {
+                if self
+                    .to_room(m.match_id, Route::Watch(player.id), req.clone(), make)
+                    .await
+                {
                     self.watching.insert(m.match_id);
                 }
             }
             ClientMsg::Chat(c) => {
-                let cmd = RoomCmd::Chat {
+                // The text policy (protocol::text) is applied here, before the room:
+                // the room relays the normalized text.
+                let text = match protocol::text::chat(&c.text) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        conn.send_error(ErrorCode::InvalidText, format!("chat text: {e}"), req);
+                        return;
+                    }
+                };
+                let make = |conn| RoomCmd::Chat {
                     player: player.id,
                     name: player.name,
-                    conn: conn.clone(),
+                    conn,
                     req: req.clone(),
-                    text: c.text,
+                    text,
                 };
-                self.to_room(c.match_id, cmd, req).await;
+                self.to_room(c.match_id, Route::Other, req.clone(), make)
+                    .await;
             }
         }
     }
 
-    /// Routes `cmd` to the room of `match_id`; `match_not_found` if it is not running.
-    async fn to_room(&self, match_id: Uuid, cmd: RoomCmd, req: Option<String>) -> bool {
+    /// Routes the command `make` builds (around a request handle) to the room of
+    /// `match_id` and waits for the room's answer. Returns false when no room runs
+    /// the match: then the answer is `match_not_found`, or, for a plan or pass
+    /// ([`Route::Submit`]) naming a match the store knows (it ended, or its room is
+    /// gone), `match_over` (`proto/README.md` §7).
+    async fn to_room(
+        &self,
+        match_id: Uuid,
+        route: Route,
+        req: Option<String>,
+        make: impl FnOnce(ConnHandle) -> RoomCmd,
+    ) -> bool {
+        let (rconn, answered) = self.conn.for_request();
         let sent = match self.state.room(match_id) {
-            Some(room) => room.send(cmd).await.is_ok(),
+            Some(room) => room.send(make(rconn)).await.is_ok(),
             None => false,
         };
-        if !sent {
+        if sent {
+            self.answer_of(answered).await;
+            return true;
+        }
+        if let Route::Watch(player) = route {
+            if let Some(snap) = self.ended_snapshot(match_id, player).await {
+                self.conn.ack(req);
+                let seq = snap.seq;
+                self.conn
+                    .send_msg(Some(seq), &ServerMsg::Snapshot(Box::new(snap)));
+                return false;
+            }
+        }
+        if route == Route::Submit && self.stored(match_id).await {
+            self.conn
+                .send_error(ErrorCode::MatchOver, "the match is over", req);
+        } else {
             self.conn.send_error(
                 ErrorCode::MatchNotFound,
                 format!("no running match {match_id}"),
                 req,
             );
         }
-        sent
+        false
+    }
+
+    /// The `snapshot` of a match that has ended, re-played from its stored replay
+    /// (final position, standings, seed), with `your_seat` for `player` and `seq` the
+    /// one of its `match_ended`; `None` when the store has no ended match `match_id`
+    /// (or cannot be read).
+    async fn ended_snapshot(&self, match_id: Uuid, player: Uuid) -> Option<protocol::Snapshot> {
+        let doc = match self.state.store().replay(match_id).await {
+            Ok(Some(doc)) => doc,
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::warn!(error = %e, match_id = %match_id, "replay look-up failed");
+                return None;
+            }
+        };
+        let end = doc.replay.end.clone()?;
+        let seed = doc.replay.seed?;
+        let m = match engine::replay::verify(&doc.replay) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::error!(error = %e, match_id = %match_id, "stored replay does not re-play");
+                return None;
+            }
+        };
+        let end_seq = match self.state.store().end_seq(match_id).await {
+            Ok(s) => s.unwrap_or(0),
+            Err(e) => {
+                tracing::warn!(error = %e, match_id = %match_id, "seq look-up failed");
+                return None;
+            }
+        };
+        let now = self.state.clock().now_ms();
+        let seats: Vec<protocol::SeatInfo> = doc
+            .seats
+            .iter()
+            .map(|s| protocol::SeatInfo {
+                seat: s.seat,
+                player_id: s.player_id,
+                name: s.name.clone(),
+                bot: s.is_bot || doc.replay.left.contains(&s.seat),
+                left: doc.replay.left.contains(&s.seat),
+            })
+            .collect();
+        let your_seat = seats
+            .iter()
+            .find(|s| s.player_id == Some(player))
+            .map(|s| s.seat);
+        Some(protocol::Snapshot {
+            match_id,
+            mode: doc.replay.mode,
+            rules: doc.replay.rules.clone(),
+            seats,
+            your_seat,
+            position: *m.position(),
+            turn: None,
+            clocks: protocol::Clocks {
+                now,
+                turn_deadline: None,
+                match_deadline: now,
+            },
+            dice_commitment: doc.replay.dice_commitment.clone(),
+            turns_played: m.turns_played(),
+            // The match's last message: its `match_ended` (0 for a match recorded
+            // before its seq was).
+            seq: end_seq,
+            ended: Some(protocol::MatchEnded::from_end(match_id, &end, seed)),
+        })
+    }
+
+    /// True when the store holds the match `match_id` (a store failure counts as
+    /// not: the answer is then the plain `match_not_found`).
+    async fn stored(&self, match_id: Uuid) -> bool {
+        match self.state.store().match_summary(match_id).await {
+            Ok(m) => m.is_some(),
+            Err(e) => {
+                tracing::warn!(error = %e, match_id = %match_id, "match look-up failed");
+                false
+            }
+        }
     }
 
     /// `hello`: check the version and token, register this connection as the
-    /// player's (closing an older one), answer `welcome`, and re-attach the player to
-    /// its running match, which sends a snapshot.
+    /// player's (closing an older one with 4000), answer `welcome`, and re-attach the
+    /// player to its running match, which sends a snapshot; a player in a lobby gets
+    /// its `lobby_state` (and its seat is no longer away), a queued player its
+    /// `queue_status`.
     async fn hello(&mut self, h: Hello, req: Option<String>) {
         let v = h.protocol_version;
         if !(protocol::MIN_PROTOCOL_VERSION..=protocol::MAX_PROTOCOL_VERSION).contains(&v) {
@@ -451,11 +610,27 @@ impl Session {
                     .await;
             }
         }
+        // A player waiting in a lobby or queue (a second tab, or back within the
+        // lobby's grace period) gets that state at once.
+        match self.state.presence().get(player.id) {
+            Some(Busy::Lobby) => {
+                self.state.lobbies().back(player.id, &self.conn);
+            }
+            Some(Busy::Queued(_)) => {
+                let cmd = crate::matchmaker::MmCmd::Status {
+                    player: player.id,
+                    conn: self.conn.clone(),
+                };
+                let _ = self.state.matchmaker().send(cmd).await;
+            }
+            Some(Busy::Seated(_)) | None => {}
+        }
         self.player = Some(player);
     }
 
-    /// The socket closed: leave the queue or lobby (unless a newer connection of the
-    /// same player took over) and detach from rooms; a seat is kept.
+    /// The socket closed: leave the queue (unless a newer connection of the same
+    /// player took over), keep a lobby seat for the grace period, and detach from
+    /// rooms; a match seat is kept.
     async fn cleanup(&mut self) {
         let conn_id = self.conn.id();
         if let Some(p) = &self.player {
@@ -474,7 +649,7 @@ impl Session {
                     let _ = self.state.matchmaker().send(cmd).await;
                 }
                 Some(Busy::Lobby) if current => {
-                    let _ = self.state.lobbies().leave(&self.state, p.id);
+                    self.state.lobbies().away(&self.state, p.id);
                 }
                 Some(Busy::Seated(m)) => {
                     self.watching.insert(m);
@@ -488,6 +663,18 @@ impl Session {
             }
         }
     }
+}
+
+/// Where [`Session::to_room`] sends a command: what a missing room answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    /// `submit_turn`, `pass` or `leave_match`: `match_over` for a match that ended.
+    Submit,
+    /// `resync` or `spectate` by this player: for a match that ended, a `snapshot`
+    /// of its end (from the store), so a client that was away can show the result.
+    Watch(Uuid),
+    /// Anything else: `match_not_found`.
+    Other,
 }
 
 /// The close for a failed read: 1009 for a message over the hard size limit (as

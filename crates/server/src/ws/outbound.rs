@@ -11,8 +11,8 @@
 
 use axum::extract::ws::Utf8Bytes;
 use protocol::ServerMsg;
-use std::sync::{Arc, OnceLock};
-use tokio::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 /// One encoded server frame (JSON text), cheap to clone.
@@ -96,7 +96,8 @@ impl CloseReason {
         reason: "message too big",
         drain: false,
     };
-    /// 4000: the same player connected again; the newer socket wins.
+    /// 4000: the same player connected again; the newer socket wins. Documented in
+    /// `proto/README.md` §2: a client must not reconnect automatically on it.
     pub const REPLACED: CloseReason = CloseReason {
         code: 4000,
         reason: "replaced by a newer connection",
@@ -115,38 +116,97 @@ struct Shared {
     reason: OnceLock<CloseReason>,
 }
 
+/// The signal of one request's answer: fired by the first `ack` or `error` sent
+/// through a handle of [`ConnHandle::for_request`].
+#[derive(Debug)]
+struct ReplySlot(Mutex<Option<oneshot::Sender<()>>>);
+
+impl ReplySlot {
+    fn fire(&self) {
+        let tx = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(tx) = tx {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Resolves once the request it belongs to was answered (see
+/// [`ConnHandle::for_request`]).
+#[derive(Debug)]
+pub struct Answered(oneshot::Receiver<()>);
+
+impl Answered {
+    /// Waits for the answer: the first `ack` or `error` sent through the request's
+    /// handle, or the moment every clone of that handle was dropped unanswered (the
+    /// actor holding it stopped).
+    pub async fn wait(self) {
+        let _ = self.0.await;
+    }
+}
+
 /// The sending side of one connection. Clone freely (an `Arc`).
 #[derive(Debug, Clone)]
-pub struct ConnHandle(Arc<Shared>);
+pub struct ConnHandle {
+    shared: Arc<Shared>,
+    /// Set on a handle made for one request ([`ConnHandle::for_request`]).
+    reply: Option<Arc<ReplySlot>>,
+}
 
 impl ConnHandle {
     /// A handle with connection id `id`, sending into `tx`.
     pub fn new(id: u64, tx: mpsc::Sender<Frame>) -> ConnHandle {
-        ConnHandle(Arc::new(Shared {
-            id,
-            tx,
-            closing: CancellationToken::new(),
-            reason: OnceLock::new(),
-        }))
+        ConnHandle {
+            shared: Arc::new(Shared {
+                id,
+                tx,
+                closing: CancellationToken::new(),
+                reason: OnceLock::new(),
+            }),
+            reply: None,
+        }
+    }
+
+    /// A handle to the same connection for answering one request, and the signal of
+    /// that answer. The first [`ConnHandle::ack`] or [`ConnHandle::send_error`] sent
+    /// through the returned handle (or a clone of it) fires [`Answered`]; so does
+    /// dropping every clone unanswered. The connection reads a socket's next request
+    /// only after the previous one was answered, so one socket's requests take
+    /// effect in the order sent, whichever actor (matchmaker, room) handles them.
+    pub fn for_request(&self) -> (ConnHandle, Answered) {
+        let (tx, rx) = oneshot::channel();
+        let handle = ConnHandle {
+            shared: self.shared.clone(),
+            reply: Some(Arc::new(ReplySlot(Mutex::new(Some(tx))))),
+        };
+        (handle, Answered(rx))
+    }
+
+    fn answered(&self) {
+        if let Some(r) = &self.reply {
+            r.fire();
+        }
     }
 
     /// The connection id (unique per server run).
     pub fn id(&self) -> u64 {
-        self.0.id
+        self.shared.id
     }
 
     /// Queues `frame` without waiting. Returns false when the frame was not queued:
     /// the connection is closed or closing, or its queue was full, in which case it
     /// is closed now as a slow consumer.
     pub fn send(&self, frame: Frame) -> bool {
-        if self.0.closing.is_cancelled() {
+        if self.shared.closing.is_cancelled() {
             return false;
         }
-        match self.0.tx.try_send(frame) {
+        match self.shared.tx.try_send(frame) {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(_)) => {
                 metrics::counter!("ludo_ws_slow_consumer_total").increment(1);
-                tracing::info!(conn = self.0.id, "outbound queue full: closing slow client");
+                tracing::info!(
+                    conn = self.shared.id,
+                    "outbound queue full: closing slow client"
+                );
                 self.close(CloseReason::SLOW_CONSUMER);
                 false
             }
@@ -168,34 +228,37 @@ impl ConnHandle {
     ) {
         crate::metrics::error_sent(code);
         self.send_msg(None, &ServerMsg::error(code, message, in_reply_to));
+        self.answered();
     }
 
-    /// Queues an `ack` when the request had an `id`.
+    /// Queues an `ack` when the request had an `id`. Either way the request counts
+    /// as answered (see [`ConnHandle::for_request`]).
     pub fn ack(&self, id: Option<String>) {
         if let Some(id) = id {
             self.send_msg(None, &ServerMsg::Ack(protocol::Ack { id }));
         }
+        self.answered();
     }
 
     /// Asks the connection to close with `reason` (the first reason given wins).
     pub fn close(&self, reason: CloseReason) {
-        let _ = self.0.reason.set(reason);
-        self.0.closing.cancel();
+        let _ = self.shared.reason.set(reason);
+        self.shared.closing.cancel();
     }
 
     /// The close reason, once [`ConnHandle::close`] was called.
     pub fn close_reason(&self) -> Option<CloseReason> {
-        self.0.reason.get().copied()
+        self.shared.reason.get().copied()
     }
 
     /// True once the connection is closing or its writer has stopped.
     pub fn is_closed(&self) -> bool {
-        self.0.closing.is_cancelled() || self.0.tx.is_closed()
+        self.shared.closing.is_cancelled() || self.shared.tx.is_closed()
     }
 
     /// Resolves once [`ConnHandle::close`] was called.
     pub async fn closing(&self) {
-        self.0.closing.cancelled().await
+        self.shared.closing.cancelled().await
     }
 }
 
@@ -221,6 +284,33 @@ mod tests {
         );
         assert_eq!(rx.recv().await.unwrap().as_str(), "a");
         assert_eq!(rx.recv().await.unwrap().as_str(), "b");
+        assert!(rx.try_recv().is_err());
+    }
+
+    #[tokio::test]
+    async fn a_request_handle_signals_its_first_answer() {
+        let (tx, mut rx) = mpsc::channel(4);
+        let c = ConnHandle::new(3, tx);
+        let (r, answered) = c.for_request();
+        assert_eq!(r.id(), c.id(), "the same connection");
+        let waiting = tokio::spawn(answered.wait());
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished(), "no answer yet");
+        r.clone().ack(Some("j1".into()));
+        waiting.await.unwrap();
+        assert_eq!(
+            rx.recv().await.unwrap().as_str(),
+            r#"{"t":"ack","d":{"id":"j1"}}"#
+        );
+
+        // An ack without id sends nothing but still answers; so does dropping the
+        // handle unanswered.
+        let (r, answered) = c.for_request();
+        r.ack(None);
+        answered.wait().await;
+        let (r, answered) = c.for_request();
+        drop(r);
+        answered.wait().await;
         assert!(rx.try_recv().is_err());
     }
 

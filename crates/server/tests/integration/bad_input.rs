@@ -262,7 +262,8 @@ async fn chat_is_relayed_and_bad_chat_is_refused() {
         ("nul", "a\u{0}b".to_string()),
     ] {
         clients[0].send(chat(rid, text)).await;
-        let e = clients[0].expect_error(ErrorCode::BadJson).await;
+        // The text policy (proto/README.md §4.1) refuses these with invalid_text.
+        let e = clients[0].expect_error(ErrorCode::InvalidText).await;
         assert_eq!(e.in_reply_to.as_deref(), Some(rid));
     }
     clients[0].send(chat("ok", "gl hf ♟".to_string())).await;

@@ -145,3 +145,57 @@ async fn a_match_whose_humans_are_all_away_ends_as_abandoned() {
     let replay = verify_replay(&s, id).await;
     assert_eq!(replay.end.unwrap().reason, engine::EndReason::Abandoned);
 }
+
+/// A match that ended while a player was away is still reachable: `resync` (its
+/// player) and `spectate` (anyone) answer with a `snapshot` whose `ended` is set —
+/// the stored result, the seed, and the seq of its `match_ended`.
+#[tokio::test]
+async fn resync_and_spectate_of_an_ended_match_answer_its_end() {
+    let clock = Clock::manual(T0);
+    let config = server::Config {
+        match_seconds: 60,
+        ..test_config()
+    };
+    let s = start_with_clock(config, clock.clone()).await;
+    let (mut clients, started) = lobby_of_four(&s, false, 4).await;
+    let id = started[0].match_id;
+    clock.set_ms(T0 + 60_000);
+    let (f, _) = clients[1]
+        .recv_until(|m| matches!(m, ServerMsg::MatchEnded(_)))
+        .await;
+    let end_seq = f.seq.unwrap();
+    let ServerMsg::MatchEnded(ended) = f.msg else {
+        unreachable!()
+    };
+    s.eventually("the room is gone", |st| st.room(id).is_none())
+        .await;
+    let (mut back, active) = s.reconnect(clients[0].player_id, &clients[0].token).await;
+    assert!(active.is_empty());
+    back.send(json!({"t": "resync", "id": "r", "d": {"match_id": id, "last_seq": 0}}))
+        .await;
+    let (f, _) = back
+        .recv_until(|m| matches!(m, ServerMsg::Snapshot(_)))
+        .await;
+    let ServerMsg::Snapshot(snap) = f.msg else {
+        unreachable!()
+    };
+    assert_eq!(snap.seq, end_seq, "the seq of match_ended");
+    assert_eq!(snap.your_seat, started[0].your_seat);
+    assert_eq!(snap.ended.as_ref(), Some(&ended));
+    let mut stranger = s.player("Stranger").await;
+    stranger
+        .send(json!({"t": "spectate", "d": {"match_id": id}}))
+        .await;
+    let (f, _) = stranger
+        .recv_until(|m| matches!(m, ServerMsg::Snapshot(_)))
+        .await;
+    let ServerMsg::Snapshot(snap) = f.msg else {
+        unreachable!()
+    };
+    assert_eq!((snap.your_seat, snap.ended.as_ref()), (None, Some(&ended)));
+    // A match id nobody knows is still match_not_found.
+    stranger
+        .send(json!({"t": "spectate", "d": {"match_id": uuid::Uuid::new_v4()}}))
+        .await;
+    stranger.expect_error(ErrorCode::MatchNotFound).await;
+}

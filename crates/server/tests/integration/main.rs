@@ -8,6 +8,7 @@ mod edge;
 mod edge_process;
 mod keepalive;
 mod leaving;
+mod lifecycle;
 mod matchmaking;
 mod openapi_file;
 mod outage;

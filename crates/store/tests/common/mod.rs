@@ -114,6 +114,7 @@ pub fn result_of(id: Uuid, m: &Match, ended_at: DateTime<Utc>) -> MatchResult {
         ended_at,
         reason: end.reason,
         standings: end.standings.clone(),
+        end_seq: None,
     }
 }
 
@@ -162,6 +163,7 @@ pub fn synthetic_result(
                 left: false,
             })
             .collect(),
+        end_seq: None,
     }
 }
 

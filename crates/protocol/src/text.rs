@@ -1,0 +1,381 @@
+//! The text policy for everything players write: guest names and chat lines. One
+//! policy for both; only the length limits differ.
+//!
+//! Text is first normalized to NFC (so the same word is stored and compared the same
+//! way however it was typed); the checks and the length limits apply to the
+//! normalized text, which is what the server keeps and relays. Character properties
+//! come from ICU4X (`icu_properties`, `icu_normalizer`: Unicode's own data), not
+//! from hand-listed ranges. The text is refused when it holds:
+//!
+//! * a control character (general category `Cc`, e.g. a tab or newline) or a line or
+//!   paragraph separator (`Zl`, `Zp`): text is one line;
+//! * a bidirectional control (the `Bidi_Control` property: embeddings, overrides,
+//!   isolates and the directional marks), which can reorder the text around it;
+//! * an invisible character: any other format character (`Cf`: zero-width space,
+//!   word joiner, soft hyphen, byte-order mark …) or a default-ignorable letter
+//!   (`Default_Ignorable_Code_Point`, e.g. the Hangul fillers), with two exceptions
+//!   that real writing needs: the joiners U+200C ZWNJ and U+200D ZWJ (Persian,
+//!   Indic conjuncts, emoji ZWJ sequences) when they stand between two characters,
+//!   and emoji tag characters right after an emoji (subdivision flags);
+//! * an unassigned or private-use code point (`Cn`, `Co`);
+//! * a combining mark with nothing to attach to (at the start, after a space), or
+//!   more than [`MAX_STACKED_MARKS`] non-spacing or enclosing marks stacked on one
+//!   character;
+//! * nothing visible at all (only spaces, marks, joiners or U+2800 BRAILLE PATTERN
+//!   BLANK, the one graphic character that renders as nothing).
+//!
+//! Names also must not start or end with white space. Every script's letters,
+//! marks, numbers, punctuation and symbols are accepted, and so are emoji with
+//! their modifiers and sequences.
+
+use icu_normalizer::ComposingNormalizerBorrowed;
+use icu_properties::props::{
+    BidiControl, DefaultIgnorableCodePoint, EmojiComponent, ExtendedPictographic, GeneralCategory,
+    JoinControl, WhiteSpace,
+};
+use icu_properties::{CodePointMapData, CodePointSetData};
+
+/// Longest guest name, characters (Unicode scalar values, after NFC).
+pub const MAX_NAME_CHARS: usize = 24;
+/// Longest chat line, characters (Unicode scalar values, after NFC).
+pub const MAX_CHAT_CHARS: usize = 280;
+/// Most non-spacing or enclosing combining marks on one character: enough for
+/// Tibetan stacks and Hebrew vowel and cantillation marks, not for "Zalgo" text.
+pub const MAX_STACKED_MARKS: usize = 4;
+
+/// U+2800 BRAILLE PATTERN BLANK: a symbol (`So`) that renders as nothing, so it
+/// alone does not make text visible.
+const BRAILLE_BLANK: char = '\u{2800}';
+
+/// Why a text was refused. Code points are shown as `U+XXXX`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    /// Too short or too long (counted after NFC normalization).
+    #[error("must be 1..={max} characters, got {got}")]
+    Length {
+        /// The limit.
+        max: usize,
+        /// Characters of the normalized text.
+        got: usize,
+    },
+    /// Nothing in the text renders visibly.
+    #[error("renders blank: it needs at least one visible character")]
+    Blank,
+    /// A name starts or ends with white space.
+    #[error("must not start or end with white space")]
+    EdgeSpace,
+    /// A control character, line or paragraph separator.
+    #[error("holds the control character U+{0:04X} (text is one line)")]
+    Control(u32),
+    /// A bidirectional control character.
+    #[error("holds the bidirectional control U+{0:04X}, which can reorder the text")]
+    Bidi(u32),
+    /// An invisible (format or default-ignorable) character.
+    #[error("holds the invisible character U+{0:04X}")]
+    Invisible(u32),
+    /// An unassigned or private-use code point.
+    #[error("holds U+{0:04X}, which is unassigned or private-use")]
+    Unassigned(u32),
+    /// ZWJ or ZWNJ not between two characters.
+    #[error("the joiner U+{0:04X} must stand between two characters")]
+    StrayJoiner(u32),
+    /// A combining mark with no character to attach to.
+    #[error("the combining mark U+{0:04X} has no character to attach to")]
+    LoneMark(u32),
+    /// Too many combining marks stacked on one character.
+    #[error("more than {MAX_STACKED_MARKS} combining marks on one character")]
+    StackedMarks,
+}
+
+/// Checks a guest display name and returns it NFC-normalized: the policy of the
+/// module, 1..=[`MAX_NAME_CHARS`] characters, no white space at either end.
+///
+/// Errors: [`TextError`], the first problem found.
+pub fn name(raw: &str) -> Result<String, TextError> {
+    let s = nfc(raw);
+    let ws = CodePointSetData::new::<WhiteSpace>();
+    let edge = |c: Option<char>| c.is_some_and(|c| ws.contains(c));
+    if edge(s.chars().next()) || edge(s.chars().next_back()) {
+        // Checked first: a name of spaces is reported as such, not as blank.
+        check_length(&s, MAX_NAME_CHARS)?;
+        return Err(TextError::EdgeSpace);
+    }
+    check(&s, MAX_NAME_CHARS)?;
+    Ok(s)
+}
+
+/// Checks a chat line and returns it NFC-normalized: the policy of the module,
+/// 1..=[`MAX_CHAT_CHARS`] characters.
+///
+/// Errors: [`TextError`], the first problem found.
+pub fn chat(raw: &str) -> Result<String, TextError> {
+    let s = nfc(raw);
+    check(&s, MAX_CHAT_CHARS)?;
+    Ok(s)
+}
+
+fn nfc(raw: &str) -> String {
+    ComposingNormalizerBorrowed::new_nfc()
+        .normalize(raw)
+        .into_owned()
+}
+
+fn check_length(s: &str, max: usize) -> Result<(), TextError> {
+    let got = s.chars().count();
+    if got == 0 || got > max {
+        return Err(TextError::Length { max, got });
+    }
+    Ok(())
+}
+
+/// The character checks of the module docs, on NFC text.
+fn check(s: &str, max: usize) -> Result<(), TextError> {
+    check_length(s, max)?;
+    let gc = CodePointMapData::<GeneralCategory>::new();
+    let bidi_control = CodePointSetData::new::<BidiControl>();
+    let join_control = CodePointSetData::new::<JoinControl>();
+    let ignorable = CodePointSetData::new::<DefaultIgnorableCodePoint>();
+    let white_space = CodePointSetData::new::<WhiteSpace>();
+    let pictographic = CodePointSetData::new::<ExtendedPictographic>();
+    let emoji_component = CodePointSetData::new::<EmojiComponent>();
+
+    let mut visible = false;
+    // A character that combining marks (and joiners) can attach to precedes.
+    let mut base = false;
+    // Non-spacing or enclosing marks on the current base.
+    let mut stacked = 0;
+    // The previous character was an emoji or an emoji tag (tags may follow).
+    let mut tag_ok = false;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        let cat = gc.get(c);
+        let code = c as u32;
+        let after_emoji = tag_ok;
+        tag_ok = false;
+        if matches!(
+            cat,
+            GeneralCategory::Control
+                | GeneralCategory::LineSeparator
+                | GeneralCategory::ParagraphSeparator
+        ) {
+            return Err(TextError::Control(code));
+        }
+        if bidi_control.contains(c) {
+            return Err(TextError::Bidi(code));
+        }
+        if join_control.contains(c) {
+            let next_ok = chars
+                .peek()
+                .is_some_and(|&n| !white_space.contains(n) && !join_control.contains(n));
+            if !base || !next_ok {
+                return Err(TextError::StrayJoiner(code));
+            }
+            continue;
+        }
+        if cat == GeneralCategory::Format {
+            // Emoji tag characters (E0020..E007F) spell subdivision flags after 🏴.
+            if after_emoji && emoji_component.contains(c) {
+                tag_ok = true;
+                continue;
+            }
+            return Err(TextError::Invisible(code));
+        }
+        if matches!(
+            cat,
+            GeneralCategory::Unassigned | GeneralCategory::PrivateUse | GeneralCategory::Surrogate
+        ) {
+            return Err(TextError::Unassigned(code));
+        }
+        if matches!(
+            cat,
+            GeneralCategory::NonspacingMark
+                | GeneralCategory::EnclosingMark
+                | GeneralCategory::SpacingMark
+        ) {
+            if !base {
+                return Err(TextError::LoneMark(code));
+            }
+            if cat != GeneralCategory::SpacingMark {
+                stacked += 1;
+                if stacked > MAX_STACKED_MARKS {
+                    return Err(TextError::StackedMarks);
+                }
+            }
+            // A variation selector keeps an emoji open for tags and modifiers.
+            tag_ok = after_emoji;
+            continue;
+        }
+        if white_space.contains(c) {
+            base = false;
+            stacked = 0;
+            continue;
+        }
+        if ignorable.contains(c) {
+            // Default-ignorable letters such as the Hangul fillers render blank.
+            return Err(TextError::Invisible(code));
+        }
+        base = true;
+        stacked = 0;
+        tag_ok = pictographic.contains(c);
+        visible |= c != BRAILLE_BLANK;
+    }
+    if !visible {
+        return Err(TextError::Blank);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok_name(s: &str) {
+        assert_eq!(name(s).as_deref(), Ok(s), "{s:?} is a good name");
+    }
+
+    fn ok_chat(s: &str) {
+        assert_eq!(chat(s).as_deref(), Ok(s), "{s:?} is a good chat line");
+    }
+
+    #[test]
+    fn real_writing_in_any_script_and_emoji_sequences_are_accepted() {
+        for s in [
+            "Ada",
+            "Ana María",
+            "玩家一号",
+            "Zoë-42_!",
+            // ZWJ emoji sequences (woman technologist; family) and text after one.
+            "👩\u{200D}💻",
+            "👨\u{200D}👩\u{200D}👧\u{200D}👦 fam",
+            // Persian with ZWNJ (U+200C) between the two parts of the verb.
+            "می\u{200C}خواهم",
+            // Hindi conjunct with ZWJ (U+200D) after the virama.
+            "क्\u{200D}ष",
+            // Bengali: spacing vowel signs (Mc) and a nukta (Mn).
+            "আমার নাম রবি",
+            "বাংলা ভাষা",
+            "হিন্দি",
+            // Tibetan stack (three marks on one letter), Thai tone marks.
+            "བསྒྲུབས",
+            "กิ่ง",
+            // Skin-tone modifier, keycap (VS16 + enclosing keycap), heart with VS16.
+            "👍🏽",
+            "1\u{FE0F}\u{20E3}",
+            "❤\u{FE0F}",
+            // Regional-indicator flag and a subdivision flag (tag sequence).
+            "🇧🇩",
+            "🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}",
+            // Ideographic space inside a name.
+            "山田\u{3000}太郎",
+        ] {
+            ok_name(s);
+            ok_chat(s);
+        }
+        ok_chat("আমি বাংলায় গান গাই, তুমি? 🙂");
+        ok_chat(" spaces at the ends are fine in chat ");
+    }
+
+    #[test]
+    fn text_is_nfc_normalized() {
+        // e + COMBINING ACUTE is stored as the precomposed é.
+        assert_eq!(name("Zoe\u{301}").as_deref(), Ok("Zo\u{E9}"));
+        assert_eq!(chat("cafe\u{301}").as_deref(), Ok("caf\u{E9}"));
+        // Limits count the normalized text: U+0958 (क़) is a composition exclusion
+        // and becomes क + nukta, two characters.
+        assert_eq!(
+            name(&"\u{958}".repeat(13)),
+            Err(TextError::Length { max: 24, got: 26 })
+        );
+    }
+
+    #[test]
+    fn blank_text_is_refused() {
+        assert_eq!(name("\u{2800}"), Err(TextError::Blank));
+        assert_eq!(chat("\u{2800}\u{2800}"), Err(TextError::Blank));
+        assert_eq!(chat("   "), Err(TextError::Blank));
+        assert_eq!(name(" "), Err(TextError::EdgeSpace));
+        assert_eq!(name(""), Err(TextError::Length { max: 24, got: 0 }));
+        assert_eq!(chat(""), Err(TextError::Length { max: 280, got: 0 }));
+        // The Hangul filler is a default-ignorable letter that renders blank.
+        assert_eq!(name("\u{3164}"), Err(TextError::Invisible(0x3164)));
+    }
+
+    #[test]
+    fn combining_marks_need_a_base_and_may_not_pile_up() {
+        assert_eq!(name("\u{301}\u{301}"), Err(TextError::LoneMark(0x301)));
+        assert_eq!(chat("a \u{301}"), Err(TextError::LoneMark(0x301)));
+        assert_eq!(chat("\u{FE0F}"), Err(TextError::LoneMark(0xFE0F)));
+        // Four marks on one letter pass, five do not.
+        let four = format!("Z{}", "\u{300}\u{301}\u{302}\u{303}");
+        assert!(chat(&four).is_ok());
+        assert_eq!(
+            chat(&format!("{four}\u{304}")),
+            Err(TextError::StackedMarks)
+        );
+        assert_eq!(
+            name(&format!("Z{}", "\u{336}".repeat(9))),
+            Err(TextError::StackedMarks)
+        );
+    }
+
+    #[test]
+    fn bidi_controls_are_refused() {
+        // Isolates (LRI … PDI), the right-to-left override, and the marks.
+        assert_eq!(name("abc\u{2066}xyz\u{2069}"), Err(TextError::Bidi(0x2066)));
+        assert_eq!(chat("\u{202E}olleh"), Err(TextError::Bidi(0x202E)));
+        assert_eq!(chat("a\u{202E}"), Err(TextError::Bidi(0x202E)));
+        assert_eq!(name("a\u{200F}b"), Err(TextError::Bidi(0x200F)));
+        assert_eq!(chat("x\u{61C}y"), Err(TextError::Bidi(0x61C)));
+    }
+
+    #[test]
+    fn invisible_format_characters_are_refused() {
+        assert_eq!(chat("\u{200B}"), Err(TextError::Invisible(0x200B)));
+        assert_eq!(name("zero\u{200B}width"), Err(TextError::Invisible(0x200B)));
+        assert_eq!(name("soft\u{AD}hyphen"), Err(TextError::Invisible(0xAD)));
+        assert_eq!(chat("bom\u{FEFF}"), Err(TextError::Invisible(0xFEFF)));
+        assert_eq!(chat("a\u{2060}b"), Err(TextError::Invisible(0x2060)));
+        // A tag character outside an emoji tag sequence.
+        assert_eq!(chat("a\u{E0067}"), Err(TextError::Invisible(0xE0067)));
+    }
+
+    #[test]
+    fn joiners_must_stand_between_two_characters() {
+        assert_eq!(chat("\u{200D}"), Err(TextError::StrayJoiner(0x200D)));
+        assert_eq!(name("\u{200C}ab"), Err(TextError::StrayJoiner(0x200C)));
+        assert_eq!(name("ab\u{200D}"), Err(TextError::StrayJoiner(0x200D)));
+        assert_eq!(chat("a \u{200D}b"), Err(TextError::StrayJoiner(0x200D)));
+        assert_eq!(chat("a\u{200D} b"), Err(TextError::StrayJoiner(0x200D)));
+        assert_eq!(
+            chat("a\u{200D}\u{200D}b"),
+            Err(TextError::StrayJoiner(0x200D))
+        );
+    }
+
+    #[test]
+    fn controls_unassigned_and_private_use_are_refused() {
+        assert_eq!(name("a\nb"), Err(TextError::Control(0x0A)));
+        assert_eq!(name("tab\there"), Err(TextError::Control(0x09)));
+        assert_eq!(chat("\u{7}"), Err(TextError::Control(0x07)));
+        assert_eq!(chat("one\u{2028}two"), Err(TextError::Control(0x2028)));
+        assert_eq!(chat("a\u{E000}"), Err(TextError::Unassigned(0xE000)));
+        assert_eq!(chat("a\u{378}"), Err(TextError::Unassigned(0x378)));
+    }
+
+    #[test]
+    fn names_have_no_edge_spaces_and_at_most_24_characters() {
+        assert_eq!(name(" Ana"), Err(TextError::EdgeSpace));
+        assert_eq!(name("Ana "), Err(TextError::EdgeSpace));
+        assert_eq!(name("Ana\u{3000}"), Err(TextError::EdgeSpace));
+        ok_name(&"x".repeat(24));
+        assert_eq!(
+            name(&"x".repeat(25)),
+            Err(TextError::Length { max: 24, got: 25 })
+        );
+        ok_chat(&"x".repeat(280));
+        assert_eq!(
+            chat(&"x".repeat(281)),
+            Err(TextError::Length { max: 280, got: 281 })
+        );
+    }
+}
