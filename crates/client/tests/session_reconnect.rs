@@ -2,7 +2,9 @@
 //! store, rooms on a manual clock so no turn timer fires): a player that stopped
 //! reading while the match went on reconnects with its token and gets the match
 //! back — a snapshot at the other player's `seq` with the position that player sees,
-//! none of the missed frames twice, and its own turn still to play.
+//! none of the missed frames twice, and its own turn still to play. And the
+//! reconnect path of `play_match` (the load tools' player) after the server drops
+//! a socket mid-match.
 
 use client::{Endpoint, Rest, Session};
 use engine::{Mode, TurnKind};
@@ -16,12 +18,6 @@ use tokio::time::timeout;
 const STEP: Duration = Duration::from_secs(10);
 
 async fn start() -> (String, AppState, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = format!("sqlite://{}", dir.path().join("reconnect.db").display());
-    let store = store::Store::connect(Some(&db)).await.unwrap();
-    let writer = store::spawn_writer(store.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
     let config = Config {
         bot_think_ms: 0,
         bot_fill_seconds: 60,
@@ -30,7 +26,17 @@ async fn start() -> (String, AppState, tempfile::TempDir) {
         resync_frames: 64,
         ..Config::default()
     };
-    let state = AppState::with_clock(config, store, writer, Clock::manual(1_800_000_000_000));
+    start_with(config, Clock::manual(1_800_000_000_000)).await
+}
+
+async fn start_with(config: Config, clock: Clock) -> (String, AppState, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("reconnect.db").display());
+    let store = store::Store::connect(Some(&db)).await.unwrap();
+    let writer = store::spawn_writer(store.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let state = AppState::with_clock(config, store, writer, clock);
     tokio::spawn(server::run(listener, state.clone(), std::future::pending()));
     (url, state, dir)
 }
@@ -212,4 +218,84 @@ async fn session_reconnect_gets_the_match_back_from_the_real_server() {
             break;
         }
     }
+}
+
+/// `play_match`'s reconnect path (what `ludo-load --reconnects` relies on) against the
+/// real server: four bot clients play a queue match (6 s match clock, real time); the
+/// server drops one client's socket mid-match; that client reconnects once, picks the
+/// match up from the snapshot (its tracker checks every later position) and ends it
+/// with the others: the same `match_ended` for all four, one `closed` error counted,
+/// nothing else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_match_reconnects_after_the_server_drops_its_socket() {
+    use client::player::PlayOptions;
+    use client::table::{connect_seat, run_table, Budget, Meet, TableConfig};
+    use std::sync::Arc;
+    let config = Config {
+        turn_seconds: 5,
+        match_seconds: 6,
+        bot_think_ms: 0,
+        bot_fill_seconds: 60,
+        ..Config::default()
+    };
+    let (url, state, _dir) = start_with(config, Clock::system()).await;
+    let rest = Rest::new(Endpoint::parse(&url).unwrap());
+    let stats = Arc::new(client::Stats::default());
+    let mut seats = Vec::new();
+    for i in 0..4 {
+        seats.push(connect_seat(&rest, &format!("r{i}"), &stats).await.unwrap());
+    }
+    let victim = seats[1].player_id();
+    let killer = tokio::spawn({
+        let state = state.clone();
+        async move {
+            let t0 = tokio::time::Instant::now();
+            while state.presence().active_match(victim).is_none() {
+                assert!(t0.elapsed() < STEP, "the match did not start");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            // Well inside play_match (30 ms think time), well before the 6 s clock.
+            tokio::time::sleep(Duration::from_millis(1_000)).await;
+            let conn = state.session(victim).expect("connected");
+            conn.close(server::ws::CloseReason::NORMAL);
+            conn.id()
+        }
+    });
+    let cfg = Arc::new(TableConfig {
+        game: Mode::Journey,
+        meet: Meet::Queue,
+        bot: bot::BotKind::Random,
+        play: PlayOptions {
+            think: Duration::from_millis(30),
+            stop_at: tokio::time::Instant::now() + Duration::from_secs(30),
+            reconnects: 1,
+        },
+        start_delay: Duration::ZERO,
+    });
+    let outcomes = run_table(
+        seats.try_into().ok().unwrap(),
+        cfg,
+        Arc::new(Budget::new(1)),
+        stats.clone(),
+        7,
+    )
+    .await;
+    let dropped = timeout(STEP, killer).await.unwrap().unwrap();
+    assert_ne!(
+        state.session(victim).map(|c| c.id()),
+        Some(dropped),
+        "the victim came back on a new socket"
+    );
+    assert_eq!(outcomes.len(), 4, "each client finished its match");
+    let end = outcomes[0].end.clone().expect("the match ended");
+    assert!(outcomes
+        .iter()
+        .all(|o| o.match_id == outcomes[0].match_id && o.end.as_ref() == Some(&end)));
+    let snap = stats.snapshot();
+    assert_eq!(
+        snap.errors,
+        [("closed".to_string(), 1u64)].into_iter().collect(),
+        "one reconnect, no desync or other error"
+    );
+    assert_eq!((snap.matches_started, snap.matches_completed), (1, 1));
 }
