@@ -6,6 +6,11 @@
 //! waiting humans get a match and bots take the empty seats. Seats are assigned at
 //! random by [`crate::room::start`].
 //!
+//! The wait is measured on the server's [`crate::clock::Clock`] (`state.clock()`),
+//! like turn timers: a player's wait starts at the clock's reading when its join is
+//! handled, and bots come when the clock reads that plus the bot-fill time — on a
+//! test's manual clock, exactly then (not a millisecond earlier) and at once.
+//!
 //! The connection claims the player's presence (`Busy::Queued`) before sending
 //! [`MmCmd::Join`], so "already busy" is decided atomically; the matchmaker frees it
 //! when the player leaves (or the room marks the player seated).
@@ -17,9 +22,7 @@ use crate::ws::ConnHandle;
 use engine::Mode;
 use protocol::{ErrorCode, QueueStatus, ServerMsg};
 use std::collections::VecDeque;
-use std::time::Duration;
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 use uuid::Uuid;
 
 /// Commands the matchmaker's queue holds before it reads them.
@@ -89,7 +92,8 @@ pub fn channel() -> (MatchmakerHandle, mpsc::Receiver<MmCmd>) {
 struct Waiting {
     player: Uuid,
     name: String,
-    since: Instant,
+    /// When the player joined, Unix ms on the server clock.
+    since_ms: u64,
 }
 
 /// The two queues, oldest first.
@@ -112,7 +116,8 @@ const MODES: [Mode; 2] = [Mode::Journey, Mode::Clash];
 
 /// The matchmaker task: runs until the server shuts down.
 pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
-    let wait = state.config().bot_fill_wait();
+    let wait = state.config().bot_fill_wait().as_millis() as u64;
+    let clock = state.clock().clone();
     let shutdown = state.shutdown_token().clone();
     let mut q = Queues::default();
     loop {
@@ -121,14 +126,14 @@ pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
         }
         let wake = MODES
             .iter()
-            .filter_map(|&m| q.of(m).front().map(|w| w.since + wait))
+            .filter_map(|&m| q.of(m).front().map(|w| w.since_ms + wait))
             .min();
         tokio::select! {
             biased;
             _ = shutdown.cancelled() => break,
             cmd = rx.recv() => match cmd {
                 Some(MmCmd::Join { player, name, mode, conn, req }) => {
-                    q.of(mode).push_back(Waiting { player, name, since: Instant::now() });
+                    q.of(mode).push_back(Waiting { player, name, since_ms: clock.now_ms() });
                     conn.ack(req);
                     form_full(&state, &mut q, mode);
                     status(&state, &mut q, mode, wait);
@@ -150,15 +155,16 @@ pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
                     let mode = MODES
                         .into_iter()
                         .find(|&m| q.of(m).iter().any(|w| w.player == player));
-                    if let Some(st) = mode.and_then(|m| status_of(&mut q, m, wait)) {
+                    if let Some(st) = mode.and_then(|m| status_of(&state, &mut q, m, wait)) {
                         conn.send_msg(None, &ServerMsg::QueueStatus(st));
                     }
                 }
                 None => break,
             },
-            _ = sleep_until(wake) => {
+            _ = sleep_until(&clock, wake) => {
+                let now = clock.now_ms();
                 for mode in MODES {
-                    if q.of(mode).front().is_some_and(|w| w.since + wait <= Instant::now()) {
+                    if q.of(mode).front().is_some_and(|w| w.since_ms + wait <= now) {
                         fill_with_bots(&state, &mut q, mode);
                         status(&state, &mut q, mode, wait);
                     }
@@ -168,9 +174,10 @@ pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
     }
 }
 
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
+/// Resolves when `clock` reads `at_ms` (never, for `None`: nobody is waiting).
+async fn sleep_until(clock: &crate::clock::Clock, at_ms: Option<u64>) {
+    match at_ms {
+        Some(at) => clock.sleep_until_ms(at).await,
         None => std::future::pending().await,
     }
 }
@@ -232,21 +239,23 @@ fn launch(state: &AppState, mode: Mode, humans: Vec<Waiting>) {
     }
 }
 
-/// The `queue_status` of `mode` now (none when nobody waits there).
-fn status_of(q: &mut Queues, mode: Mode, wait: Duration) -> Option<QueueStatus> {
+/// The `queue_status` of `mode` now (none when nobody waits there); `wait_ms` is the
+/// bot-fill time, and `bots_in_seconds` the oldest player's time left, rounded up.
+fn status_of(state: &AppState, q: &mut Queues, mode: Mode, wait_ms: u64) -> Option<QueueStatus> {
+    let now = state.clock().now_ms();
     let queue = q.of(mode);
     let front = queue.front()?;
-    let left = (front.since + wait).saturating_duration_since(Instant::now());
+    let left_ms = (front.since_ms + wait_ms).saturating_sub(now);
     Some(QueueStatus {
         mode,
         waiting: queue.len() as u32,
-        bots_in_seconds: left.as_secs_f64().ceil() as u32,
+        bots_in_seconds: left_ms.div_ceil(1000) as u32,
     })
 }
 
 /// Sends `queue_status` to everyone waiting in `mode`.
-fn status(state: &AppState, q: &mut Queues, mode: Mode, wait: Duration) {
-    let Some(st) = status_of(q, mode, wait) else {
+fn status(state: &AppState, q: &mut Queues, mode: Mode, wait_ms: u64) {
+    let Some(st) = status_of(state, q, mode, wait_ms) else {
         return;
     };
     let frame = crate::ws::encode(None, &ServerMsg::QueueStatus(st));

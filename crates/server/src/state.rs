@@ -26,7 +26,7 @@ use uuid::Uuid;
 pub struct AppState(Arc<Inner>);
 
 struct Inner {
-    /// The clock rooms and matches read (Unix ms).
+    /// The clock rooms, matches and the quick-play bot fill read (Unix ms).
     clock: Clock,
     config: Config,
     store: Store,
@@ -59,7 +59,8 @@ impl AppState {
         AppState::with_clock(config, store, writer, Clock::system())
     }
 
-    /// [`AppState::new`] with the clock the rooms read (a test's [`Clock::manual`]).
+    /// [`AppState::new`] with the clock the rooms and the matchmaker read (a test's
+    /// [`Clock::manual`]).
     pub fn with_clock(
         config: Config,
         store: Store,
@@ -105,7 +106,7 @@ impl AppState {
         self.store_ready() && self.0.writer.accepting_new_matches()
     }
 
-    /// The clock rooms and matches read.
+    /// The clock rooms, matches and the matchmaker's bot fill read.
     pub fn clock(&self) -> &Clock {
         &self.0.clock
     }

@@ -82,9 +82,25 @@ async fn a_frame_over_the_hard_limit_closes_the_socket_with_1009() {
     assert_eq!(c.expect_close().await, Some(CloseCode::Size));
 }
 
+/// A fresh snapshot of match `id` for `c` (`resync` from 0 always answers with one).
+async fn snapshot(c: &mut Client, id: uuid::Uuid) -> protocol::Snapshot {
+    c.send(json!({"t": "resync", "d": {"match_id": id, "last_seq": 0}}))
+        .await;
+    let (f, _) = c.recv_until(|m| matches!(m, ServerMsg::Snapshot(_))).await;
+    match f.msg {
+        ServerMsg::Snapshot(snap) => *snap,
+        _ => unreachable!(),
+    }
+}
+
+/// Rule 4.5: a refused plan changes nothing. After each refusal a fresh snapshot is
+/// compared with the one taken before: the position, the turn's roll store and exit
+/// credits, the turn deadline and `seq` are the same (the clock is a manual one that
+/// stands still, so the whole snapshot must be identical).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_seat_stale_turn_and_illegal_plans_are_refused_and_change_nothing() {
-    let s = start(test_config()).await;
+    let clock = server::clock::Clock::manual(1_800_000_000_000);
+    let s = start_with_clock(test_config(), clock).await;
     let (mut clients, started) = lobby_of_four(&s, false, 4).await;
     let id = started[0].match_id;
     let seat_of = |seat: Seat| {
@@ -93,7 +109,11 @@ async fn wrong_seat_stale_turn_and_illegal_plans_are_refused_and_change_nothing(
             .position(|st| st.your_seat == Some(seat))
             .unwrap()
     };
-    let (g, r) = (seat_of(Seat::Green), seat_of(Seat::Red));
+    let (g, r, b) = (
+        seat_of(Seat::Green),
+        seat_of(Seat::Red),
+        seat_of(Seat::Blue),
+    );
     for c in clients.iter_mut() {
         assert_eq!(
             next_turn(c).await,
@@ -101,49 +121,86 @@ async fn wrong_seat_stale_turn_and_illegal_plans_are_refused_and_change_nothing(
             "turn 1 is green's, seq 2"
         );
     }
+    // Blue watches the match state through snapshots.
+    let before = snapshot(&mut clients[b], id).await;
+    let turn = before.turn.clone().expect("turn 1 runs");
+    assert_eq!(
+        (turn.turn_number, turn.seat, before.seq),
+        (1, Seat::Green, 2)
+    );
+    assert!(
+        turn.exit_credits >= 1,
+        "rule 4.2: green starts with exit credits"
+    );
+    let a_roll = turn.roll_store[0];
     let submit = |id_: &str, turn: u32, plan: serde_json::Value| json!({"t": "submit_turn", "id": id_, "d": {"match_id": id, "turn_number": turn, "plan": plan}});
 
-    // Rule 4.5 / protocol: each refusal has its own code and answers only the sender.
-    clients[r].send(submit("w", 1, json!({}))).await;
-    assert_eq!(
-        clients[r]
-            .expect_error(ErrorCode::NotYourTurn)
-            .await
-            .in_reply_to
-            .as_deref(),
-        Some("w")
-    );
-    clients[g].send(submit("s", 7, json!({}))).await;
-    clients[g].expect_error(ErrorCode::StaleTurn).await;
-    clients[g]
-        .send(submit("i1", 1, json!({"moves": {"G1": [1]}})))
-        .await;
-    clients[g].expect_error(ErrorCode::PieceInYard).await;
-    clients[g]
-        .send(submit(
-            "i2",
-            1,
-            json!({"exits": ["G1"], "moves": {"G1": [7]}}),
-        ))
-        .await;
-    clients[g].expect_error(ErrorCode::RollNotInStore).await;
-    clients[g].send(submit("i3", 1, json!({"royal": 9}))).await;
-    clients[g]
-        .expect_error(ErrorCode::RoyalStepsOutOfRange)
-        .await;
-    clients[g]
-        .send(submit("i4", 1, json!({"exits": ["R"]})))
-        .await;
-    clients[g].expect_error(ErrorCode::UnknownPiece).await;
-    clients[g]
-        .send(json!({"t": "pass", "d": {"match_id": uuid::Uuid::new_v4(), "turn_number": 1}}))
-        .await;
-    clients[g].expect_error(ErrorCode::MatchNotFound).await;
+    // Rule 4.5 / protocol: each refusal has its own code and answers only the sender;
+    // the plans that start with legal steps (an exit, a roll in the store) show that
+    // nothing of a refused plan is applied.
+    let refusals: Vec<(usize, serde_json::Value, ErrorCode)> = vec![
+        (r, submit("w", 1, json!({})), ErrorCode::NotYourTurn),
+        (g, submit("s", 7, json!({})), ErrorCode::StaleTurn),
+        (
+            g,
+            submit("i1", 1, json!({"moves": {"G1": [1]}})),
+            ErrorCode::PieceInYard,
+        ),
+        (
+            g,
+            submit("i2", 1, json!({"exits": ["G1"], "moves": {"G1": [7]}})),
+            ErrorCode::RollNotInStore,
+        ),
+        (
+            g,
+            submit(
+                "i3",
+                1,
+                json!({"exits": ["G1"], "moves": {"G1": [a_roll]}, "royal": 9}),
+            ),
+            ErrorCode::RoyalStepsOutOfRange,
+        ),
+        (
+            g,
+            submit("i4", 1, json!({"exits": ["R"]})),
+            ErrorCode::UnknownPiece,
+        ),
+        (
+            g,
+            json!({"t": "pass", "id": "nf", "d": {"match_id": uuid::Uuid::new_v4(), "turn_number": 1}}),
+            ErrorCode::MatchNotFound,
+        ),
+    ];
+    for (who, frame, code) in refusals {
+        let rid = frame["id"].as_str().unwrap().to_string();
+        clients[who].send(frame).await;
+        let e = clients[who].expect_error(code).await;
+        assert_eq!(e.in_reply_to.as_deref(), Some(rid.as_str()));
+        let after = snapshot(&mut clients[b], id).await;
+        let t = after.turn.clone().expect("turn 1 still runs");
+        assert_eq!(after.position, before.position, "{rid}: position");
+        assert_eq!(
+            (t.turn_number, t.seat, &t.roll_store, t.exit_credits),
+            (1, Seat::Green, &turn.roll_store, turn.exit_credits),
+            "{rid}: turn, roll store, exit credits"
+        );
+        assert_eq!(
+            after.clocks.turn_deadline, before.clocks.turn_deadline,
+            "{rid}: turn deadline"
+        );
+        assert_eq!(
+            (after.seq, after.turns_played),
+            (before.seq, before.turns_played),
+            "{rid}: seq"
+        );
+        assert_eq!(after, before, "{rid}: the whole snapshot");
+    }
     let mut outsider = s.player("Outsider").await;
     outsider.send(submit("o", 1, json!({}))).await;
     outsider.expect_error(ErrorCode::NotInMatch).await;
+    assert_eq!(snapshot(&mut clients[b], id).await, before, "outsider");
 
-    // Nothing changed: nobody heard anything, and turn 1 is still green's.
+    // Nobody else heard anything, and turn 1 is still green's.
     for c in clients.iter_mut() {
         c.expect_silence(Duration::from_millis(200)).await;
     }

@@ -14,6 +14,7 @@ mod openapi_file;
 mod outage;
 mod play;
 mod reconnect;
+mod reconnect_abrupt;
 mod rest;
 mod rest_api;
 mod shutdown;

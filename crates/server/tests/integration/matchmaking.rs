@@ -6,15 +6,24 @@ use protocol::{ErrorCode, ServerMsg};
 use serde_json::json;
 use std::time::Duration;
 
+/// Start of the manual clock (Unix ms).
+const T0: u64 = 1_800_000_000_000;
+
+/// Bot fill (`--bot-fill-seconds`, here 20 s) on a manual clock that only the test
+/// moves: the wait runs from the OLDEST waiting player's join, bots come not a
+/// millisecond before it is over, and at once when it is (the match starts with the
+/// clock still at that instant: its `match_deadline` is that instant plus the match
+/// clock).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_queue_fills_with_bots_after_the_wait() {
-    let s = start(server::Config {
-        bot_fill_seconds: 1,
+async fn the_queue_fills_with_bots_exactly_when_the_wait_is_over() {
+    let clock = server::clock::Clock::manual(T0);
+    let config = server::Config {
+        bot_fill_seconds: 20,
+        match_seconds: 600,
         ..test_config()
-    })
-    .await;
+    };
+    let s = start_with_clock(config, clock.clone()).await;
     let mut c = s.player("Lonely").await;
-    let t0 = tokio::time::Instant::now();
     c.send(json!({"t": "join_queue", "id": "q", "d": {"mode": "journey"}}))
         .await;
     assert!(matches!(c.recv().await.msg, ServerMsg::Ack(a) if a.id == "q"));
@@ -22,7 +31,7 @@ async fn the_queue_fills_with_bots_after_the_wait() {
         ServerMsg::QueueStatus(q) => {
             assert_eq!(
                 (q.mode, q.waiting, q.bots_in_seconds),
-                (Mode::Journey, 1, 1)
+                (Mode::Journey, 1, 20)
             );
         }
         other => panic!("expected queue_status, got {other:?}"),
@@ -32,13 +41,44 @@ async fn the_queue_fills_with_bots_after_the_wait() {
         .await;
     c.expect_error(ErrorCode::AlreadyBusy).await;
 
+    // A second player joins 5 s later: the wait still runs from the first join.
+    clock.set_ms(T0 + 5_000);
+    let mut d = s.player("Later").await;
+    d.send(json!({"t": "join_queue", "d": {"mode": "journey"}}))
+        .await;
+    for p in [&mut c, &mut d] {
+        let (f, _) = p
+            .recv_until(|m| matches!(m, ServerMsg::QueueStatus(_)))
+            .await;
+        let ServerMsg::QueueStatus(q) = f.msg else {
+            unreachable!()
+        };
+        assert_eq!((q.waiting, q.bots_in_seconds), (2, 15), "15 s left");
+    }
+
+    // 1 ms before the wait is over: no match.
+    clock.set_ms(T0 + 20_000 - 1);
+    c.expect_silence(Duration::from_millis(300)).await;
+    d.expect_silence(Duration::from_millis(50)).await;
+    assert!(s.state.rooms().is_empty(), "no match 1 ms early");
+    assert_eq!(s.state.presence().active_match(c.player_id), None);
+
+    // At the instant it is over: the match starts, the clock still standing there.
+    clock.set_ms(T0 + 20_000);
     let st = expect_started(&mut c).await;
-    let waited = t0.elapsed();
-    assert!(
-        waited >= Duration::from_millis(900),
-        "bots came after the 1 s wait, not before ({waited:?})"
+    let (f, _) = d
+        .recv_until(|m| matches!(m, ServerMsg::MatchStarted(_)))
+        .await;
+    let ServerMsg::MatchStarted(m) = f.msg else {
+        unreachable!()
+    };
+    assert_eq!(m.match_id, st.match_id, "both humans in one match");
+    assert_eq!(
+        m.match_deadline,
+        T0 + 20_000 + 600_000,
+        "started at the bot-fill instant (match clock 600 s)"
     );
-    assert_eq!(st.seats.iter().filter(|x| x.bot).count(), 3, "three bots");
+    assert_eq!(st.seats.iter().filter(|x| x.bot).count(), 2, "two bots");
     let mine: Vec<_> = st
         .seats
         .iter()

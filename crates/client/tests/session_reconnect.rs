@@ -1,0 +1,301 @@
+//! `Session::reconnect` against the real server (in-process on 127.0.0.1:0, SQLite
+//! store, rooms on a manual clock so no turn timer fires): a player that stopped
+//! reading while the match went on reconnects with its token and gets the match
+//! back — a snapshot at the other player's `seq` with the position that player sees,
+//! none of the missed frames twice, and its own turn still to play. And the
+//! reconnect path of `play_match` (the load tools' player) after the server drops
+//! a socket mid-match.
+
+use client::{Endpoint, Rest, Session};
+use engine::{Mode, TurnKind};
+use protocol::{ServerFrame, ServerMsg, TurnResolved, TurnStarted};
+use serde_json::{json, Value};
+use server::{clock::Clock, AppState, Config};
+use std::time::Duration;
+use tokio::time::timeout;
+
+/// How long any one step may take.
+const STEP: Duration = Duration::from_secs(10);
+
+async fn start() -> (String, AppState, tempfile::TempDir) {
+    let config = Config {
+        bot_think_ms: 0,
+        bot_fill_seconds: 60,
+        // Room for every frame A misses, so its resync is answered by a replay (which
+        // the session must drop: the reconnect's snapshot already covers it).
+        resync_frames: 64,
+        ..Config::default()
+    };
+    start_with(config, Clock::manual(1_800_000_000_000)).await
+}
+
+async fn start_with(config: Config, clock: Clock) -> (String, AppState, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("reconnect.db").display());
+    let store = store::Store::connect(Some(&db)).await.unwrap();
+    let writer = store::spawn_writer(store.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let state = AppState::with_clock(config, store, writer, clock);
+    tokio::spawn(server::run(listener, state.clone(), std::future::pending()));
+    (url, state, dir)
+}
+
+/// What one player saw live: the last `seq`, `turn_resolved` and `turn_started`.
+#[derive(Default)]
+struct View {
+    seq: u64,
+    resolved: Option<TurnResolved>,
+    turn: Option<TurnStarted>,
+}
+
+impl View {
+    fn absorb(&mut self, f: &ServerFrame) {
+        if let Some(seq) = f.seq {
+            assert_eq!(seq, self.seq + 1, "frames in order: {:?}", f.msg);
+            self.seq = seq;
+        }
+        match &f.msg {
+            ServerMsg::TurnStarted(t) => self.turn = Some(t.clone()),
+            ServerMsg::TurnResolved(r) => self.resolved = Some(r.clone()),
+            _ => {}
+        }
+    }
+
+    /// The position now: the last `turn_resolved.position` with the roll store and
+    /// exit credits `turn_started` reports for the seat to move (rule 4.1).
+    fn position(&self) -> Value {
+        let mut p = serde_json::to_value(self.resolved.as_ref().unwrap().position).unwrap();
+        let t = self.turn.as_ref().unwrap();
+        let seat = serde_json::to_value(t.seat).unwrap();
+        let s = &mut p["seats"][seat.as_str().unwrap()];
+        s["rolls"] = json!(t.roll_store);
+        s["exit_credits"] = json!(t.exit_credits);
+        p
+    }
+}
+
+async fn next(s: &mut Session) -> ServerFrame {
+    timeout(STEP, s.next_frame())
+        .await
+        .expect("a frame in time")
+        .expect("session open")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_reconnect_gets_the_match_back_from_the_real_server() {
+    let (url, state, _dir) = start().await;
+    let endpoint = Endpoint::parse(&url).unwrap();
+    let rest = Rest::new(endpoint.clone());
+    let mut a = Session::connect(&endpoint, rest.create_guest("Ada").await.unwrap(), "test")
+        .await
+        .unwrap();
+    let mut b = Session::connect(&endpoint, rest.create_guest("Bo").await.unwrap(), "test")
+        .await
+        .unwrap();
+    let lobby = a.create_lobby(Mode::Clash, true, true).await.unwrap();
+    b.join_lobby(&lobby.code).await.unwrap();
+    a.wait_lobby_members(2, STEP).await.unwrap();
+    let started = a.start_lobby().await.unwrap();
+    let id = started.match_id;
+    let a_seat = started.your_seat.unwrap();
+    let b_started = b.wait_match_started(STEP).await.unwrap();
+    let b_seat = b_started.your_seat.unwrap();
+    assert_eq!((a.last_seq(id), b.last_seq(id)), (1, 1));
+
+    // B (with the bots) plays on until A's SECOND turn starts, passing its own turns.
+    let b_task = tokio::spawn(async move {
+        let mut view = View {
+            seq: 1,
+            ..View::default()
+        };
+        let mut a_turns = 0;
+        loop {
+            let f = next(&mut b).await;
+            view.absorb(&f);
+            if let ServerMsg::TurnStarted(t) = &f.msg {
+                if t.seat == b_seat {
+                    b.pass(id, t.turn_number).await.unwrap();
+                } else if t.seat == a_seat {
+                    a_turns += 1;
+                    if a_turns == 2 {
+                        return (b, view);
+                    }
+                }
+            }
+        }
+    });
+    // A passes its first turn, then stops reading: everything after it waits unread
+    // on A's old socket.
+    let first = loop {
+        if let ServerMsg::TurnStarted(t) = next(&mut a).await.msg {
+            if t.seat == a_seat {
+                break t;
+            }
+        }
+    };
+    a.pass(id, first.turn_number).await.unwrap();
+    loop {
+        if let ServerMsg::TurnResolved(r) = next(&mut a).await.msg {
+            if r.seat == a_seat {
+                assert_eq!((r.turn_number, r.kind), (first.turn_number, TurnKind::Pass));
+                break;
+            }
+        }
+    }
+    let a_last = a.last_seq(id);
+    let (mut b, b_view) = timeout(STEP, b_task).await.expect("B in time").unwrap();
+    assert!(
+        b_view.seq > a_last + 1,
+        "A missed frames ({a_last} < {})",
+        b_view.seq
+    );
+
+    // Reconnect: a new socket, hello with the same token, resync.
+    let old_conn = state.session(a.player_id()).unwrap().id();
+    timeout(STEP, a.reconnect())
+        .await
+        .expect("reconnect in time")
+        .unwrap();
+    assert_eq!(a.welcome().active_matches, vec![id]);
+    assert_ne!(
+        state.session(a.player_id()).map(|c| c.id()),
+        Some(old_conn),
+        "the server serves A on the new socket"
+    );
+
+    // The match comes back as a snapshot at B's seq, with the position B sees; the
+    // turn in progress is A's second one.
+    let f = next(&mut a).await;
+    let ServerMsg::Snapshot(snap) = f.msg else {
+        panic!("expected a snapshot, got {:?}", f.msg)
+    };
+    assert_eq!((snap.seq, a.last_seq(id)), (b_view.seq, b_view.seq));
+    assert_eq!(snap.your_seat, Some(a_seat));
+    let turn = snap.turn.clone().expect("a turn runs");
+    let bt = b_view.turn.as_ref().unwrap();
+    assert_eq!(
+        (
+            turn.turn_number,
+            turn.seat,
+            &turn.roll_store,
+            turn.exit_credits
+        ),
+        (bt.turn_number, a_seat, &bt.roll_store, bt.exit_credits)
+    );
+    assert_eq!(
+        serde_json::to_value(snap.position).unwrap(),
+        b_view.position(),
+        "the snapshot's position is the one B sees"
+    );
+
+    // A plays that turn; the replayed (older) frames are not handed out again: the
+    // next match frame is this turn's turn_resolved, seq + 1.
+    let rid = a.pass(id, turn.turn_number).await.unwrap();
+    let mut acked = false;
+    let resolved = loop {
+        let f = next(&mut a).await;
+        match f.msg {
+            ServerMsg::Ack(x) => acked |= x.id == rid,
+            ServerMsg::TurnResolved(r) => {
+                assert_eq!(f.seq, Some(snap.seq + 1), "no frame twice, none skipped");
+                break r;
+            }
+            other => panic!("unexpected after the snapshot: {other:?} (seq {:?})", f.seq),
+        }
+    };
+    assert!(acked, "the pass was acknowledged");
+    assert_eq!(
+        (resolved.turn_number, resolved.seat, resolved.kind),
+        (turn.turn_number, a_seat, TurnKind::Pass)
+    );
+    assert_eq!(a.gaps_detected(), 0);
+    // B sees the same turn at the same seq.
+    loop {
+        let f = next(&mut b).await;
+        if let ServerMsg::TurnResolved(r) = f.msg {
+            assert_eq!((f.seq, r), (Some(snap.seq + 1), resolved.clone()));
+            break;
+        }
+    }
+}
+
+/// `play_match`'s reconnect path (what `ludo-load --reconnects` relies on) against the
+/// real server: four bot clients play a queue match (6 s match clock, real time); the
+/// server drops one client's socket mid-match; that client reconnects once, picks the
+/// match up from the snapshot (its tracker checks every later position) and ends it
+/// with the others: the same `match_ended` for all four, one `closed` error counted,
+/// nothing else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_match_reconnects_after_the_server_drops_its_socket() {
+    use client::player::PlayOptions;
+    use client::table::{connect_seat, run_table, Budget, Meet, TableConfig};
+    use std::sync::Arc;
+    let config = Config {
+        turn_seconds: 5,
+        match_seconds: 6,
+        bot_think_ms: 0,
+        bot_fill_seconds: 60,
+        ..Config::default()
+    };
+    let (url, state, _dir) = start_with(config, Clock::system()).await;
+    let rest = Rest::new(Endpoint::parse(&url).unwrap());
+    let stats = Arc::new(client::Stats::default());
+    let mut seats = Vec::new();
+    for i in 0..4 {
+        seats.push(connect_seat(&rest, &format!("r{i}"), &stats).await.unwrap());
+    }
+    let victim = seats[1].player_id();
+    let killer = tokio::spawn({
+        let state = state.clone();
+        async move {
+            let t0 = tokio::time::Instant::now();
+            while state.presence().active_match(victim).is_none() {
+                assert!(t0.elapsed() < STEP, "the match did not start");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            // Well inside play_match (30 ms think time), well before the 6 s clock.
+            tokio::time::sleep(Duration::from_millis(1_000)).await;
+            let conn = state.session(victim).expect("connected");
+            conn.close(server::ws::CloseReason::NORMAL);
+            conn.id()
+        }
+    });
+    let cfg = Arc::new(TableConfig {
+        game: Mode::Journey,
+        meet: Meet::Queue,
+        bot: bot::BotKind::Random,
+        play: PlayOptions {
+            think: Duration::from_millis(30),
+            stop_at: tokio::time::Instant::now() + Duration::from_secs(30),
+            reconnects: 1,
+        },
+        start_delay: Duration::ZERO,
+    });
+    let outcomes = run_table(
+        seats.try_into().ok().unwrap(),
+        cfg,
+        Arc::new(Budget::new(1)),
+        stats.clone(),
+        7,
+    )
+    .await;
+    let dropped = timeout(STEP, killer).await.unwrap().unwrap();
+    assert_ne!(
+        state.session(victim).map(|c| c.id()),
+        Some(dropped),
+        "the victim came back on a new socket"
+    );
+    assert_eq!(outcomes.len(), 4, "each client finished its match");
+    let end = outcomes[0].end.clone().expect("the match ended");
+    assert!(outcomes
+        .iter()
+        .all(|o| o.match_id == outcomes[0].match_id && o.end.as_ref() == Some(&end)));
+    let snap = stats.snapshot();
+    assert_eq!(
+        snap.errors,
+        [("closed".to_string(), 1u64)].into_iter().collect(),
+        "one reconnect, no desync or other error"
+    );
+    assert_eq!((snap.matches_started, snap.matches_completed), (1, 1));
+}
