@@ -1,5 +1,5 @@
-//! The closed list of error codes a server sends in [`crate::ServerMsg::Error`] and in
-//! REST error bodies.
+//! The closed list of error codes a server sends in [`crate::ServerMsg::Error`] (the
+//! REST API's codes are [`crate::RestErrorCode`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -35,8 +35,6 @@ pub enum ErrorCode {
     NotHost,
     /// The lobby cannot start: it needs at least two players unless it fills empty seats with bots.
     LobbyTooSmall,
-    /// REST only: a guest name is not 1..=24 printable characters.
-    InvalidName,
     /// The player is already queued, in a lobby or seated in a running match.
     AlreadyBusy,
     /// The plan is for a turn that is not the current one.
@@ -74,7 +72,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every error code, in declaration order (frames, session, engine).
-    pub const ALL: [ErrorCode; 29] = {
+    pub const ALL: [ErrorCode; 28] = {
         use ErrorCode::*;
         [
             BadJson,
@@ -89,7 +87,6 @@ impl ErrorCode {
             LobbyFull,
             NotHost,
             LobbyTooSmall,
-            InvalidName,
             AlreadyBusy,
             StaleTurn,
             Internal,
@@ -125,7 +122,6 @@ impl ErrorCode {
             LobbyFull => "lobby_full",
             NotHost => "not_host",
             LobbyTooSmall => "lobby_too_small",
-            InvalidName => "invalid_name",
             AlreadyBusy => "already_busy",
             StaleTurn => "stale_turn",
             Internal => "internal",

@@ -9,6 +9,7 @@ use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::Router;
 use chrono::{DateTime, Utc};
+use protocol::RestErrorCode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -57,12 +58,7 @@ pub fn router() -> Router<AppState> {
 /// trailing space. Errors: 400 `invalid_name`.
 pub fn validate_name(name: &str) -> Result<(), ApiError> {
     let n = name.chars().count();
-    let bad = |why: String| {
-        Err(ApiError::bad_request(
-            protocol::ErrorCode::InvalidName.as_str(),
-            why,
-        ))
-    };
+    let bad = |why: String| Err(ApiError::new(RestErrorCode::InvalidName, why));
     if n == 0 || n > MAX_NAME_CHARS {
         return bad(format!(
             "name must be 1..={MAX_NAME_CHARS} characters, got {n}"
@@ -91,7 +87,7 @@ fn is_format(c: char) -> bool {
 /// Reads a [`NewGuest`] body, which must be a JSON object: serde alone would also
 /// take the array `["Ada"]`. Errors: 400 `bad_json`.
 fn parse_new_guest(body: serde_json::Value) -> Result<NewGuest, ApiError> {
-    let bad = |why: String| ApiError::bad_request(protocol::ErrorCode::BadJson.as_str(), why);
+    let bad = |why: String| ApiError::new(RestErrorCode::BadJson, why);
     if !body.is_object() {
         return Err(bad(r#"the body must be a JSON object {"name": "…"}"#.into()));
     }
@@ -108,7 +104,8 @@ fn parse_new_guest(body: serde_json::Value) -> Result<NewGuest, ApiError> {
     responses(
         (status = 201, description = "The guest and its token (shown only this once).", body = GuestCreated),
         (status = 400, description = "`invalid_name` (not 1–24 printable characters) or `bad_json`.", body = crate::api::openapi::ErrorBody),
-        (status = 500, description = "`internal`.", body = crate::api::openapi::ErrorBody),
+        (status = 500, description = "`internal`: a store failure.", body = crate::api::openapi::ErrorBody),
+        (status = 503, description = "`unavailable`: the database does not answer.", body = crate::api::openapi::ErrorBody),
     )
 )]
 async fn create(
@@ -140,7 +137,8 @@ async fn create(
     responses(
         (status = 200, description = "The authenticated player.", body = Me),
         (status = 401, description = "`not_authenticated`: no bearer token, or an unknown one.", body = crate::api::openapi::ErrorBody),
-        (status = 500, description = "`internal`.", body = crate::api::openapi::ErrorBody),
+        (status = 500, description = "`internal`: a store failure.", body = crate::api::openapi::ErrorBody),
+        (status = 503, description = "`unavailable`: the database does not answer.", body = crate::api::openapi::ErrorBody),
     )
 )]
 async fn me(AuthPlayer(p): AuthPlayer) -> ApiJson<Me> {
@@ -181,7 +179,7 @@ mod tests {
             let e = parse_new_guest(bad.clone()).unwrap_err();
             assert_eq!(
                 (e.status(), e.code()),
-                (StatusCode::BAD_REQUEST, "bad_json"),
+                (StatusCode::BAD_REQUEST, RestErrorCode::BadJson),
                 "{bad}"
             );
         }
@@ -203,7 +201,7 @@ mod tests {
             let e = validate_name(bad).unwrap_err();
             assert_eq!(
                 (e.status(), e.code()),
-                (StatusCode::BAD_REQUEST, "invalid_name"),
+                (StatusCode::BAD_REQUEST, RestErrorCode::InvalidName),
                 "{bad:?}"
             );
         }
