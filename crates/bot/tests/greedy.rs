@@ -83,13 +83,20 @@ fn brings_guardians_out() {
 
 /// Rules 6.2, 6.5: the red pair on ring 14 blocks a single green guardian; moving G1
 /// (ring 10) forward by its only roll 6 would stop it on 13 and cost 3 lost steps ×
-/// 10 = 30 combat points in clash. The greedy plan must lose nothing: combat stays 0.
+/// 10 = 30 combat points in clash. Backward the same 6 steps are free and pass the
+/// fort on ring 7 (+20, rule 8.5): the greedy plan must take that way — G1 ends on
+/// ring 4 with 20 progress points, the roll used, no blockade and combat still 0. (A
+/// bot that passes, or that walks into the blockade, fails.)
 #[test]
 fn avoids_blockade_penalties() {
     let p = pos(r#"{"mode":"clash","to_move":"green","seats":{
         "green":{"pieces":{"G1":"ring:10"},"rolls":[6]},
         "red":{"pieces":{"G1":"ring:14","G2":"ring:14"}}}}"#);
     let (next, events) = greedy_result(&p);
-    assert_eq!(next.seat(Seat::Green).combat, 0);
+    let green = next.seat(Seat::Green);
+    assert_eq!(green.location(PieceId::G1), Location::Ring(4));
+    assert_eq!(green.progress[PieceId::G1.index()], 20);
+    assert!(green.rolls.is_empty(), "the 6 is used");
+    assert_eq!(green.combat, 0);
     assert!(!events.iter().any(|e| matches!(e, Event::Blocked { .. })));
 }

@@ -1,18 +1,16 @@
 //! Following one match from the messages a client receives.
 //!
 //! The tracker re-plays every resolved plan with the engine ([`Position::play`]) on
-//! its own position, with the dice of `turn_started` (its `roll_store` and
-//! `exit_credits`, RULES.md rule 4.1). The engine is deterministic, so the result must
+//! its own position, after applying the dice of each `turn_started` with
+//! [`Position::apply_roll`] (RULES.md rule 4.1; the resulting roll store, exit credits
+//! and dropped dice must equal the message's). The engine is deterministic, so the result must
 //! equal the position the server sends in `turn_resolved`; any difference (or scores
 //! that differ from the tracked standings) is a [`ClientError::Desync`], and the caller
 //! recovers with a `resync` from `last_seq` 0, which rebuilds the tracker.
 
 use crate::error::{ClientError, Result};
-use engine::{
-    standings, Location, Mode, PieceId, Plan, Position, RuleSet, Seat, SeatSetup, Setup, TurnKind,
-};
+use engine::{standings, Mode, Plan, Position, RuleSet, Seat, TurnKind};
 use protocol::{MatchEnded, MatchStarted, SeatInfo, ServerMsg, Snapshot, TurnStarted};
-use std::collections::BTreeMap;
 use uuid::Uuid;
 
 /// What applying one message changed.
@@ -55,61 +53,33 @@ pub struct MatchTracker {
     verify_positions: bool,
 }
 
-/// The §11 input form of `pos` with `seat`'s roll store and exit credits replaced,
-/// leaving out every default (pieces in the Yard, empty lists, zeros) so that it is
-/// cheap to build: the engine's full output form sorts checkpoint names as strings.
-fn sparse_setup(pos: &Position, seat: Seat, rolls: &[u8], exit_credits: u32) -> Setup {
-    let mut seats = BTreeMap::new();
-    for s in Seat::ALL {
-        let st = pos.seat(s);
-        let mut out = SeatSetup {
-            pieces: PieceId::ALL
-                .iter()
-                .filter(|&&p| st.location(p) != Location::Yard)
-                .map(|&p| (p, st.location(p)))
-                .collect(),
-            glowing: PieceId::ALL
-                .iter()
-                .copied()
-                .filter(|&p| st.glows(p))
-                .collect(),
-            rolls: st.rolls.as_slice().iter().map(|&r| r as i64).collect(),
-            exit_credits: st.exit_credits as i64,
-            combat: st.combat,
-            bonus: st.bonus,
-            progress: PieceId::ALL
-                .iter()
-                .filter(|&&p| st.progress[p.index()] != 0)
-                .map(|&p| (p, st.progress[p.index()]))
-                .collect(),
-            scored: PieceId::ALL
-                .iter()
-                .filter(|&&p| st.scored[p.index()].iter().next().is_some())
-                .map(|&p| (p, st.scored[p.index()].iter().collect()))
-                .collect(),
-            finished: st.finished,
-            total: None,
-        };
-        if s == seat {
-            out.rolls = rolls.iter().map(|&r| r as i64).collect();
-            out.exit_credits = exit_credits as i64;
-        }
-        seats.insert(s, out);
+/// Rule 4.1: `pos` after the roll of `t` — its dice applied with the engine's
+/// [`Position::apply_roll`] — checked against what the server says the roll left:
+/// the roll store, the exit credits and the dropped dice.
+fn with_roll(pos: &Position, rules: &RuleSet, t: &TurnStarted) -> Result<Position> {
+    let mut next = *pos;
+    let roll = next.apply_roll(rules, &t.dice).map_err(|e| {
+        ClientError::Desync(format!("turn {}: impossible dice: {e}", t.turn_number))
+    })?;
+    let st = next.seat(t.seat);
+    if st.rolls.as_slice() != t.roll_store.as_slice()
+        || st.exit_credits != t.exit_credits
+        || roll.dropped != t.dropped
+    {
+        return Err(ClientError::Desync(format!(
+            "turn {}: the dice {:?} give roll store {:?}, {} exit credits and dropped {:?}; \
+             the server says {:?}, {} and {:?}",
+            t.turn_number,
+            t.dice,
+            st.rolls.as_slice(),
+            st.exit_credits,
+            roll.dropped,
+            t.roll_store,
+            t.exit_credits,
+            t.dropped
+        )));
     }
-    Setup {
-        mode: pos.mode(),
-        to_move: pos.to_move(),
-        seats,
-    }
-}
-
-/// Sets `seat`'s roll store and exit credits (rule 4.1: the server rolled them) by
-/// rebuilding the position from its §11 notation, the engine's only public way to
-/// build a position.
-fn with_rolls(pos: &Position, seat: Seat, rolls: &[u8], exit_credits: u32) -> Result<Position> {
-    Position::from_setup(&sparse_setup(pos, seat, rolls, exit_credits)).map_err(|e| {
-        ClientError::Desync(format!("turn_started gives an impossible seat state: {e}"))
-    })
+    Ok(next)
 }
 
 impl MatchTracker {
@@ -202,7 +172,8 @@ impl MatchTracker {
     /// Applies one server message about this match.
     ///
     /// Errors: [`ClientError::Desync`] when the message does not fit the tracked state
-    /// (a turn for a seat that is not to move, a turn number out of order, a plan the
+    /// (a turn for a seat that is not to move, a turn number out of order, dice that do
+    /// not give the roll store, exit credits or dropped dice stated, a plan the
     /// engine rejects, a re-played position or standings that differ from the
     /// server's). The tracker
     /// is unchanged after an error.
@@ -286,7 +257,7 @@ impl MatchTracker {
                 t.turn_number
             )));
         }
-        self.position = with_rolls(&self.position, t.seat, &t.roll_store, t.exit_credits)?;
+        self.position = with_roll(&self.position, &self.rules, t)?;
         self.turn = Some(t.clone());
         Ok(Applied::TurnStarted {
             turn_number: t.turn_number,
@@ -402,22 +373,35 @@ mod tests {
         }
     }
 
-    /// The sparse §11 form rebuilds exactly the same position (every field kept).
+    /// Rule 4.1: a `turn_started` whose roll store, exit credits or dropped dice do
+    /// not follow from its dice and the tracked position is a desync, and the tracker
+    /// keeps its state.
     #[test]
-    fn sparse_setup_round_trips_every_position_of_a_match() {
-        let mut m = Match::new(RuleSet::default(), Mode::Journey, Seed([2; 32]), 0).unwrap();
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
-        for n in 1..=300u32 {
-            let Some(cur) = m.current_turn().cloned() else {
-                break;
-            };
-            let p = *m.position();
-            let st = p.seat(cur.seat);
-            let back = with_rolls(&p, cur.seat, st.rolls.as_slice(), st.exit_credits).unwrap();
-            assert_eq!(back, p, "turn {n}");
-            let plan = random_plan(&p, m.rules(), &mut rng);
-            m.submit(cur.seat, n, &plan, 0).unwrap();
+    fn turn_started_that_does_not_follow_from_its_dice_is_a_desync() {
+        let m = Match::new(RuleSet::default(), Mode::Journey, Seed([2; 32]), 0).unwrap();
+        let cur = m.current_turn().cloned().unwrap();
+        let ServerMsg::TurnStarted(good) = turn_started(&cur) else {
+            unreachable!()
+        };
+        let mut wrong_store = good.clone();
+        wrong_store.roll_store[0] = wrong_store.roll_store[0] % 6 + 1;
+        let mut wrong_credits = good.clone();
+        wrong_credits.exit_credits += 1;
+        let mut wrong_dropped = good.clone();
+        wrong_dropped.dropped.push(1);
+        let mut too_few_dice = good.clone();
+        too_few_dice.dice.pop();
+        for bad in [wrong_store, wrong_credits, wrong_dropped, too_few_dice] {
+            let mut t = MatchTracker::from_started(&started(&m, Mode::Journey));
+            let before = *t.position();
+            let err = t.apply(&ServerMsg::TurnStarted(bad.clone())).unwrap_err();
+            assert!(matches!(err, ClientError::Desync(_)), "{bad:?}: {err}");
+            assert_eq!(*t.position(), before);
+            assert!(t.turn().is_none());
         }
+        let mut t = MatchTracker::from_started(&started(&m, Mode::Journey));
+        t.apply(&ServerMsg::TurnStarted(good)).unwrap();
+        assert_eq!(t.position(), m.position());
     }
 
     /// Scores that differ from the re-played standings are a desync, and the tracker

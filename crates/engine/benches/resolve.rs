@@ -3,8 +3,8 @@
 //! Builds 100 mid-game positions by random legal play (30–150 turns into matches
 //! with fixed seeds, both modes), each with a random legal plan that moves at least
 //! one piece, then measures per batch of 100 plans:
-//! * `validate+apply`: `Position::validate` + `Position::apply` into one reused event
-//!   buffer (the server's hot path);
+//! * `validate+play_unchecked`: `Position::validate` + `Position::play_unchecked` into
+//!   one reused event buffer (the bots' hot path);
 //! * `play`: `Position::play` (validation, copy, fresh event `Vec`);
 //! * `validate`: rule 4.5 checks alone.
 //!
@@ -78,13 +78,13 @@ fn bench_resolve(c: &mut Criterion) {
     g.throughput(Throughput::Elements(cases.len() as u64));
 
     let mut events: Vec<Event> = Vec::with_capacity(64);
-    g.bench_function("validate+apply", |b| {
+    g.bench_function("validate+play_unchecked", |b| {
         b.iter(|| {
             for (pos, plan) in &cases {
                 let vp = pos.validate(&rules, plan).expect("legal plan");
                 let mut next = *pos;
                 events.clear();
-                next.apply(&rules, &vp, &mut events);
+                next.play_unchecked(&rules, &vp, &mut events);
                 black_box(&next);
             }
             black_box(events.len())

@@ -7,7 +7,7 @@ use crate::board::Seat;
 use crate::dice::{Dice, Seed};
 use crate::event::Event;
 use crate::plan::{ErrorCode, Plan, PlanError};
-use crate::position::Position;
+use crate::position::{Position, Roll};
 use crate::rules::{InvalidRuleSet, Mode, RuleSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -140,7 +140,9 @@ pub enum MatchError {
         /// Who is to move.
         to_move: Seat,
     },
-    /// `stale_turn`: the plan names another turn number than the current one.
+    /// `stale_turn`: the plan names another turn number than the current one (a late
+    /// or repeated submission, or one for a turn not started yet). Checked before the
+    /// seat: see [`Match::submit`].
     #[error("stale_turn: the current turn is {current}, the plan is for turn {got}")]
     StaleTurn {
         /// The current turn number.
@@ -157,13 +159,13 @@ pub enum MatchError {
 }
 
 impl MatchError {
-    /// The stable error code (`"stale_turn"` is the only one the engine's plan list lacks).
-    pub fn code(&self) -> &'static str {
+    /// The stable error code.
+    pub fn code(&self) -> ErrorCode {
         match self {
-            MatchError::NotYourTurn { .. } => ErrorCode::NotYourTurn.as_str(),
-            MatchError::StaleTurn { .. } => "stale_turn",
-            MatchError::MatchOver => ErrorCode::MatchOver.as_str(),
-            MatchError::Plan(e) => e.code().as_str(),
+            MatchError::NotYourTurn { .. } => ErrorCode::NotYourTurn,
+            MatchError::StaleTurn { .. } => ErrorCode::StaleTurn,
+            MatchError::MatchOver => ErrorCode::MatchOver,
+            MatchError::Plan(e) => e.code(),
         }
     }
 }
@@ -305,23 +307,17 @@ impl Match {
             return;
         };
         self.turn_counter += 1;
-        let mut dice = Vec::with_capacity(self.rules.dice_per_turn as usize);
-        let mut dropped = Vec::new();
-        let mut gained = 0;
-        let cap = self.rules.roll_store_cap as usize;
-        let credit_cap = self.rules.exit_credit_cap as u32;
-        let st = self.position.seat_mut(seat);
-        for _ in 0..self.rules.dice_per_turn {
-            let v = self.dice.roll();
-            dice.push(v);
-            if !st.rolls.push(v, cap) {
-                dropped.push(v);
-            }
-            if v == 6 && st.exit_credits < credit_cap {
-                st.exit_credits += 1;
-                gained += 1;
-            }
-        }
+        let dice: Vec<u8> = (0..self.rules.dice_per_turn)
+            .map(|_| self.dice.roll())
+            .collect();
+        let Roll {
+            dropped,
+            credits_gained: gained,
+        } = self
+            .position
+            .apply_roll(&self.rules, &dice)
+            .expect("dice_per_turn dice 1..=6 for the seat to move");
+        let st = self.position.seat(seat);
         let turn_deadline = now_ms + self.rules.turn_seconds as u64 * 1000;
         let start = TurnStart {
             seat,
@@ -338,9 +334,14 @@ impl Match {
 
     /// Submits `plan` for `seat` on turn `turn_number` at `now_ms`.
     ///
-    /// Errors (nothing changes): `match_over` (ended, or `now_ms` is at or past the match
-    /// deadline, rule 9.1), `not_your_turn`, `stale_turn`, or the plan's own error
-    /// (rule 4.5).
+    /// Errors (nothing changes), the first that applies in this order:
+    /// 1. `match_over`: the match has ended, or `now_ms` is at or past the match
+    ///    deadline (rule 9.1);
+    /// 2. `stale_turn`: `turn_number` is not the current turn's — a late or repeated
+    ///    submission is stale whoever sends it, so a seat whose turn has passed hears
+    ///    `stale_turn`, not `not_your_turn`;
+    /// 3. `not_your_turn`: `seat` is not the seat to move (rule 4.5);
+    /// 4. the plan's own error, in rule 4.5's order ([`PlanError`]).
     pub fn submit(
         &mut self,
         seat: Seat,
@@ -381,16 +382,17 @@ impl Match {
             (Some(c), false) => c.start.clone(),
             _ => return Err(MatchError::MatchOver),
         };
-        if seat != cur.seat {
-            return Err(MatchError::NotYourTurn {
-                seat,
-                to_move: cur.seat,
-            });
-        }
+        // Turn number before seat (documented order of `submit`).
         if turn_number != cur.turn_number {
             return Err(MatchError::StaleTurn {
                 current: cur.turn_number,
                 got: turn_number,
+            });
+        }
+        if seat != cur.seat {
+            return Err(MatchError::NotYourTurn {
+                seat,
+                to_move: cur.seat,
             });
         }
         Ok(cur)
@@ -521,4 +523,73 @@ pub enum Expiry {
     TurnTimedOut(TurnOutcome),
     /// The match clock ran out (rule 9.1).
     MatchEnded(MatchEnd),
+}
+
+/// Resuming a match from its stored log, and moving its clocks (durable matches: a
+/// server that restarts, or waits for its store, must not charge that time to the
+/// players).
+impl Match {
+    /// Rebuilds a running match from its seed and turn log, as a server resumes it
+    /// after a restart: the match is replayed turn by turn (every die and event is
+    /// checked against the log, as [`crate::replay::verify`] does), the match clock
+    /// is set so that `clock_used_ms` of it is spent (rule 9.1: the match deadline is
+    /// `now_ms + match_seconds·1000 − clock_used_ms`, so time the server was down is
+    /// not charged), and the turn in progress gets a fresh turn timer from `now_ms`
+    /// (rule 4.6). The returned match's log is empty (the turns are stored already);
+    /// [`Match::turns_played`] counts them.
+    ///
+    /// If the log ends the match (every seat finished) the match is returned ended.
+    /// If `clock_used_ms` is at or past the match clock, the next [`Match::expire`]
+    /// ends it (reason `clock`).
+    ///
+    /// Errors: the first [`crate::replay::ReplayMismatch`] between the log and its
+    /// re-play (a log that is not this seed's match), or an invalid rule set.
+    pub fn resume(
+        rules: RuleSet,
+        mode: Mode,
+        seed: Seed,
+        log: &[TurnRecord],
+        clock_used_ms: u64,
+        now_ms: u64,
+    ) -> Result<Match, crate::replay::ReplayMismatch> {
+        let replay = crate::replay::Replay {
+            rules,
+            mode,
+            dice_commitment: seed.commitment(),
+            seed: Some(seed),
+            turns: log.to_vec(),
+            end: None,
+        };
+        let mut m = crate::replay::verify(&replay)?;
+        // verify() starts the match at 0 ms; move it so that `clock_used_ms` is spent.
+        let total = m.rules.match_seconds as u64 * 1000;
+        m.deadline_ms = now_ms + total.saturating_sub(clock_used_ms);
+        m.started_ms = m.deadline_ms.saturating_sub(total);
+        if let Some(c) = m.current.as_mut() {
+            let fresh = now_ms + m.rules.turn_seconds as u64 * 1000;
+            c.start.deadline_ms = fresh.min(m.deadline_ms.max(now_ms));
+        }
+        m.drain_log();
+        Ok(m)
+    }
+
+    /// Postpones the match clock and the turn timer by `delta_ms` (the time the
+    /// server could not show the turn: its store was unavailable). No effect once the
+    /// match is over.
+    pub fn postpone(&mut self, delta_ms: u64) {
+        if self.end.is_some() {
+            return;
+        }
+        self.deadline_ms += delta_ms;
+        if let Some(c) = self.current.as_mut() {
+            c.start.deadline_ms += delta_ms;
+        }
+    }
+
+    /// Match clock used at `now_ms`, milliseconds (rule 9.1): `match_seconds·1000`
+    /// minus the time left until the match deadline (never negative).
+    pub fn clock_used_ms(&self, now_ms: u64) -> u64 {
+        let total = self.rules.match_seconds as u64 * 1000;
+        total.saturating_sub(self.deadline_ms.saturating_sub(now_ms))
+    }
 }

@@ -1,11 +1,245 @@
-//! Legal plans: drawing random legal plans for a position (used by bots, property
-//! tests and the load generator). Every plan returned passes rule 4.5 by construction.
+//! Legal plans (rule 4.5): every distinct legal plan of a position
+//! ([`legal_plans`], counted by [`count_legal_plans`]), and random legal plans
+//! ([`random_plan`], used by bots, property tests and the load generator). Every plan
+//! returned passes [`Position::validate`] by construction.
 
 use crate::board::{Direction, Location, PieceId};
 use crate::plan::Plan;
 use crate::position::Position;
 use crate::rules::RuleSet;
 use rand_core::RngCore;
+
+/// Every distinct legal plan for the seat to move of `pos` under `rules` (rule 4.5),
+/// each exactly once, in its [`Plan::canonical`] form: two plans are the same plan
+/// when their canonical forms are equal (move lists are multisets, exit order and
+/// `royal_first` without a royal move do not matter, and direction does not matter
+/// for a plan that moves nothing on its own, rule 4.3).
+///
+/// The plans are every combination of
+/// * `exits`: a set of the seat's guardians in the Yard, at most `exit_credits` of them;
+/// * `moves`: each roll of the store either unused or given to one guardian on the
+///   ring or in its home path or exited by this plan (counted as multisets: equal
+///   roll values are interchangeable);
+/// * `royal`: none, or 1..=`royal_max_steps` steps first or last (none when the royal
+///   is Home);
+/// * `direction`: forward or backward when the plan has a move list or a royal move,
+///   forward otherwise.
+///
+/// The pass comes first; after it the order is fixed but otherwise unspecified. No
+/// plan when no seat is to move (every plan is then `match_over`).
+///
+/// Bounds: the iterator is lazy and uses constant memory, but the number of plans
+/// grows fast with the store: [`count_legal_plans`] gives it without enumerating
+/// (for example 14 343 749 plans for four guardians on the ring, the royal on the
+/// ring and the store `[1,2,3,4,5,6,1,2,3]` under the default rules). Check the count
+/// before collecting.
+pub fn legal_plans(pos: &Position, rules: &RuleSet) -> LegalPlans {
+    let Some(seat) = pos.to_move() else {
+        return LegalPlans {
+            done: true,
+            ..LegalPlans::default()
+        };
+    };
+    let st = pos.seat(seat);
+    let mut it = LegalPlans {
+        yard: guardian_mask(pos, |l| l == Location::Yard),
+        board: guardian_mask(pos, Location::on_board),
+        credits: st.exit_credits,
+        royal_options: royal_options(pos, rules),
+        ..LegalPlans::default()
+    };
+    for &v in st.rolls.as_slice() {
+        it.counts[v as usize - 1] += 1;
+    }
+    it.set_exits(0);
+    it
+}
+
+/// The number of plans [`legal_plans`] yields, computed without enumerating them
+/// (saturating at `u64::MAX`). For each allowed set of exits with `k` guardians that
+/// may move: `D = Π over die values v of C(m_v + k, k)` ways to hand out the `m_v`
+/// stored rolls of value `v`, times `R = 1 + 2 × royal_max_steps` royal choices (1
+/// when the royal is Home), doubled for the two directions except for the one plan
+/// that moves nothing: `2·D·R − 1`.
+pub fn count_legal_plans(pos: &Position, rules: &RuleSet) -> u64 {
+    let Some(seat) = pos.to_move() else {
+        return 0;
+    };
+    let st = pos.seat(seat);
+    let yard = guardian_mask(pos, |l| l == Location::Yard);
+    let board = guardian_mask(pos, Location::on_board);
+    let mut counts = [0u64; 6];
+    for &v in st.rolls.as_slice() {
+        counts[v as usize - 1] += 1;
+    }
+    let r = 1 + 2 * royal_options(pos, rules) as u64;
+    let mut total = 0u64;
+    for exits in 0..16u8 {
+        if exits & !yard != 0 || exits.count_ones() > st.exit_credits {
+            continue;
+        }
+        let k = (board | exits).count_ones() as u64;
+        let d = counts
+            .iter()
+            .fold(1u64, |acc, &m| acc.saturating_mul(binomial(m + k, k)));
+        let plans = d.saturating_mul(r).saturating_mul(2).saturating_sub(1);
+        total = total.saturating_add(plans);
+    }
+    total
+}
+
+/// `n` choose `k` for small `k`, saturating.
+fn binomial(n: u64, k: u64) -> u64 {
+    let mut c = 1u64;
+    for i in 0..k {
+        // Exact at every step: c is C(n, i), and C(n, i) * (n - i) / (i + 1) = C(n, i+1).
+        c = c.saturating_mul(n - i) / (i + 1);
+    }
+    c
+}
+
+/// Bit `i` set for each guardian `i` of the seat to move whose location passes `f`.
+fn guardian_mask(pos: &Position, f: impl Fn(Location) -> bool) -> u8 {
+    let Some(seat) = pos.to_move() else { return 0 };
+    let st = pos.seat(seat);
+    PieceId::GUARDIANS
+        .into_iter()
+        .filter(|g| f(st.location(*g)))
+        .fold(0, |m, g| m | 1 << g.index())
+}
+
+/// `royal_max_steps`, or 0 when the royal of the seat to move is Home (rule 3.5).
+fn royal_options(pos: &Position, rules: &RuleSet) -> u8 {
+    match pos.to_move() {
+        Some(seat) if pos.seat(seat).location(PieceId::R) != Location::Home => {
+            rules.royal_max_steps
+        }
+        _ => 0,
+    }
+}
+
+/// The iterator of [`legal_plans`]: an odometer over exits, the share of each die
+/// value's rolls per movable guardian, the royal choice and the direction.
+#[derive(Debug, Clone, Default)]
+pub struct LegalPlans {
+    /// Guardians in the Yard (bit per guardian).
+    yard: u8,
+    /// Guardians on the ring or in the home path.
+    board: u8,
+    /// Exit credits held.
+    credits: u32,
+    /// Stored rolls per die value 1..=6.
+    counts: [u8; 6],
+    /// `royal_max_steps`, or 0 when the royal cannot move.
+    royal_options: u8,
+    /// The current set of exits.
+    exits: u8,
+    /// Indices of the guardians that may move with the current exits, lowest first.
+    movable: [u8; 4],
+    /// How many of `movable` are used.
+    k: usize,
+    /// `share[v][i]`: rolls of value `v + 1` given to `movable[i]`.
+    share: [[u8; 4]; 6],
+    /// 0: the royal stays; `2s − 1`: `s` steps last; `2s`: `s` steps first.
+    royal: u16,
+    /// Whether the current plan is being yielded a second time, backward.
+    backward: bool,
+    done: bool,
+}
+
+impl LegalPlans {
+    fn set_exits(&mut self, exits: u8) {
+        self.exits = exits;
+        self.k = 0;
+        for g in PieceId::GUARDIANS {
+            if (self.board | exits) & (1 << g.index()) != 0 {
+                self.movable[self.k] = g.index() as u8;
+                self.k += 1;
+            }
+        }
+        self.share = [[0; 4]; 6];
+        self.royal = 0;
+        self.backward = false;
+    }
+
+    fn plan(&self) -> Plan {
+        let mut plan = Plan::new(if self.backward {
+            Direction::Backward
+        } else {
+            Direction::Forward
+        });
+        for g in PieceId::GUARDIANS {
+            if self.exits & (1 << g.index()) != 0 {
+                plan = plan.exit(g);
+            }
+        }
+        for (i, &g) in self.movable[..self.k].iter().enumerate() {
+            let g = PieceId::from_index(g as usize);
+            let rolls: Vec<u8> = (0..6u8)
+                .flat_map(|v| std::iter::repeat_n(v + 1, self.share[v as usize][i] as usize))
+                .collect();
+            if !rolls.is_empty() {
+                plan = plan.mv(g, &rolls);
+            }
+        }
+        if self.royal > 0 {
+            plan = plan.royal(self.royal.div_ceil(2) as u8, self.royal.is_multiple_of(2));
+        }
+        plan
+    }
+
+    /// Next share of one die value's `m` rolls over `k` guardians (at most `m` in
+    /// all); false, with the share back at zero, after the last one.
+    fn next_share(share: &mut [u8; 4], k: usize, m: u8) -> bool {
+        for i in 0..k {
+            share[i] += 1;
+            if share[..k].iter().sum::<u8>() <= m {
+                return true;
+            }
+            share[i] = 0;
+        }
+        false
+    }
+
+    fn advance(&mut self, moves_something: bool) {
+        if !self.backward && moves_something {
+            self.backward = true;
+            return;
+        }
+        self.backward = false;
+        if self.royal < 2 * self.royal_options as u16 {
+            self.royal += 1;
+            return;
+        }
+        self.royal = 0;
+        for v in 0..6 {
+            if Self::next_share(&mut self.share[v], self.k, self.counts[v]) {
+                return;
+            }
+        }
+        let next =
+            (self.exits + 1..16).find(|&e| e & !self.yard == 0 && e.count_ones() <= self.credits);
+        match next {
+            Some(e) => self.set_exits(e),
+            None => self.done = true,
+        }
+    }
+}
+
+impl Iterator for LegalPlans {
+    type Item = Plan;
+
+    fn next(&mut self) -> Option<Plan> {
+        if self.done {
+            return None;
+        }
+        let plan = self.plan();
+        self.advance(!plan.moves.is_empty() || plan.royal.is_some());
+        Some(plan)
+    }
+}
+
+impl std::iter::FusedIterator for LegalPlans {}
 
 fn coin(rng: &mut impl RngCore) -> bool {
     rng.next_u32() & 1 == 1

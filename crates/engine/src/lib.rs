@@ -6,16 +6,19 @@
 //! # Layout
 //! * [`board`]: seats, pieces, locations, ring geometry, rule 2.6 numbering, one step (rule 3.1).
 //! * [`rules`]: the [`RuleSet`] with every number of §10 and the §8 tables.
-//! * [`position`]: the unvalidated [`Setup`] of the §11 notation and the validated [`Position`].
+//! * [`position`]: the unvalidated [`Setup`] of the §11 notation, the validated [`Position`],
+//!   its typed [`PositionError`]s, and [`Position::apply_roll`] (rule 4.1).
 //! * [`plan`]: turn [`Plan`]s, their validation (rule 4.5) and the stable [`ErrorCode`]s.
-//! * [`resolve`]: [`Position::play`], the resolution of §3, §5–§8.
+//! * [`resolve`]: [`Position::play`] (checked) and [`Position::play_unchecked`] (a
+//!   [`ValidPlan`] from [`Position::validate`]), the resolution of §3, §5–§8.
 //! * [`event`]: the ordered [`Event`]s a resolution reports.
 //! * [`checkpoint`]: checkpoints and the per-cycle record (rules 8.2–8.4).
 //! * [`dice`]: the [`Seed`], its SHA-256 commitment and the ChaCha20 [`Dice`].
 //! * [`game`]: a whole [`Match`] over time: turns, passes, timeouts, the match clock, standings.
 //! * [`replay`]: [`Replay`] and its verification.
 //! * [`scenario`]: the §11 scenario files and their partial comparison.
-//! * [`legal`]: enumerating legal plans (for bots and tests).
+//! * [`legal`]: every distinct legal plan of a position ([`legal::legal_plans`]) and random
+//!   legal plans (for bots and tests).
 //!
 //! ```
 //! use engine::{Position, Plan, RuleSet, PieceId, Direction};
@@ -49,6 +52,6 @@ pub use game::{
     TurnRecord, TurnStart,
 };
 pub use plan::{ErrorCode, Plan, PlanError, ValidPlan};
-pub use position::{Position, PositionError, SeatSetup, SeatState, Setup};
+pub use position::{Position, PositionError, Roll, RollError, SeatSetup, SeatState, Setup};
 pub use replay::{Replay, ReplayMismatch};
 pub use rules::{Mode, RuleSet};

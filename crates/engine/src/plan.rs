@@ -86,12 +86,48 @@ impl Plan {
     }
 }
 
-/// Every stable error code of the engine (rule 4.5), as `snake_case` strings.
+impl Plan {
+    /// The canonical form of this plan, which decides when two plans are the same
+    /// plan (as [`crate::legal::legal_plans`] counts them): exits sorted (`G1` before
+    /// `G2` …), each move list sorted ascending, `royal_first` false when the royal
+    /// does not move, and `direction` forward when the plan has no move list and no
+    /// royal move (a pass or exits only: rule 4.3's direction applies to ring moves,
+    /// and exits are resolved in guardian order whatever the plan lists, rule 5.2.1).
+    ///
+    /// A plan and its canonical form are either both rejected with the same
+    /// [`ErrorCode`], or both accepted and resolved to the same position and events
+    /// (a guardian moves by the sum of its rolls, rule 4.3).
+    pub fn canonical(&self) -> Plan {
+        let mut c = self.clone();
+        c.exits.sort();
+        for rolls in c.moves.values_mut() {
+            rolls.sort_unstable();
+        }
+        if c.royal.is_none() {
+            c.royal_first = false;
+            if c.moves.is_empty() {
+                c.direction = Direction::Forward;
+            }
+        }
+        c
+    }
+}
+
+/// Every stable error code of the engine, as `snake_case` strings: the plan errors of
+/// rule 4.5 ([`PlanError::code`]), `invalid_position` ([`PositionError::code`]), and
+/// the submission errors of a [`Match`](crate::Match) (`not_your_turn`, `stale_turn`,
+/// `match_over`; [`MatchError::code`](crate::MatchError::code)).
+///
+/// [`PositionError::code`]: crate::PositionError::code
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
-    /// The plan is not from the seat to move.
+    /// The plan is not from the seat to move (rule 4.5).
     NotYourTurn,
+    /// The plan names a turn number other than the current turn's: it arrived late,
+    /// was sent twice, or names a turn that has not started. Checked before the seat,
+    /// so a late plan of the previous seat is `stale_turn`, not `not_your_turn`.
+    StaleTurn,
     /// The match is over (every seat finished, or the match clock ran out).
     MatchOver,
     /// A piece name is not `G1`..`G4` (the royal never takes rolls or exits).
@@ -123,6 +159,7 @@ impl ErrorCode {
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::NotYourTurn => "not_your_turn",
+            ErrorCode::StaleTurn => "stale_turn",
             ErrorCode::MatchOver => "match_over",
             ErrorCode::UnknownPiece => "unknown_piece",
             ErrorCode::PieceInYard => "piece_in_yard",
@@ -139,18 +176,13 @@ impl ErrorCode {
     }
 }
 
-/// Rule 4.5: why a plan was rejected. A rejected plan changes nothing.
+/// Rule 4.5: why a plan was rejected for the seat to move of a [`Position`]. A
+/// rejected plan changes nothing. (Whose turn it is and which turn number is current
+/// are checked by [`Match::submit`](crate::Match::submit), which answers
+/// [`MatchError`](crate::MatchError)s; a position has no notion of the submitter.)
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
-    /// `not_your_turn`.
-    #[error("not_your_turn: it is {to_move}'s turn, not {seat}'s")]
-    NotYourTurn {
-        /// The seat that submitted.
-        seat: Seat,
-        /// The seat to move.
-        to_move: Seat,
-    },
-    /// `match_over`.
+    /// `match_over`: the position has no seat to move (rule 4.7).
     #[error("match_over: the match is over")]
     MatchOver,
     /// `unknown_piece`.
@@ -206,7 +238,6 @@ impl PlanError {
     /// The stable error code.
     pub fn code(&self) -> ErrorCode {
         match self {
-            PlanError::NotYourTurn { .. } => ErrorCode::NotYourTurn,
             PlanError::MatchOver => ErrorCode::MatchOver,
             PlanError::UnknownPiece(_) => ErrorCode::UnknownPiece,
             PlanError::NotInYard(_) => ErrorCode::NotInYard,
@@ -222,21 +253,64 @@ impl PlanError {
     }
 }
 
-/// A plan checked against a position (rule 4.5), in compact form.
+/// A plan that [`Position::validate`] accepted for one position (rule 4.5), in compact
+/// form. Its fields are private: the only way to get one is to validate a [`Plan`],
+/// so holding a `ValidPlan` means "this plan passed every check of rule 4.5 on the
+/// position it was validated on". Resolve it with [`Position::play_unchecked`] on that
+/// same position (the "unchecked" names the one thing the type cannot carry: which
+/// position it belongs to).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ValidPlan {
-    /// Direction of ring moves.
-    pub direction: Direction,
-    /// Bit `i` set when guardian `i` exits.
-    pub exits: u8,
-    /// Steps per guardian (sum of its rolls), `0` for no move.
-    pub steps: [u16; 4],
-    /// The rolls the plan uses (removed from the store).
-    pub used: RollStore,
-    /// Royal steps, if the royal moves.
-    pub royal: Option<u8>,
-    /// Whether the royal moves before the guardians (rule 5.1).
-    pub royal_first: bool,
+    seat: Seat,
+    direction: Direction,
+    exits: u8,
+    steps: [u16; 4],
+    used: RollStore,
+    royal: Option<u8>,
+    royal_first: bool,
+}
+
+impl ValidPlan {
+    /// The seat the plan was validated for (the position's seat to move).
+    pub fn seat(&self) -> Seat {
+        self.seat
+    }
+    /// Rule 4.3: the direction of every ring move.
+    pub fn direction(&self) -> Direction {
+        self.direction
+    }
+    /// Rule 4.3: whether guardian `g` exits the Yard (always false for the royal).
+    pub fn exits(&self, g: PieceId) -> bool {
+        !g.is_royal() && self.exits & (1 << g.index()) != 0
+    }
+    /// Number of exits, one exit credit each (rule 4.3).
+    pub fn exit_count(&self) -> u32 {
+        self.exits.count_ones()
+    }
+    /// Rule 4.3: the steps guardian `g` moves (the sum of its rolls), 0 for no move
+    /// (and always 0 for the royal, which takes no rolls).
+    pub fn steps(&self, g: PieceId) -> u16 {
+        if g.is_royal() {
+            0
+        } else {
+            self.steps[g.index()]
+        }
+    }
+    /// The rolls the plan uses, which leave the store (rule 4.3).
+    pub fn used(&self) -> &RollStore {
+        &self.used
+    }
+    /// Rule 4.3: the royal's steps (1..=`royal_max_steps`), if it moves.
+    pub fn royal(&self) -> Option<u8> {
+        self.royal
+    }
+    /// Rule 5.1: whether the royal moves before the guardians.
+    pub fn royal_first(&self) -> bool {
+        self.royal_first
+    }
+    pub(crate) fn all_steps(&self) -> [u16; 4] {
+        self.steps
+    }
 }
 
 fn guardian(name: &str) -> Result<PieceId, PlanError> {
@@ -252,6 +326,9 @@ impl Position {
     /// `piece_in_yard`, `piece_at_home`, `empty_move`, `roll_not_in_store`,
     /// `royal_steps_out_of_range`, `royal_at_home`; each over G1..G4 before the next).
     /// A guardian named twice in `exits` is `invalid_plan`.
+    ///
+    /// This is the checked half of [`Position::play`]: play the returned [`ValidPlan`]
+    /// with [`Position::play_unchecked`] on this same position. Nothing changes here.
     pub fn validate(&self, rules: &RuleSet, plan: &Plan) -> Result<ValidPlan, PlanError> {
         let seat = self.to_move.ok_or(PlanError::MatchOver)?;
         let st = self.seat(seat);
@@ -346,6 +423,7 @@ impl Position {
             return Err(PlanError::RoyalAtHome);
         }
         Ok(ValidPlan {
+            seat,
             direction: plan.direction,
             exits,
             steps,

@@ -3,6 +3,8 @@
 
 use crate::board::{Location, PieceId, Seat};
 use crate::checkpoint::{Checkpoint, Record};
+use crate::plan::ErrorCode;
+use crate::rules::RuleSet;
 use crate::rules::{Mode, MAX_ROLL_STORE};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -204,15 +206,155 @@ pub struct Position {
     pub(crate) seats: [SeatState; 4],
 }
 
-/// `invalid_position`: a setup that is not a valid position; the message names the
-/// field.
+/// `invalid_position`: why a [`Setup`] (or its JSON) is not a valid position. Every
+/// variant names the seat and field at fault; the message (`Display`) starts with
+/// `invalid_position:`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid_position: {0}")]
-pub struct PositionError(pub String);
+pub enum PositionError {
+    /// The JSON does not have the §11 shape (malformed JSON, a missing `mode`, an
+    /// unknown field, seat, piece, location or checkpoint); the parser's message.
+    #[error("invalid_position: {0}")]
+    Json(String),
+    /// A piece is named twice in `glowing`.
+    #[error("invalid_position: seats.{seat}.glowing names {piece} twice")]
+    GlowingTwice {
+        /// The seat.
+        seat: Seat,
+        /// The piece named twice.
+        piece: PieceId,
+    },
+    /// A piece in the Yard is listed as glowing (rule 7.7: captured pieces stop
+    /// glowing; pieces start in the Yard unlit).
+    #[error(
+        "invalid_position: seats.{seat}.glowing: {piece} is in the yard and cannot glow (rule 7.7)"
+    )]
+    GlowingInYard {
+        /// The seat.
+        seat: Seat,
+        /// The piece in the Yard.
+        piece: PieceId,
+    },
+    /// The roll store holds more than [`MAX_ROLL_STORE`] rolls.
+    #[error("invalid_position: seats.{seat}.rolls holds {count} rolls, at most {max}", max = MAX_ROLL_STORE)]
+    TooManyRolls {
+        /// The seat.
+        seat: Seat,
+        /// Rolls given.
+        count: usize,
+    },
+    /// A roll is not a die value 1..=6 (rule 4.1).
+    #[error("invalid_position: seats.{seat}.rolls: {value} is not a die value 1..=6")]
+    NotADieValue {
+        /// The seat.
+        seat: Seat,
+        /// The value given.
+        value: i64,
+    },
+    /// `exit_credits` is outside 0..=255.
+    #[error("invalid_position: seats.{seat}.exit_credits must be 0..=255, got {value}")]
+    ExitCreditsOutOfRange {
+        /// The seat.
+        seat: Seat,
+        /// The value given.
+        value: i64,
+    },
+    /// `bonus` is negative (rule 8.7).
+    #[error("invalid_position: seats.{seat}.bonus must not be negative (rule 8.7), got {value}")]
+    NegativeBonus {
+        /// The seat.
+        seat: Seat,
+        /// The value given.
+        value: i64,
+    },
+    /// A piece's `progress` is negative (rule 8.7).
+    #[error("invalid_position: seats.{seat}.progress.{piece} must not be negative (rule 8.7), got {value}")]
+    NegativeProgress {
+        /// The seat.
+        seat: Seat,
+        /// The piece.
+        piece: PieceId,
+        /// The value given.
+        value: i64,
+    },
+    /// A `scored` list names a checkpoint this seat's pieces never record (another
+    /// seat's own entry as `entry:<seat>`, or `midpoint`; rules 8.2, 8.4).
+    #[error("invalid_position: seats.{seat}.scored.{piece}: {checkpoint} is not a checkpoint a {seat} piece records (rules 8.2, 8.4)")]
+    CheckpointNotForSeat {
+        /// The seat.
+        seat: Seat,
+        /// The piece.
+        piece: PieceId,
+        /// The checkpoint.
+        checkpoint: Checkpoint,
+    },
+    /// A `scored` list names a checkpoint twice.
+    #[error("invalid_position: seats.{seat}.scored.{piece} names {checkpoint} twice")]
+    CheckpointTwice {
+        /// The seat.
+        seat: Seat,
+        /// The piece.
+        piece: PieceId,
+        /// The checkpoint named twice.
+        checkpoint: Checkpoint,
+    },
+    /// `finished` is not a place 1..=4 (rule 8.8).
+    #[error("invalid_position: seats.{seat}.finished must be a place 1..=4, got {place}")]
+    PlaceOutOfRange {
+        /// The seat.
+        seat: Seat,
+        /// The place given.
+        place: u8,
+    },
+    /// Two seats hold the same finishing place (rule 8.8).
+    #[error("invalid_position: seats.{seat}.finished: place {place} is held by another seat")]
+    PlaceTaken {
+        /// The second seat naming the place.
+        seat: Seat,
+        /// The place.
+        place: u8,
+    },
+    /// `to_move` names a finished seat, which takes no more turns (rules 4.7, 8.8).
+    #[error("invalid_position: to_move: {seat} has finished and takes no more turns (rule 8.8)")]
+    ToMoveFinished {
+        /// The seat named by `to_move`.
+        seat: Seat,
+    },
+}
 
 impl PositionError {
-    /// The stable error code, `"invalid_position"`.
-    pub const CODE: &'static str = "invalid_position";
+    /// The stable error code, always [`ErrorCode::InvalidPosition`].
+    pub fn code(&self) -> ErrorCode {
+        ErrorCode::InvalidPosition
+    }
+}
+
+/// What [`Position::apply_roll`] did (rule 4.1).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Roll {
+    /// Rolled values that did not fit in the store (`roll_store_cap`) and were
+    /// dropped, in rolling order.
+    pub dropped: Vec<u8>,
+    /// Exit credits gained from 6s, after `exit_credit_cap`.
+    pub credits_gained: u32,
+}
+
+/// Why [`Position::apply_roll`] refused a roll. Nothing changes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RollError {
+    /// No seat is to move (rule 4.7: every seat finished, or the match is over).
+    #[error("no seat is to move, so nobody rolls")]
+    NoSeatToMove,
+    /// Rule 4.1: a turn rolls exactly `dice_per_turn` dice.
+    #[error("a turn rolls {expected} dice (dice_per_turn), got {got}")]
+    WrongDiceCount {
+        /// `dice_per_turn`.
+        expected: u8,
+        /// Dice given.
+        got: usize,
+    },
+    /// A die is not 1..=6.
+    #[error("{0} is not a die value 1..=6")]
+    NotADieValue(u8),
 }
 
 impl Position {
@@ -255,7 +397,8 @@ impl Position {
     /// Errors: [`PositionError`] (`invalid_position`) for malformed JSON, unknown
     /// fields, seats or pieces, and every check of [`Position::from_setup`].
     pub fn from_json(json: &str) -> Result<Position, PositionError> {
-        let setup: Setup = serde_json::from_str(json).map_err(|e| PositionError(e.to_string()))?;
+        let setup: Setup =
+            serde_json::from_str(json).map_err(|e| PositionError::Json(e.to_string()))?;
         Position::from_setup(&setup)
     }
 
@@ -265,7 +408,6 @@ impl Position {
     /// `midpoint`, rule 8.4), `finished` places 1..=4 and distinct, `to_move` not a
     /// finished seat.
     pub fn from_setup(setup: &Setup) -> Result<Position, PositionError> {
-        let err = |m: String| Err(PositionError(m));
         let mut pos = Position {
             mode: setup.mode,
             to_move: setup.to_move,
@@ -280,70 +422,74 @@ impl Position {
             for &p in &s.glowing {
                 let bit = 1 << p.index();
                 if st.glowing & bit != 0 {
-                    return err(format!("seats.{seat}.glowing names {p} twice"));
+                    return Err(PositionError::GlowingTwice { seat, piece: p });
                 }
                 if st.pieces[p.index()] == Location::Yard {
-                    return err(format!(
-                        "seats.{seat}.glowing: {p} is in the yard and cannot glow (rule 7.7)"
-                    ));
+                    return Err(PositionError::GlowingInYard { seat, piece: p });
                 }
                 st.glowing |= bit;
             }
             if s.rolls.len() > MAX_ROLL_STORE {
-                return err(format!(
-                    "seats.{seat}.rolls holds {} rolls, at most {MAX_ROLL_STORE}",
-                    s.rolls.len()
-                ));
+                return Err(PositionError::TooManyRolls {
+                    seat,
+                    count: s.rolls.len(),
+                });
             }
             for &r in &s.rolls {
                 if !(1..=6).contains(&r) {
-                    return err(format!("seats.{seat}.rolls: {r} is not a die value 1..=6"));
+                    return Err(PositionError::NotADieValue { seat, value: r });
                 }
                 st.rolls.push(r as u8, MAX_ROLL_STORE);
             }
             if !(0..=255).contains(&s.exit_credits) {
-                return err(format!(
-                    "seats.{seat}.exit_credits must be 0..=255, got {}",
-                    s.exit_credits
-                ));
+                return Err(PositionError::ExitCreditsOutOfRange {
+                    seat,
+                    value: s.exit_credits,
+                });
             }
             st.exit_credits = s.exit_credits as u32;
             st.combat = s.combat;
             if s.bonus < 0 {
-                return err(format!(
-                    "seats.{seat}.bonus must not be negative (rule 8.7), got {}",
-                    s.bonus
-                ));
+                return Err(PositionError::NegativeBonus {
+                    seat,
+                    value: s.bonus,
+                });
             }
             st.bonus = s.bonus;
             for (&p, &v) in &s.progress {
                 if v < 0 {
-                    return err(format!(
-                        "seats.{seat}.progress.{p} must not be negative (rule 8.7), got {v}"
-                    ));
+                    return Err(PositionError::NegativeProgress {
+                        seat,
+                        piece: p,
+                        value: v,
+                    });
                 }
                 st.progress[p.index()] = v;
             }
             for (&p, list) in &s.scored {
                 for &cp in list {
                     if !cp.valid_for(seat) {
-                        return err(format!("seats.{seat}.scored.{p}: {cp} is not a checkpoint a {seat} piece records (rules 8.2, 8.4)"));
+                        return Err(PositionError::CheckpointNotForSeat {
+                            seat,
+                            piece: p,
+                            checkpoint: cp,
+                        });
                     }
                     if !st.scored[p.index()].insert(cp) {
-                        return err(format!("seats.{seat}.scored.{p} names {cp} twice"));
+                        return Err(PositionError::CheckpointTwice {
+                            seat,
+                            piece: p,
+                            checkpoint: cp,
+                        });
                     }
                 }
             }
             if let Some(f) = s.finished {
                 if !(1..=4).contains(&f) {
-                    return err(format!(
-                        "seats.{seat}.finished must be a place 1..=4, got {f}"
-                    ));
+                    return Err(PositionError::PlaceOutOfRange { seat, place: f });
                 }
                 if places[f as usize] {
-                    return err(format!(
-                        "seats.{seat}.finished: place {f} is held by another seat"
-                    ));
+                    return Err(PositionError::PlaceTaken { seat, place: f });
                 }
                 places[f as usize] = true;
                 st.finished = Some(f);
@@ -351,9 +497,7 @@ impl Position {
         }
         if let Some(t) = setup.to_move {
             if pos.seats[t.index()].finished.is_some() {
-                return err(format!(
-                    "to_move: {t} has finished and takes no more turns (rule 8.8)"
-                ));
+                return Err(PositionError::ToMoveFinished { seat: t });
             }
         }
         Ok(pos)
@@ -404,6 +548,43 @@ impl Position {
     /// Seats that have finished (rule 8.8).
     pub fn finished_count(&self) -> usize {
         self.seats.iter().filter(|s| s.finished.is_some()).count()
+    }
+
+    /// Rule 4.1: gives the seat to move the dice rolled at the start of its turn.
+    /// Each die is appended to its roll store while the store holds fewer than
+    /// `roll_store_cap` rolls (the rest are dropped), and each 6 grants one exit
+    /// credit while the seat holds fewer than `exit_credit_cap`. This is how a
+    /// [`Match`](crate::Match) starts every turn, and how a client that follows a match
+    /// from its messages applies a `turn_started`'s dice to its own position.
+    ///
+    /// Errors (nothing changes): [`RollError::NoSeatToMove`] when no seat is to move,
+    /// [`RollError::WrongDiceCount`] unless exactly `dice_per_turn` dice are given,
+    /// [`RollError::NotADieValue`] for a die outside 1..=6.
+    pub fn apply_roll(&mut self, rules: &RuleSet, dice: &[u8]) -> Result<Roll, RollError> {
+        let seat = self.to_move.ok_or(RollError::NoSeatToMove)?;
+        if dice.len() != rules.dice_per_turn as usize {
+            return Err(RollError::WrongDiceCount {
+                expected: rules.dice_per_turn,
+                got: dice.len(),
+            });
+        }
+        if let Some(&bad) = dice.iter().find(|d| !(1..=6).contains(*d)) {
+            return Err(RollError::NotADieValue(bad));
+        }
+        let cap = rules.roll_store_cap as usize;
+        let credit_cap = rules.exit_credit_cap as u32;
+        let st = self.seat_mut(seat);
+        let mut roll = Roll::default();
+        for &v in dice {
+            if !st.rolls.push(v, cap) {
+                roll.dropped.push(v);
+            }
+            if v == 6 && st.exit_credits < credit_cap {
+                st.exit_credits += 1;
+                roll.credits_gained += 1;
+            }
+        }
+        Ok(roll)
     }
 }
 

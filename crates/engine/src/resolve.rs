@@ -52,6 +52,8 @@ struct Ctx<'a> {
 impl Position {
     /// Plays `plan` for the seat to move (rules §4–§8): validates it (rule 4.5), then
     /// resolves it. Returns the new position and the events in the order they happened.
+    /// The checked entry point: `play` = [`Position::validate`] +
+    /// [`Position::play_unchecked`].
     ///
     /// Errors: a [`PlanError`] with its stable code; `self` is unchanged (it is
     /// borrowed, and nothing is resolved unless the whole plan is valid).
@@ -59,34 +61,52 @@ impl Position {
         let vp = self.validate(rules, plan)?;
         let mut next = *self;
         let mut events = Vec::new();
-        next.apply(rules, &vp, &mut events);
+        next.play_unchecked(rules, &vp, &mut events);
         Ok((next, events))
     }
 
-    /// Resolves an already validated plan in place, appending events to `events`
-    /// (lets a hot loop reuse one event buffer). `vp` must come from
-    /// [`Position::validate`] on this very position.
-    pub fn apply(&mut self, rules: &RuleSet, vp: &ValidPlan, events: &mut Vec<Event>) {
+    /// Resolves an already validated plan in place (rules §3, §5–§8), appending the
+    /// events to `events` (so a hot loop can reuse one buffer and skip re-validating).
+    ///
+    /// Contract, which the types cannot carry: `vp` was returned by
+    /// [`Position::validate`] on a position equal to `self` (before this call), with a
+    /// rule set whose `royal_max_steps` is at least `vp`'s royal steps. Then the result
+    /// is exactly that of [`Position::play`]. A [`ValidPlan`] of another position
+    /// breaks rule 4.5 unseen (it may spend rolls or exit credits the seat does not
+    /// hold, or move another seat's turn): the position reached is unspecified and the
+    /// call may panic (debug builds check the seat, the rolls and the credits). Never
+    /// memory-unsafe.
+    pub fn play_unchecked(&mut self, rules: &RuleSet, vp: &ValidPlan, events: &mut Vec<Event>) {
+        debug_assert_eq!(
+            self.to_move,
+            Some(vp.seat()),
+            "play_unchecked: the plan was validated for another seat to move"
+        );
         let Some(seat) = self.to_move else { return };
         let mut ctx = Ctx {
             rules,
             seat,
-            dir: vp.direction,
+            dir: vp.direction(),
             events,
         };
         {
             let st = self.seat_mut(seat);
-            for &v in vp.used.as_slice() {
-                st.rolls.remove(v);
+            for &v in vp.used().as_slice() {
+                let held = st.rolls.remove(v);
+                debug_assert!(held, "play_unchecked: roll {v} is not in the store");
             }
-            st.exit_credits -= vp.exits.count_ones();
+            debug_assert!(
+                st.exit_credits >= vp.exit_count(),
+                "play_unchecked: not enough exit credits"
+            );
+            st.exit_credits = st.exit_credits.saturating_sub(vp.exit_count());
         }
         // Rule 5.1: royal first, guardian phase, or royal last.
-        if let (Some(r), true) = (vp.royal, vp.royal_first) {
+        if let (Some(r), true) = (vp.royal(), vp.royal_first()) {
             self.move_royal(&mut ctx, r);
         }
         self.guardian_phase(&mut ctx, vp);
-        if let (Some(r), false) = (vp.royal, vp.royal_first) {
+        if let (Some(r), false) = (vp.royal(), vp.royal_first()) {
             self.move_royal(&mut ctx, r);
         }
         self.complete(&mut ctx);
@@ -98,7 +118,7 @@ impl Position {
         let seat = ctx.seat;
         let entry = Location::Ring(seat.entry());
         for g in PieceId::GUARDIANS {
-            if vp.exits & (1 << g.index()) == 0 {
+            if !vp.exits(g) {
                 continue;
             }
             self.seat_mut(seat).pieces[g.index()] = entry;
@@ -115,7 +135,7 @@ impl Position {
         let mut groups = [Unit::default(); 4];
         let mut locs = [Location::Yard; 4];
         let mut n = 0;
-        let mut rem = vp.steps;
+        let mut rem = vp.all_steps();
         for (g, _) in rem.iter().enumerate().filter(|&(_, &steps)| steps > 0) {
             let loc = self.seat(seat).pieces[g];
             match locs[..n].iter().position(|&l| l == loc) {

@@ -1,7 +1,8 @@
 //! Scenario files (RULES.md §11): one position, one plan, and a partial `expect`.
 
+use crate::plan::ErrorCode;
 use crate::plan::Plan;
-use crate::position::{Position, PositionError, Setup};
+use crate::position::{Position, Setup};
 use crate::rules::RuleSet;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -30,11 +31,11 @@ pub fn run(s: &Scenario) -> Value {
         |code: &str, message: String| json!({ "error": { "code": code, "message": message } });
     let setup: Setup = match serde_json::from_value(s.position.clone()) {
         Ok(x) => x,
-        Err(e) => return err(PositionError::CODE, e.to_string()),
+        Err(e) => return err(ErrorCode::InvalidPosition.as_str(), e.to_string()),
     };
     let pos = match Position::from_setup(&setup) {
         Ok(p) => p,
-        Err(e) => return err(PositionError::CODE, e.0),
+        Err(e) => return err(e.code().as_str(), e.to_string()),
     };
     let plan = match Plan::from_value(s.plan.clone()) {
         Ok(p) => p,

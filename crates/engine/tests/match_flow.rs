@@ -2,8 +2,8 @@
 //! timeouts, the match clock, standings and the submission checks of [`Match`].
 
 use engine::{
-    standings, EndReason, Expiry, Match, MatchError, Mode, Plan, Position, RuleSet, Seat, Seed,
-    TurnKind,
+    standings, EndReason, ErrorCode, Expiry, Match, MatchError, Mode, Plan, Position, RuleSet,
+    Seat, Seed, TurnKind,
 };
 
 const SEED: Seed = Seed([5; 32]);
@@ -97,16 +97,57 @@ fn refused_submissions_change_nothing() {
             to_move: Seat::Green
         }
     ));
-    assert_eq!(e.code(), "not_your_turn");
-    assert_eq!(m.pass(Seat::Green, 2, 0).unwrap_err().code(), "stale_turn");
+    assert_eq!(e.code(), ErrorCode::NotYourTurn);
+    assert_eq!(
+        m.pass(Seat::Green, 2, 0).unwrap_err().code(),
+        ErrorCode::StaleTurn
+    );
     let bad = Plan::from_json(r#"{"moves":{"G1":[1]}}"#).unwrap();
     assert_eq!(
         m.submit(Seat::Green, 1, &bad, 0).unwrap_err().code(),
-        "piece_in_yard"
+        ErrorCode::PieceInYard
     );
     assert_eq!(*m.position(), pos);
     assert_eq!(m.current_turn(), Some(&t));
     assert!(m.log().is_empty());
+}
+
+/// Submission precedence (`Match::submit`, proto/README.md §5): the turn number is
+/// checked before the seat. Once green's turn 1 is resolved and red's turn 2 runs, a
+/// late or repeated green submission for turn 1 is `stale_turn` (not `not_your_turn`);
+/// so is anyone's plan for a turn that has not started; a wrong seat with the current
+/// turn number is `not_your_turn`; and a stale plan that is also illegal (rule 4.5)
+/// is still `stale_turn`. None of them changes anything.
+#[test]
+fn late_or_repeated_submission_is_stale_before_the_seat_is_checked() {
+    let mut m = Match::new(RuleSet::default(), Mode::Clash, SEED, 0).unwrap();
+    m.pass(Seat::Green, 1, 0).unwrap();
+    let pos = *m.position();
+    let t = m.current_turn().unwrap().clone();
+    assert_eq!((t.seat, t.turn_number), (Seat::Red, 2));
+
+    let late = m.pass(Seat::Green, 1, 0).unwrap_err();
+    assert_eq!(late, MatchError::StaleTurn { current: 2, got: 1 });
+    assert_eq!(late.code(), ErrorCode::StaleTurn);
+    let illegal = Plan::from_json(r#"{"moves":{"G1":[1]}}"#).unwrap();
+    assert_eq!(
+        m.submit(Seat::Green, 1, &illegal, 0).unwrap_err(),
+        MatchError::StaleTurn { current: 2, got: 1 }
+    );
+    assert_eq!(
+        m.pass(Seat::Blue, 3, 0).unwrap_err(),
+        MatchError::StaleTurn { current: 2, got: 3 }
+    );
+    assert_eq!(
+        m.pass(Seat::Blue, 2, 0).unwrap_err(),
+        MatchError::NotYourTurn {
+            seat: Seat::Blue,
+            to_move: Seat::Red
+        }
+    );
+    assert_eq!(*m.position(), pos);
+    assert_eq!(m.current_turn(), Some(&t));
+    assert_eq!(m.turns_played(), 1);
 }
 
 /// Rule 4.6: before the turn deadline `expire` does nothing; at it the server passes
@@ -136,7 +177,7 @@ fn match_clock_ends_the_match() {
     let t = m.current_turn().unwrap().clone();
     assert_eq!(
         m.pass(t.seat, t.turn_number, end_ms).unwrap_err().code(),
-        "match_over"
+        ErrorCode::MatchOver
     );
     let Some(Expiry::MatchEnded(end)) = m.expire(end_ms) else {
         panic!("the clock did not end the match")
@@ -148,7 +189,7 @@ fn match_clock_ends_the_match() {
     assert!(m.expire(end_ms + 1).is_none());
     assert_eq!(
         m.pass(t.seat, t.turn_number, 0).unwrap_err().code(),
-        "match_over"
+        ErrorCode::MatchOver
     );
 }
 

@@ -2,7 +2,8 @@
 //! every invariant of RULES.md, rejected plans change nothing (rule 4.5), and the
 //! recorded log re-plays exactly from the revealed seed (§10).
 //!
-//! Each case starts a [`Match`] with a random seed and mode, then plays 50–300 turns:
+//! Each case starts a [`Match`] with a random seed and mode, then plays 50–500 turns
+//! (in two cases of three mostly progress-seeking plans, so that seats finish):
 //! before every real plan it submits one random illegal plan (and a wrong-seat and a
 //! stale-turn submission) and checks that the match is untouched; about one turn in
 //! ten times out instead (rule 4.6). After every turn the position is checked.
@@ -260,9 +261,101 @@ fn illegal_plan(
     Some((plan, code))
 }
 
+/// Steps guardian `g` of `seat` still needs to reach Home moving forward (rules 2.6,
+/// 3.1): from its home path `HPk`, `8 − k`; from forward tile `t` while glowing,
+/// `72 − t`; otherwise (not glowing yet, or in the Yard) it must still reach its
+/// midpoint first, so it counts as far away (`72 + 35 − t`, or 200 from the Yard).
+fn steps_to_home(pos: &Position, seat: Seat, g: PieceId) -> u32 {
+    let st = pos.seat(seat);
+    match st.location(g) {
+        Location::Home => 0,
+        Location::HomePath(k) => 8 - k as u32,
+        Location::Yard => 200,
+        loc @ Location::Ring(_) => {
+            let t = engine::board::relative_tile(seat, loc, engine::Direction::Forward);
+            match (t, st.glows(g)) {
+                (Some(t), true) => 72 - t as u32,
+                (Some(t), false) => 72 + 35u32.saturating_sub(t as u32),
+                // The four ring tiles before the entry: nearly a whole lap to go.
+                (None, _) => 110,
+            }
+        }
+    }
+}
+
+/// A legal plan that seeks progress (so that seats reach Home and finish, rule 8.8):
+/// forward; every Yard guardian exits while credits last; the rolls go, largest first,
+/// to the movable guardian nearest Home that still needs steps (rules 3.3, 4.3); the
+/// royal moves `royal_max_steps` forward unless it is Home.
+fn progress_plan(pos: &Position, rules: &RuleSet, rng: &mut ChaCha8Rng) -> Plan {
+    let Some(seat) = pos.to_move() else {
+        return Plan::pass();
+    };
+    let st = pos.seat(seat);
+    let mut plan = Plan::new(engine::Direction::Forward);
+    let mut credits = st.exit_credits;
+    let mut movable: Vec<(PieceId, u32)> = Vec::new();
+    for g in PieceId::GUARDIANS {
+        match st.location(g) {
+            Location::Yard if credits > 0 => {
+                credits -= 1;
+                plan = plan.exit(g);
+                // From the entry tile (forward tile 1): 71 steps, midpoint on the way.
+                movable.push((g, 71 + 34));
+            }
+            Location::Yard | Location::Home => {}
+            _ => movable.push((g, steps_to_home(pos, seat, g))),
+        }
+    }
+    movable.sort_by_key(|&(g, need)| (need, g.index()));
+    let mut rolls = st.rolls.as_slice().to_vec();
+    rolls.sort_unstable_by(|a, b| b.cmp(a));
+    let mut given: [Vec<u8>; 4] = Default::default();
+    for v in rolls {
+        if let Some((g, need)) = movable.iter_mut().find(|(_, need)| *need > 0) {
+            given[g.index()].push(v);
+            *need = need.saturating_sub(v as u32);
+        }
+    }
+    for g in PieceId::GUARDIANS {
+        if !given[g.index()].is_empty() {
+            plan = plan.mv(g, &given[g.index()]);
+        }
+    }
+    if st.location(PieceId::R) != Location::Home {
+        plan = plan.royal(rules.royal_max_steps, rng.next_u32() & 1 == 1);
+    }
+    plan
+}
+
 /// Plays one random match and checks everything along the way; returns it ended.
 fn play_random_match(seed: [u8; 32], rng_seed: u64, turns: usize, mode: Mode) -> Match {
+    play_match(seed, rng_seed, turns, mode, 0).0
+}
+
+/// What a played match showed of the finishing rules (8.8, 4.7, 9.1).
+#[derive(Debug, Default, Clone, Copy)]
+struct Finishing {
+    /// Seats that finished.
+    seats_finished: usize,
+    /// Turns after which the turn passed over at least one finished seat (rule 4.7).
+    skips: usize,
+    /// Whether the match ended because every seat finished (rule 9.1).
+    all_finished: bool,
+}
+
+/// Plays one match of up to `turns` turns, `progress_percent` % of the plans from
+/// [`progress_plan`] and the rest from `random_plan`, and checks everything along the
+/// way; returns it ended.
+fn play_match(
+    seed: [u8; 32],
+    rng_seed: u64,
+    turns: usize,
+    mode: Mode,
+    progress_percent: u32,
+) -> (Match, Finishing) {
     let rules = RuleSet::default();
+    let mut finishing = Finishing::default();
     let mut m = Match::new(rules.clone(), mode, Seed(seed), 0).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
     let mut now = 0u64;
@@ -288,18 +381,27 @@ fn play_random_match(seed: [u8; 32], rng_seed: u64, turns: usize, mode: Mode) ->
         // Rule 4.5: a rejected plan changes nothing.
         if let Some((bad, code)) = illegal_plan(&before, &rules, &mut rng) {
             let e = m.submit(cur.seat, cur.turn_number, &bad, now).unwrap_err();
-            assert_eq!(e.code(), code.as_str(), "{bad:?} on {}", before.to_json());
+            assert_eq!(e.code(), code, "{bad:?} on {}", before.to_json());
             assert_eq!(before.play(&rules, &bad).unwrap_err().code(), code);
         }
         let other = Seat::from_index(cur.seat.index() + 1 + rng.next_u32() as usize % 3);
         let e = m
             .submit(other, cur.turn_number, &Plan::pass(), now)
             .unwrap_err();
-        assert_eq!(e.code(), "not_your_turn");
+        assert_eq!(e.code(), ErrorCode::NotYourTurn);
         let e = m
             .submit(cur.seat, cur.turn_number + 1, &Plan::pass(), now)
             .unwrap_err();
-        assert_eq!(e.code(), "stale_turn");
+        assert_eq!(e.code(), ErrorCode::StaleTurn);
+        // Turn number before seat: a late plan for the previous turn is stale,
+        // whichever seat sends it.
+        if cur.turn_number > 1 {
+            let anyone = Seat::from_index(rng.next_u32() as usize % 4);
+            let e = m
+                .submit(anyone, cur.turn_number - 1, &Plan::pass(), now)
+                .unwrap_err();
+            assert_eq!(e.code(), ErrorCode::StaleTurn);
+        }
         assert_eq!(*m.position(), before);
         assert_eq!(m.log().len(), log_len);
         assert_eq!(m.current_turn(), Some(&cur));
@@ -320,7 +422,22 @@ fn play_random_match(seed: [u8; 32], rng_seed: u64, turns: usize, mode: Mode) ->
             }
         } else {
             now += 1000;
-            let plan = random_plan(&before, &rules, &mut rng);
+            if now >= m.deadline_ms() {
+                // Rule 9.1: the match clock ran out; a plan now is refused, and the
+                // clock ends the match.
+                let e = m.submit(cur.seat, cur.turn_number, &Plan::pass(), now);
+                assert_eq!(e.unwrap_err().code(), ErrorCode::MatchOver);
+                let Some(Expiry::MatchEnded(end)) = m.expire(now) else {
+                    panic!("the match clock did not end the match");
+                };
+                assert_eq!(end.reason, engine::EndReason::Clock);
+                break;
+            }
+            let plan = if rng.next_u32() % 100 < progress_percent {
+                progress_plan(&before, &rules, &mut rng)
+            } else {
+                random_plan(&before, &rules, &mut rng)
+            };
             let out = m.submit(cur.seat, cur.turn_number, &plan, now).unwrap();
             assert_eq!(out.record.plan, plan);
             plan
@@ -348,12 +465,85 @@ fn play_random_match(seed: [u8; 32], rng_seed: u64, turns: usize, mode: Mode) ->
                 assert_eq!(a, r, "{s}: Match and Position::play differ");
             }
         }
+        check_finishing(&before, &after, cur.seat, &m, &rules, &mut finishing);
     }
     if !m.is_over() {
         m.end_by_clock();
     }
     assert!(m.current_turn().is_none());
-    m
+    (m, finishing)
+}
+
+/// Rules 8.8, 4.7 and 9.1 across one resolved turn of `mover`: the mover finishes
+/// exactly when its fifth piece is Home, with the next free place (one more than the
+/// seats finished before) and, in journey, that place's completion bonus (clash:
+/// none), reported by one
+/// `finished` event; the turn then goes to the next seat in turn order that has not
+/// finished, skipping finished seats; and once all four have finished the match ends
+/// (reason `all_finished`, places 1..=4 each once, no turn running, final standings
+/// those of the position).
+fn check_finishing(
+    before: &Position,
+    after: &Position,
+    mover: Seat,
+    m: &Match,
+    rules: &RuleSet,
+    finishing: &mut Finishing,
+) {
+    let events = &m.log().last().expect("the turn is logged").events;
+    let finished_events: Vec<&engine::Event> = events
+        .iter()
+        .filter(|e| matches!(e, engine::Event::Finished { .. }))
+        .collect();
+    let (b, a) = (before.seat(mover), after.seat(mover));
+    if b.finished.is_none() && a.all_home() {
+        let place = before.finished_count() as u8 + 1;
+        let bonus = match after.mode() {
+            Mode::Journey => rules.completion_bonus[place as usize - 1],
+            Mode::Clash => 0,
+        };
+        assert_eq!(a.finished, Some(place), "rule 8.8: {mover}'s place");
+        assert_eq!(a.bonus, b.bonus + bonus, "rule 8.8: {mover}'s bonus");
+        assert_eq!(
+            finished_events,
+            [&engine::Event::Finished {
+                seat: mover,
+                place,
+                bonus
+            }]
+        );
+        finishing.seats_finished += 1;
+    } else {
+        assert_eq!(a.finished, b.finished, "rule 8.8: {mover} finished early");
+        assert!(finished_events.is_empty(), "{finished_events:?}");
+    }
+    // Rule 4.7: the next seat in turn order that has not finished.
+    let next = (1..=4)
+        .map(|k| Seat::from_index(mover.index() + k))
+        .find(|s| after.seat(*s).finished.is_none());
+    if m.end().map(|e| e.reason) == Some(engine::EndReason::Clock) {
+        return;
+    }
+    assert_eq!(after.to_move(), next, "rule 4.7 after {mover}'s turn");
+    if let Some(n) = next {
+        if n != Seat::from_index(mover.index() + 1) {
+            finishing.skips += 1;
+        }
+        assert_eq!(m.current_turn().map(|t| t.seat), Some(n));
+    } else {
+        // Rule 9.1: every seat finished, the match is over.
+        let end = m.end().expect("all finished ends the match");
+        assert_eq!(end.reason, engine::EndReason::AllFinished);
+        let mut places: Vec<u8> = Seat::ALL
+            .iter()
+            .map(|&s| after.seat(s).finished.unwrap())
+            .collect();
+        places.sort_unstable();
+        assert_eq!(places, [1, 2, 3, 4]);
+        assert!(m.current_turn().is_none());
+        assert_eq!(end.standings, engine::standings(after));
+        finishing.all_finished = true;
+    }
 }
 
 fn mode_of(journey: bool) -> Mode {
@@ -365,18 +555,26 @@ fn mode_of(journey: bool) -> Mode {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(40))]
 
     /// Random legal play keeps every invariant, rejected plans change nothing, and
-    /// the replay (seed revealed after the end) re-plays to the same match.
+    /// the replay (seed revealed after the end) re-plays to the same match. Two
+    /// cases in three are biased toward progress (90 % of plans from
+    /// [`progress_plan`], 350–800 turns), so that seats finish (rule 8.8), finished seats are skipped
+    /// (rule 4.7) and matches end with every seat finished (rule 9.1) in most of those
+    /// cases (see `progress_play_finishes_seats_in_most_matches`); the others are
+    /// uniformly random plans, which explore the rest of the board.
     #[test]
     fn random_play_keeps_invariants_and_replays(
         seed in any::<[u8; 32]>(),
         rng_seed in any::<u64>(),
-        turns in 50usize..300,
+        turns in 50usize..500,
         journey in any::<bool>(),
+        progress_percent in prop_oneof![Just(0u32), Just(90u32), Just(90u32)],
     ) {
-        let m = play_random_match(seed, rng_seed, turns, mode_of(journey));
+        // Progress-seeking seats need about 200–400 turns to all finish.
+        let turns = if progress_percent > 0 { 300 + turns } else { turns };
+        let (m, _) = play_match(seed, rng_seed, turns, mode_of(journey), progress_percent);
         let replay = replay_of(&m);
         prop_assert_eq!(replay.seed, Some(Seed(seed)));
         let again = verify(&replay).map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -389,6 +587,38 @@ proptest! {
         prop_assert_eq!(&back, &replay);
         prop_assert!(verify(&back).is_ok());
     }
+}
+
+/// The progress-biased generator does its job, so the finishing rules are exercised
+/// by the property test: over 12 fixed matches (6 journey, 6 clash, up to 600 turns,
+/// 90 % progress plans) a seat finishes in at least 9, a turn skips a finished seat
+/// in at least 9, and every seat finishes in at least 6. `play_match` checks places
+/// 1..=n, bonuses, skipping and the all-finished ending on every turn of them.
+#[test]
+fn progress_play_finishes_seats_in_most_matches() {
+    let mut with_finished = 0;
+    let mut with_skips = 0;
+    let mut all_finished = 0;
+    for i in 0..12u8 {
+        let mode = mode_of(i % 2 == 0);
+        let (m, f) = play_match([i.wrapping_mul(37); 32], i as u64, 600, mode, 90);
+        assert_eq!(f.seats_finished, m.position().finished_count());
+        with_finished += usize::from(f.seats_finished > 0);
+        with_skips += usize::from(f.skips > 0);
+        all_finished += usize::from(f.all_finished);
+    }
+    assert!(
+        with_finished >= 9,
+        "a seat finished in {with_finished} of 12"
+    );
+    assert!(
+        with_skips >= 9,
+        "a finished seat was skipped in {with_skips} of 12"
+    );
+    assert!(
+        all_finished >= 6,
+        "every seat finished in {all_finished} of 12"
+    );
 }
 
 /// §10: a replay whose recorded dice, plan or seed were altered does not verify.

@@ -45,9 +45,10 @@ pub enum ClientMsg {
     /// Answer: `match_started` to every member, or `error` (`not_host`).
     StartLobby,
     /// Submit the plan for your seat's current turn. Answer: `ack`, then
-    /// `turn_resolved` to everybody; or `error` (`not_in_match`, `not_your_turn`,
-    /// `stale_turn`, `match_over`, or a plan error of RULES.md rule 4.5) and nothing
-    /// changes.
+    /// `turn_resolved` to everybody; or `error` and nothing changes, the first code
+    /// that applies in this order: `match_not_found`, `not_in_match`, `match_over`,
+    /// `stale_turn` (the turn number is not the current turn's, whoever sends it),
+    /// `not_your_turn`, then the plan errors in the order of RULES.md rule 4.5.
     SubmitTurn(SubmitTurn),
     /// Pass your seat's current turn (RULES.md rule 4.4). Answers as `submit_turn`.
     Pass(TurnRef),

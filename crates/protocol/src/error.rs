@@ -37,12 +37,17 @@ pub enum ErrorCode {
     LobbyTooSmall,
     /// The player is already queued, in a lobby or seated in a running match.
     AlreadyBusy,
-    /// The plan is for a turn that is not the current one.
+    /// The plan is for a turn that is not the current one (it arrived late or twice).
+    /// Checked before the seat: a late plan of the previous seat gets `stale_turn`.
     StaleTurn,
     /// Something failed inside the server; nothing was changed.
     Internal,
+    /// The store (database) is unavailable or behind, so no new match can start
+    /// (queues and lobbies refuse until it catches up; running matches hold their
+    /// turns meanwhile). Nothing was changed; try again shortly.
+    StoreUnavailable,
     // --- engine (rule 4.5) ---
-    /// It is another seat's turn.
+    /// It is another seat's turn (the turn number given is the current one).
     NotYourTurn,
     /// The match is over.
     MatchOver,
@@ -72,7 +77,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every error code, in declaration order (frames, session, engine).
-    pub const ALL: [ErrorCode; 28] = {
+    pub const ALL: [ErrorCode; 29] = {
         use ErrorCode::*;
         [
             BadJson,
@@ -90,6 +95,7 @@ impl ErrorCode {
             AlreadyBusy,
             StaleTurn,
             Internal,
+            StoreUnavailable,
             NotYourTurn,
             MatchOver,
             UnknownPiece,
@@ -125,6 +131,7 @@ impl ErrorCode {
             AlreadyBusy => "already_busy",
             StaleTurn => "stale_turn",
             Internal => "internal",
+            StoreUnavailable => "store_unavailable",
             NotYourTurn => "not_your_turn",
             MatchOver => "match_over",
             UnknownPiece => "unknown_piece",
@@ -147,6 +154,7 @@ impl From<engine::ErrorCode> for ErrorCode {
         use engine::ErrorCode as E;
         match c {
             E::NotYourTurn => ErrorCode::NotYourTurn,
+            E::StaleTurn => ErrorCode::StaleTurn,
             E::MatchOver => ErrorCode::MatchOver,
             E::UnknownPiece => ErrorCode::UnknownPiece,
             E::PieceInYard => ErrorCode::PieceInYard,
@@ -165,11 +173,6 @@ impl From<engine::ErrorCode> for ErrorCode {
 
 impl From<&engine::MatchError> for ErrorCode {
     fn from(e: &engine::MatchError) -> Self {
-        match e {
-            engine::MatchError::NotYourTurn { .. } => ErrorCode::NotYourTurn,
-            engine::MatchError::StaleTurn { .. } => ErrorCode::StaleTurn,
-            engine::MatchError::MatchOver => ErrorCode::MatchOver,
-            engine::MatchError::Plan(p) => p.code().into(),
-        }
+        e.code().into()
     }
 }

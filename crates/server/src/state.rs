@@ -5,6 +5,7 @@
 //! across an `.await`); the actors (rooms, matchmaker) own their state and are
 //! reached by channel.
 
+use crate::clock::Clock;
 use crate::config::Config;
 use crate::lobby::Lobbies;
 use crate::matchmaker::{self, MatchmakerHandle};
@@ -12,7 +13,7 @@ use crate::presence::Presence;
 use crate::room::RoomHandle;
 use crate::ws::ConnHandle;
 use dashmap::DashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use store::{Store, WriterHandle};
@@ -25,6 +26,8 @@ use uuid::Uuid;
 pub struct AppState(Arc<Inner>);
 
 struct Inner {
+    /// The clock rooms and matches read (Unix ms).
+    clock: Clock,
     config: Config,
     store: Store,
     writer: WriterHandle,
@@ -43,13 +46,27 @@ struct Inner {
     /// Every connection and room task, so shutdown can wait for them.
     tasks: TaskTracker,
     next_conn_id: AtomicU64,
+    /// True once the schema is migrated and the running matches are resumed
+    /// ([`crate::bootstrap_store`]).
+    store_ready: AtomicBool,
 }
 
 impl AppState {
     /// Builds the state and starts the matchmaker task (call inside a Tokio runtime).
     pub fn new(config: Config, store: Store, writer: WriterHandle) -> AppState {
+        AppState::with_clock(config, store, writer, Clock::system())
+    }
+
+    /// [`AppState::new`] with the clock the rooms read (a test's [`Clock::manual`]).
+    pub fn with_clock(
+        config: Config,
+        store: Store,
+        writer: WriterHandle,
+        clock: Clock,
+    ) -> AppState {
         let (matchmaker, mm_rx) = matchmaker::channel();
         let state = AppState(Arc::new(Inner {
+            clock,
             config,
             store,
             writer,
@@ -61,9 +78,32 @@ impl AppState {
             shutdown: CancellationToken::new(),
             tasks: TaskTracker::new(),
             next_conn_id: AtomicU64::new(1),
+            store_ready: AtomicBool::new(false),
         }));
         state.tasks().spawn(matchmaker::run(state.clone(), mm_rx));
         state
+    }
+
+    /// True once the store is migrated and the running matches resumed.
+    pub fn store_ready(&self) -> bool {
+        self.0.store_ready.load(Ordering::SeqCst)
+    }
+
+    /// Marks the store migrated and the running matches resumed.
+    pub fn set_store_ready(&self) {
+        self.0.store_ready.store(true, Ordering::SeqCst);
+    }
+
+    /// True when a new match may start: the store is ready and the writer keeps up
+    /// ([`store::WriterHandle::accepting_new_matches`]). Queues and lobbies answer
+    /// `store_unavailable` otherwise.
+    pub fn accepting_new_matches(&self) -> bool {
+        self.store_ready() && self.0.writer.accepting_new_matches()
+    }
+
+    /// The clock rooms and matches read.
+    pub fn clock(&self) -> &Clock {
+        &self.0.clock
     }
 
     /// The configuration.

@@ -6,7 +6,7 @@
 //!   ([`Store::create_guest`], [`Store::player_by_token_hash`], [`Store::player`]),
 //!   match writes ([`Store::create_match`], [`Store::append_turns`],
 //!   [`Store::finish_match`]) and reads ([`Store::match_summary`], [`Store::replay`],
-//!   [`Store::running_matches`], [`Store::player_matches`], [`Store::leaderboard`],
+//!   [`Store::running_summaries`], [`Store::player_matches`], [`Store::leaderboard`],
 //!   [`Store::unfinished_matches`], [`Store::ping`]).
 //! * [`spawn_writer`]: the write-behind writer the game rooms use so that they never
 //!   wait on the database.
@@ -21,6 +21,7 @@ mod error;
 mod model;
 mod players;
 mod reads;
+mod resume;
 mod rows;
 mod store;
 #[cfg(feature = "testing")]
@@ -30,11 +31,12 @@ mod writes;
 
 pub use error::StoreError;
 pub use model::{
-    Cursor, HistoryPage, LeaderboardRow, MatchResult, MatchStatus, MatchSummary, NewMatch, Page,
-    Player, ReplayDoc, SeatEntry, SeatResult, SeatSummary, MAX_PAGE,
+    ChatEntry, Cursor, HistoryPage, LeaderboardRow, LoggedTurn, MatchResult, MatchStatus,
+    MatchSummary, NewMatch, Page, Player, ReplayDoc, RunningMatch, SeatEntry, SeatResult,
+    SeatSummary, MAX_PAGE,
 };
 pub use store::{Store, DEFAULT_DATABASE_URL};
 pub use writer::{
-    spawn_writer, spawn_writer_with, WriteOp, WriterConfig, WriterHandle, BACKLOG_GAUGE,
-    DROPPED_COUNTER, RETRIES_COUNTER,
+    spawn_writer, spawn_writer_with, Committed, WriteOp, WriterConfig, WriterHandle, BACKLOG_GAUGE,
+    BATCH_OPS, COMMIT_SECONDS, DROPPED_COUNTER, FAILURES_COUNTER, RETRIES_COUNTER,
 };

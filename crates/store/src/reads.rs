@@ -188,7 +188,7 @@ impl Store {
     /// more per further 500).
     ///
     /// Errors: [`StoreError::Invalid`] when `limit` is outside 1..=100.
-    pub async fn running_matches(
+    pub async fn running_summaries(
         &self,
         ids: &[Uuid],
         limit: u32,

@@ -447,7 +447,7 @@ async fn running_among(store: &Store) {
     let want = vec![tied[0], tied[1], old];
     let ids = vec![old, Uuid::new_v4(), tied[0], ended, tied[1]];
 
-    let got = store.running_matches(&ids, 100).await.unwrap();
+    let got = store.running_summaries(&ids, 100).await.unwrap();
     assert_eq!(got.iter().map(|m| m.id).collect::<Vec<_>>(), want);
     for m in &got {
         assert_eq!(m.status, MatchStatus::Running);
@@ -458,17 +458,17 @@ async fn running_among(store: &Store) {
         );
         assert_eq!(Some(m), store.match_summary(m.id).await.unwrap().as_ref());
     }
-    let two = store.running_matches(&ids, 2).await.unwrap();
+    let two = store.running_summaries(&ids, 2).await.unwrap();
     assert_eq!(two.iter().map(|m| m.id).collect::<Vec<_>>(), want[..2]);
     let mut many: Vec<Uuid> = (0..1200).map(|_| Uuid::new_v4()).collect();
     many[3] = old;
     many[700] = tied[1];
     many[1100] = tied[0];
-    let got = store.running_matches(&many, 100).await.unwrap();
+    let got = store.running_summaries(&many, 100).await.unwrap();
     assert_eq!(got.iter().map(|m| m.id).collect::<Vec<_>>(), want);
-    assert!(store.running_matches(&[], 10).await.unwrap().is_empty());
+    assert!(store.running_summaries(&[], 10).await.unwrap().is_empty());
     assert!(matches!(
-        store.running_matches(&ids, 0).await,
+        store.running_summaries(&ids, 0).await,
         Err(StoreError::Invalid(_))
     ));
 }

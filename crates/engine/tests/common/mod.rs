@@ -65,3 +65,70 @@ pub fn run_all(dir: &Path) -> usize {
     );
     files.len()
 }
+
+/// `RULES.md` of the shared folder: `$LUDO_SHARED_DIR/RULES.md` (or its parent's, when
+/// `LUDO_SHARED_DIR` names the scenarios folder itself), else
+/// `../../../shared/RULES.md` relative to this crate. Panics when it cannot be read.
+pub fn rules_md() -> String {
+    let mut candidates = Vec::new();
+    if let Some(d) = std::env::var_os("LUDO_SHARED_DIR") {
+        let d = PathBuf::from(d);
+        candidates.push(d.join("RULES.md"));
+        candidates.push(d.join("../RULES.md"));
+    } else {
+        candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/RULES.md"));
+    }
+    candidates
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok())
+        .unwrap_or_else(|| panic!("RULES.md not found at {candidates:?}"))
+}
+
+/// The numbers RULES.md defines: sections (`## 11. …` gives `"11"`), rules (a line
+/// starting `4.5 ` gives `"4.5"`) and the numbered steps of a rule (the `1.`, `2.`, …
+/// lines under `5.2` give `"5.2.1"`, `"5.2.2"`, …).
+pub fn rule_numbers(rules_md: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut rule: Option<String> = None;
+    let mut next_step = 1;
+    for line in rules_md.lines() {
+        if let Some(rest) = line.strip_prefix("## ") {
+            if let Some((n, _)) = rest.split_once(". ") {
+                if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) {
+                    out.insert(n.to_string());
+                }
+            }
+            rule = None;
+            continue;
+        }
+        let word = line.split(' ').next().unwrap_or("");
+        let is_rule = word.split('.').count() == 2
+            && word
+                .split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+        if is_rule {
+            out.insert(word.to_string());
+            rule = Some(word.to_string());
+            next_step = 1;
+            continue;
+        }
+        if let (Some(r), Some(rest)) = (&rule, line.strip_prefix("    ")) {
+            if rest.starts_with(&format!("{next_step}. ")) {
+                out.insert(format!("{r}.{next_step}"));
+                next_step += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The rule numbers a scenario's `rule` field cites: the comma-separated list before
+/// any `[` or `(` note, e.g. `"5.2.3, 7.4 (S 001)"` gives `["5.2.3", "7.4"]`.
+pub fn cited_rules(rule: &str) -> Vec<String> {
+    let head = rule.split(['[', '(']).next().unwrap_or("");
+    head.split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect()
+}

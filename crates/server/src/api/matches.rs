@@ -116,7 +116,7 @@ pub async fn live(State(state): State<AppState>) -> Result<Json<LiveMatches>, Ap
     // Copy the ids first: no registry guard may be held across the store's `.await`.
     // One store call for all rooms (two queries up to 500 rooms), not one per room.
     let ids: Vec<Uuid> = state.rooms().iter().map(|r| *r.key()).collect();
-    let matches = state.store().running_matches(&ids, LIVE_LIMIT).await?;
+    let matches = state.store().running_summaries(&ids, LIVE_LIMIT).await?;
     Ok(Json(LiveMatches { matches }))
 }
 

@@ -37,13 +37,19 @@ pub fn test_config() -> Config {
 }
 
 pub async fn start(config: Config) -> TestServer {
+    start_with_clock(config, server::clock::Clock::system()).await
+}
+
+/// [`start`] with the clock the rooms read (a [`server::clock::Clock::manual`] clock
+/// makes turn timers and the match clock move only when the test moves it).
+pub async fn start_with_clock(config: Config, clock: server::clock::Clock) -> TestServer {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("test.db").display());
     let store = store::Store::connect(Some(&url)).await.unwrap();
     let writer = store::spawn_writer(store.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let state = AppState::new(config, store.clone(), writer);
+    let state = AppState::with_clock(config, store.clone(), writer, clock);
     let handle = tokio::spawn(server::run(listener, state.clone(), std::future::pending()));
     TestServer {
         addr,

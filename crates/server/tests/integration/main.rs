@@ -13,3 +13,4 @@ mod reconnect;
 mod rest;
 mod rest_api;
 mod shutdown;
+mod timers;
