@@ -21,7 +21,7 @@ fi
 (cd web/tests && npm ci --no-audit --no-fund --loglevel=error)
 
 cargo build --locked -p server --bin ludo-server
-BIN="$ROOT/target/debug/ludo-server"
+BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/ludo-server"
 
 TMP=$(mktemp -d)
 PORT=$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")

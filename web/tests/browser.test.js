@@ -44,7 +44,10 @@ async function openBrowser(label, errors) {
 }
 
 async function signIn(page, name) {
-  await page.goto(BASE);
+  const res = await page.goto(BASE);
+  // The client runs under the server's Content-Security-Policy (no inline script or
+  // style); a violation would show up as a console error, which the test refuses.
+  assert.match(res.headers()['content-security-policy'] ?? '', /script-src 'self'/, 'the page is served under the CSP');
   await page.fill('#signin-name', name);
   await page.click('#signin-form button[type=submit]');
   await page.waitForSelector('#screen-home:not([hidden])');

@@ -287,6 +287,7 @@ mod tests {
                     player_id: None,
                     name: seat.name().into(),
                     bot: true,
+                    left: false,
                 })
                 .collect(),
             your_seat: Some(Seat::Red),

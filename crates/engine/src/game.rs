@@ -70,6 +70,9 @@ pub enum EndReason {
     AllFinished,
     /// The 30-minute match clock ran out.
     Clock,
+    /// Server rule (not in RULES.md): every human left the match or was away for the
+    /// server's abandon time; the standings are those at that moment.
+    Abandoned,
 }
 
 /// Rule 9.2: one seat's final (or current) result.
@@ -89,11 +92,22 @@ pub struct Standing {
     pub total: i64,
     /// Finishing place (rule 8.8), if the seat finished.
     pub finished: Option<u8>,
+    /// Server rule (not in RULES.md): the seat's player left the match
+    /// ([`Match::leave`]); a seat that left ranks below every seat that stayed.
+    #[serde(default)]
+    pub left: bool,
 }
 
 /// Rule 9.2: standings of a position, best first (ties share a place and are listed
 /// in seat order).
 pub fn standings(pos: &Position) -> Vec<Standing> {
+    standings_with_leavers(pos, &[])
+}
+
+/// Rule 9.2 with the server's leaving rule: seats in `left` rank below every seat
+/// that stayed (each group by total, best first); equal totals in the same group
+/// share a place; ties are listed in seat order.
+pub fn standings_with_leavers(pos: &Position, left: &[Seat]) -> Vec<Standing> {
     let mut v: Vec<Standing> = Seat::ALL
         .iter()
         .map(|&seat| {
@@ -106,12 +120,14 @@ pub fn standings(pos: &Position) -> Vec<Standing> {
                 bonus: st.bonus,
                 total: st.total(),
                 finished: st.finished,
+                left: left.contains(&seat),
             }
         })
         .collect();
-    v.sort_by_key(|s| std::cmp::Reverse(s.total)); // stable: ties keep seat order
+    // Stable: ties keep seat order.
+    v.sort_by_key(|s| (s.left, std::cmp::Reverse(s.total)));
     for i in 0..v.len() {
-        v[i].place = if i > 0 && v[i].total == v[i - 1].total {
+        v[i].place = if i > 0 && v[i].total == v[i - 1].total && v[i].left == v[i - 1].left {
             v[i - 1].place
         } else {
             i as u8 + 1
@@ -210,6 +226,8 @@ pub struct Match {
     /// Turns taken out of `log` by [`Match::drain_log`].
     log_base: u32,
     end: Option<MatchEnd>,
+    /// Seats whose player left (server rule, see [`Match::leave`]).
+    left: Vec<Seat>,
 }
 
 impl Match {
@@ -236,6 +254,7 @@ impl Match {
             log: Vec::new(),
             log_base: 0,
             end: None,
+            left: Vec::new(),
             rules,
         };
         m.begin_turn(now_ms);
@@ -294,9 +313,33 @@ impl Match {
     pub fn is_over(&self) -> bool {
         self.end.is_some()
     }
-    /// Current standings (rule 9.2).
+    /// Current standings (rule 9.2; seats that left rank last, see [`Match::leave`]).
     pub fn standings(&self) -> Vec<Standing> {
-        standings(&self.position)
+        standings_with_leavers(&self.position, &self.left)
+    }
+
+    /// Seats whose player left, in the order they left.
+    pub fn left(&self) -> &[Seat] {
+        &self.left
+    }
+
+    /// Server rule (not in RULES.md): the player of `seat` left the match. The seat
+    /// plays on (the server gives it to a bot) and ranks below every seat that
+    /// stayed in the standings. Leaving twice changes nothing. Returns false when the
+    /// seat had left already or the match is over.
+    pub fn leave(&mut self, seat: Seat) -> bool {
+        if self.end.is_some() || self.left.contains(&seat) {
+            return false;
+        }
+        self.left.push(seat);
+        true
+    }
+
+    /// Server rule (not in RULES.md): ends the match because every human left or was
+    /// away for the server's abandon time; the standings are those of now.
+    pub fn end_abandoned(&mut self) -> MatchEnd {
+        self.position.set_to_move(None);
+        self.finish(EndReason::Abandoned)
     }
 
     /// Rule 4.1: rolls `dice_per_turn` dice for the seat to move, appends them to its
@@ -558,6 +601,7 @@ impl Match {
             dice_commitment: seed.commitment(),
             seed: Some(seed),
             turns: log.to_vec(),
+            left: Vec::new(),
             end: None,
         };
         let mut m = crate::replay::verify(&replay)?;

@@ -2,7 +2,7 @@
 //! re-play a match; [`verify`] re-plays one and names the first difference.
 
 use crate::dice::Seed;
-use crate::game::{Match, MatchEnd, TurnKind, TurnRecord};
+use crate::game::{EndReason, Match, MatchEnd, TurnKind, TurnRecord};
 use crate::rules::{Mode, RuleSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -22,6 +22,10 @@ pub struct Replay {
     pub seed: Option<Seed>,
     /// Every resolved turn, in order.
     pub turns: Vec<TurnRecord>,
+    /// Seats whose player left the match (server rule: they rank last); empty when
+    /// nobody left.
+    #[serde(default)]
+    pub left: Vec<crate::board::Seat>,
     /// The end, once the match is over.
     pub end: Option<MatchEnd>,
 }
@@ -123,10 +127,14 @@ pub fn verify(replay: &Replay) -> Result<Match, ReplayMismatch> {
             ));
         }
     }
+    for &seat in &replay.left {
+        m.leave(seat);
+    }
     if let Some(end) = &replay.end {
-        let got = match m.end() {
-            Some(e) => e.clone(),
-            None => m.end_by_clock(),
+        let got = match (m.end(), end.reason) {
+            (Some(e), _) => e.clone(),
+            (None, EndReason::Abandoned) => m.end_abandoned(),
+            (None, _) => m.end_by_clock(),
         };
         if got.reason != end.reason {
             return Err(mismatch(None, "end.reason", &end.reason, &got.reason));
@@ -151,6 +159,7 @@ pub fn replay_of(m: &Match) -> Replay {
         dice_commitment: m.commitment(),
         seed: m.is_over().then(|| m.seed()),
         turns: m.log().to_vec(),
+        left: m.left().to_vec(),
         end: m.end().cloned(),
     }
 }

@@ -59,6 +59,11 @@ pub enum ClientMsg {
     Spectate(MatchRef),
     /// Chat in a match you play or watch (1..=280 characters). Relayed as `chat`.
     Chat(Chat),
+    /// Leave a running match you are seated in: a bot plays your seat for the rest
+    /// of the match (the others play on), you are free at once (queue, lobby), and
+    /// your seat ranks below every seat that stayed. Answer: `ack`, then `seat_left`
+    /// to everybody; or `error` (`match_not_found`, `not_in_match`).
+    LeaveMatch(MatchRef),
     /// Keep-alive. Answer: `pong`.
     Ping,
 }
@@ -183,12 +188,13 @@ impl ClientMsg {
             ClientMsg::Resync(_) => "resync",
             ClientMsg::Spectate(_) => "spectate",
             ClientMsg::Chat(_) => "chat",
+            ClientMsg::LeaveMatch(_) => "leave_match",
             ClientMsg::Ping => "ping",
         }
     }
 
     /// Every client message type tag.
-    pub const TYPES: [&'static str; 13] = [
+    pub const TYPES: [&'static str; 14] = [
         "hello",
         "join_queue",
         "leave_queue",
@@ -201,6 +207,7 @@ impl ClientMsg {
         "resync",
         "spectate",
         "chat",
+        "leave_match",
         "ping",
     ];
 }

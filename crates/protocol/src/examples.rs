@@ -174,6 +174,7 @@ impl Sim {
 
     fn seats() -> Vec<SeatInfo> {
         let seat = |seat, player_id, name: &str| SeatInfo {
+            left: false,
             seat,
             player_id,
             name: name.to_string(),
@@ -519,6 +520,13 @@ fn play() -> Played {
         .expect("the example match has a capture");
     p.server.push(featured);
     p.client.extend(extra_client_frames(turn.turn_number));
+    p.server.push(ServerFrame {
+        seq: Some(40),
+        msg: ServerMsg::SeatLeft(crate::SeatLeft {
+            match_id: MATCH_ID,
+            seat: Seat::Red,
+        }),
+    });
     p.server.push(unsequenced(ServerMsg::LobbyState(LobbyState {
         code: LOBBY_CODE.into(),
         mode: Mode::Journey,
@@ -568,5 +576,9 @@ fn extra_client_frames(ada_turn: u32) -> Vec<ClientFrame> {
             }),
         ),
         client(None, ClientMsg::Spectate(MatchRef { match_id: MATCH_ID })),
+        client(
+            Some("c6"),
+            ClientMsg::LeaveMatch(MatchRef { match_id: MATCH_ID }),
+        ),
     ]
 }

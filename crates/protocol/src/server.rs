@@ -53,6 +53,9 @@ pub enum ServerMsg {
     Pong,
     /// A chat line in a match.
     Chat(ChatLine),
+    /// A seat's player left the match (`leave_match`): a bot plays the seat from now
+    /// on, and it ranks below every seat that stayed. Sequenced like `turn_resolved`.
+    SeatLeft(SeatLeft),
 }
 
 /// `welcome` payload.
@@ -119,8 +122,11 @@ pub struct SeatInfo {
     pub player_id: Option<Uuid>,
     /// Display name (bots are named "Bot …").
     pub name: String,
-    /// True for a bot.
+    /// True for a bot (also for a seat whose player left: a bot plays it).
     pub bot: bool,
+    /// True once the seat's player left the match (`seat_left`).
+    #[serde(default)]
+    pub left: bool,
 }
 
 /// `match_started` payload.
@@ -287,6 +293,15 @@ pub struct ChatLine {
     pub text: String,
 }
 
+/// `seat_left` payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatLeft {
+    /// The match.
+    pub match_id: Uuid,
+    /// The seat whose player left.
+    pub seat: Seat,
+}
+
 impl ServerMsg {
     /// The message's type tag.
     pub fn type_name(&self) -> &'static str {
@@ -303,6 +318,7 @@ impl ServerMsg {
             ServerMsg::Ack(_) => "ack",
             ServerMsg::Pong => "pong",
             ServerMsg::Chat(_) => "chat",
+            ServerMsg::SeatLeft(_) => "seat_left",
         }
     }
 
@@ -320,7 +336,7 @@ impl ServerMsg {
     }
 
     /// Every server message type tag.
-    pub const TYPES: [&'static str; 12] = [
+    pub const TYPES: [&'static str; 13] = [
         "welcome",
         "queue_status",
         "lobby_state",
@@ -333,5 +349,6 @@ impl ServerMsg {
         "ack",
         "pong",
         "chat",
+        "seat_left",
     ];
 }

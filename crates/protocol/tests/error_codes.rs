@@ -138,8 +138,8 @@ fn rest_all_is_complete_distinct_and_serializes_as_as_str() {
     );
     assert_eq!(
         listed.iter().collect::<BTreeSet<_>>().len(),
-        14,
-        "14 distinct codes"
+        22,
+        "22 distinct codes"
     );
     for c in RestErrorCode::ALL {
         assert_eq!(
@@ -166,6 +166,7 @@ fn each_rest_code_has_its_http_status() {
         [
             "bad_json",
             "bad_query",
+            "bad_request",
             "invalid_name",
             "invalid_id",
             "invalid_limit",
@@ -174,17 +175,23 @@ fn each_rest_code_has_its_http_status() {
         ]
     );
     assert_eq!(by_status(401), ["not_authenticated"]);
+    assert_eq!(by_status(403), ["origin_not_allowed", "forbidden"]);
     assert_eq!(
         by_status(404),
         ["match_not_found", "player_not_found", "not_found"]
     );
     assert_eq!(by_status(405), ["method_not_allowed"]);
+    assert_eq!(by_status(408), ["request_timeout"]);
+    assert_eq!(by_status(413), ["too_large"]);
+    assert_eq!(by_status(415), ["unsupported_media_type"]);
+    assert_eq!(by_status(426), ["upgrade_required"]);
+    assert_eq!(by_status(429), ["rate_limited"]);
     assert_eq!(by_status(500), ["internal"]);
     assert_eq!(by_status(503), ["unavailable"]);
 }
 
 #[test]
-fn codes_shared_by_both_lists_are_exactly_the_four_with_one_meaning() {
+fn codes_shared_by_both_lists_are_exactly_these_six() {
     let ws: BTreeSet<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
     let shared: Vec<&str> = RestErrorCode::ALL
         .iter()
@@ -197,6 +204,8 @@ fn codes_shared_by_both_lists_are_exactly_the_four_with_one_meaning() {
             "bad_json",
             "not_authenticated",
             "match_not_found",
+            "too_large",
+            "rate_limited",
             "internal"
         ]
     );
@@ -242,7 +251,7 @@ fn error_codes_file_lists_every_code_with_its_meaning() {
         }
     );
     assert_eq!(
-        file.rest[4],
+        file.rest[5],
         RestErrorCodeDoc {
             code: "invalid_limit".into(),
             status: 400,

@@ -35,8 +35,26 @@ pub const DEFAULT_PING_SECONDS: u32 = 20;
 pub const DEFAULT_IDLE_SECONDS: u32 = 60;
 /// Default seconds shutdown waits for rooms and sockets (and again for the writer).
 pub const DEFAULT_SHUTDOWN_GRACE_SECONDS: u32 = 10;
+/// Default seconds every human of a match may be away before it ends as abandoned.
+pub const DEFAULT_ABANDON_SECONDS: u32 = 120;
 /// Default bot strategy.
 pub const DEFAULT_BOT_KIND: &str = "greedy";
+
+// --- Edge hardening (timeouts, connection caps, per-address limits, origins) ---
+/// Default milliseconds a client has to send a request's line and headers (every
+/// HTTP request, the WebSocket upgrade request included; also an idle keep-alive
+/// connection's wait for its next request).
+pub const DEFAULT_HEADER_TIMEOUT_MS: u64 = 5_000;
+/// Default milliseconds a whole request body has to arrive after the headers.
+pub const DEFAULT_BODY_TIMEOUT_MS: u64 = 5_000;
+/// Default milliseconds from the WebSocket upgrade until a good `hello`.
+pub const DEFAULT_HELLO_TIMEOUT_MS: u64 = 5_000;
+/// Default most concurrent connections from one client address (0: no limit).
+pub const DEFAULT_MAX_CONNECTIONS_PER_IP: usize = 64;
+/// Default guests one client address may create per minute, sustained.
+pub const DEFAULT_GUESTS_PER_MINUTE: u32 = 10;
+/// Default burst of guest creations per client address.
+pub const DEFAULT_GUEST_BURST: u32 = 20;
 
 /// Every setting of the server. Times are in the unit their name says.
 #[derive(Debug, Clone, Parser)]
@@ -103,6 +121,11 @@ pub struct Config {
     /// persistence writer.
     #[arg(long, env = "LUDO_SHUTDOWN_GRACE_SECONDS", default_value_t = DEFAULT_SHUTDOWN_GRACE_SECONDS)]
     pub shutdown_grace_seconds: u32,
+    /// Seconds every human of a match may be disconnected (or gone: left the match)
+    /// before the match ends with reason `abandoned` and the standings of that moment.
+    #[arg(long, env = "LUDO_ABANDON_SECONDS", default_value_t = DEFAULT_ABANDON_SECONDS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub abandon_seconds: u32,
     /// Folder of the browser client served at `/` (static files). Without it: the
     /// source tree's `web/` (next to `crates/`) or `./web`, whichever holds an
     /// `index.html`; with neither, no client is served.
@@ -112,6 +135,53 @@ pub struct Config {
     #[arg(long, env = "LUDO_LOG_JSON", action = clap::ArgAction::SetTrue,
           value_parser = clap::builder::BoolishValueParser::new())]
     pub log_json: bool,
+
+    // --- Edge hardening: see `crate::edge` ---
+    /// Milliseconds a client has to send a request's line and headers (the WebSocket
+    /// upgrade request included, and an idle keep-alive connection's next request);
+    /// then the connection is closed without an answer.
+    #[arg(long, env = "LUDO_HEADER_TIMEOUT_MS", default_value_t = DEFAULT_HEADER_TIMEOUT_MS,
+          value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    pub header_timeout_ms: u64,
+    /// Milliseconds a request's whole body has to arrive after its headers; then
+    /// the request fails with 408 `request_timeout` and the connection is closed.
+    #[arg(long, env = "LUDO_BODY_TIMEOUT_MS", default_value_t = DEFAULT_BODY_TIMEOUT_MS,
+          value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    pub body_timeout_ms: u64,
+    /// Milliseconds after the WebSocket upgrade by which the client must have been
+    /// welcomed (a good `hello`); otherwise the socket is closed (1008).
+    #[arg(long, env = "LUDO_HELLO_TIMEOUT_MS", default_value_t = DEFAULT_HELLO_TIMEOUT_MS,
+          value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    pub hello_timeout_ms: u64,
+    /// Most open client connections (HTTP and WebSocket) in all; over it a new
+    /// connection is refused at once. None: the open-file limit (raised to its hard
+    /// limit at start) minus `edge::FD_HEADROOM` descriptors kept for the listener,
+    /// the database pool, NATS and files.
+    #[arg(long, env = "LUDO_MAX_CONNECTIONS",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_connections: Option<usize>,
+    /// Most open connections from one client address (0: no limit); over it a new
+    /// connection is refused at once, and a WebSocket upgrade relayed by a trusted
+    /// proxy gets 429 `rate_limited`.
+    #[arg(long, env = "LUDO_MAX_CONNECTIONS_PER_IP", default_value_t = DEFAULT_MAX_CONNECTIONS_PER_IP)]
+    pub max_connections_per_ip: usize,
+    /// Guests one client address may create per minute, sustained (0: no limit);
+    /// past the budget `POST /api/v1/guests` is 429 `rate_limited` with `Retry-After`.
+    #[arg(long, env = "LUDO_GUESTS_PER_MINUTE", default_value_t = DEFAULT_GUESTS_PER_MINUTE)]
+    pub guests_per_minute: u32,
+    /// Guests one client address may create in a burst.
+    #[arg(long, env = "LUDO_GUEST_BURST", default_value_t = DEFAULT_GUEST_BURST,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub guest_burst: u32,
+    /// Reverse proxies (comma-separated IP addresses) whose `X-Forwarded-For` names
+    /// the client; from any other peer the header is ignored.
+    #[arg(long, env = "LUDO_TRUSTED_PROXIES", value_delimiter = ',')]
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Origins (comma-separated, e.g. `https://play.example.com`) allowed besides the
+    /// server's own: REST CORS and the WebSocket `Origin` check. A browser request
+    /// from any other origin is refused (403 `origin_not_allowed`).
+    #[arg(long, env = "LUDO_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
 }
 
 impl Default for Config {
@@ -133,8 +203,18 @@ impl Default for Config {
             ping_seconds: DEFAULT_PING_SECONDS,
             idle_seconds: DEFAULT_IDLE_SECONDS,
             shutdown_grace_seconds: DEFAULT_SHUTDOWN_GRACE_SECONDS,
+            abandon_seconds: DEFAULT_ABANDON_SECONDS,
             web_dir: None,
             log_json: false,
+            header_timeout_ms: DEFAULT_HEADER_TIMEOUT_MS,
+            body_timeout_ms: DEFAULT_BODY_TIMEOUT_MS,
+            hello_timeout_ms: DEFAULT_HELLO_TIMEOUT_MS,
+            max_connections: None,
+            max_connections_per_ip: DEFAULT_MAX_CONNECTIONS_PER_IP,
+            guests_per_minute: DEFAULT_GUESTS_PER_MINUTE,
+            guest_burst: DEFAULT_GUEST_BURST,
+            trusted_proxies: Vec::new(),
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -158,6 +238,21 @@ impl Config {
     /// The bot think delay.
     pub fn bot_think(&self) -> Duration {
         Duration::from_millis(self.bot_think_ms)
+    }
+
+    /// The request header timeout (`--header-timeout-ms`).
+    pub fn header_timeout(&self) -> Duration {
+        Duration::from_millis(self.header_timeout_ms)
+    }
+
+    /// The request body stall timeout (`--body-timeout-ms`).
+    pub fn body_timeout(&self) -> Duration {
+        Duration::from_millis(self.body_timeout_ms)
+    }
+
+    /// The time from upgrade to `hello` (`--hello-timeout-ms`).
+    pub fn hello_timeout(&self) -> Duration {
+        Duration::from_millis(self.hello_timeout_ms)
     }
 
     /// The hard WebSocket message limit: frames above it close the socket.
@@ -203,6 +298,45 @@ mod tests {
                 .log_json
         );
         assert!(!Config::try_parse_from(["ludo-server"]).unwrap().log_json);
+    }
+
+    #[test]
+    fn edge_settings_parse_lists_and_defaults() {
+        let d = Config::try_parse_from(["ludo-server"]).unwrap();
+        assert_eq!(
+            (d.header_timeout_ms, d.body_timeout_ms, d.hello_timeout_ms),
+            (5_000, 5_000, 5_000)
+        );
+        assert_eq!(d.max_connections, None);
+        assert_eq!(
+            (d.max_connections_per_ip, d.guests_per_minute, d.guest_burst),
+            (64, 10, 20)
+        );
+        assert!(d.trusted_proxies.is_empty() && d.allowed_origins.is_empty());
+        let c = Config::try_parse_from([
+            "ludo-server",
+            "--trusted-proxies",
+            "10.0.0.1,::1",
+            "--allowed-origins",
+            "https://a.example,http://b.example:8080",
+            "--max-connections",
+            "100",
+        ])
+        .unwrap();
+        assert_eq!(
+            c.trusted_proxies,
+            vec![
+                "10.0.0.1".parse::<std::net::IpAddr>().unwrap(),
+                "::1".parse().unwrap()
+            ]
+        );
+        assert_eq!(
+            c.allowed_origins,
+            ["https://a.example", "http://b.example:8080"]
+        );
+        assert_eq!(c.max_connections, Some(100));
+        assert!(Config::try_parse_from(["ludo-server", "--trusted-proxies", "proxy.lan"]).is_err());
+        assert!(Config::try_parse_from(["ludo-server", "--header-timeout-ms", "0"]).is_err());
     }
 
     #[test]

@@ -28,6 +28,15 @@ pub enum ApiError {
     /// unknown token.
     #[error("missing or unknown bearer token")]
     NotAuthenticated,
+    /// 429 `rate_limited`: the client address is over a budget (guest creation,
+    /// open sockets); `Retry-After` says when to try again (whole seconds, rounded up).
+    #[error("{message}")]
+    RateLimited {
+        /// What budget was exceeded.
+        message: String,
+        /// How long until the budget allows another request.
+        retry_after: std::time::Duration,
+    },
     /// 503 `unavailable`: a dependency (the database) cannot be reached.
     #[error("service unavailable")]
     Unavailable,
@@ -66,6 +75,7 @@ impl ApiError {
         match self {
             ApiError::Rejected { code, .. } => *code,
             ApiError::NotAuthenticated => RestErrorCode::NotAuthenticated,
+            ApiError::RateLimited { .. } => RestErrorCode::RateLimited,
             ApiError::Unavailable => RestErrorCode::Unavailable,
             ApiError::Store(e) if e.is_transient() => RestErrorCode::Unavailable,
             ApiError::Store(_) | ApiError::Internal(_) => RestErrorCode::Internal,
@@ -106,12 +116,29 @@ impl IntoResponse for ApiError {
                 message,
             },
         };
-        (self.status(), axum::Json(body)).into_response()
+        let mut res = (self.status(), axum::Json(body)).into_response();
+        if let ApiError::RateLimited { retry_after, .. } = &self {
+            let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+            res.headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.max(1).into());
+        }
+        res
     }
 }
 
 impl From<JsonRejection> for ApiError {
+    /// `bad_json`, or `request_timeout` when reading the body timed out.
     fn from(r: JsonRejection) -> Self {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&r);
+        while let Some(e) = cause {
+            if e.is::<crate::edge::body::BodyDeadlineExceeded>() {
+                return ApiError::new(
+                    RestErrorCode::RequestTimeout,
+                    "the request body did not arrive in time",
+                );
+            }
+            cause = e.source();
+        }
         ApiError::new(RestErrorCode::BadJson, r.body_text())
     }
 }
@@ -190,6 +217,20 @@ mod tests {
             ApiError::Unavailable.status(),
             StatusCode::SERVICE_UNAVAILABLE
         );
+    }
+
+    #[tokio::test]
+    async fn rate_limited_says_when_to_retry_in_whole_seconds() {
+        let e = ApiError::RateLimited {
+            message: "too many guests from this address".into(),
+            retry_after: std::time::Duration::from_millis(5_200),
+        };
+        let r = e.into_response();
+        assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(r.headers()["retry-after"], "6");
+        let bytes = axum::body::to_bytes(r.into_body(), 4096).await.unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(v["error"]["code"], "rate_limited");
     }
 
     #[tokio::test]

@@ -19,6 +19,8 @@
 //! * [`presence`]: who is queued, in a lobby or seated.
 //! * [`metrics`]: the Prometheus recorder and `GET /metrics`.
 //! * [`clock`]: Unix-ms time for the engine and Tokio timers.
+//! * [`edge`]: the accept loop and HTTP layers facing the network: timeouts,
+//!   connection caps, per-address limits, security headers, `Origin` policy.
 //!
 //! # Message flow
 //! A `submit_turn` goes: reader → room queue (mpsc) → engine → one encoding →
@@ -37,6 +39,7 @@ pub mod api;
 pub mod auth;
 pub mod clock;
 pub mod config;
+pub mod edge;
 pub mod error;
 pub mod lobby;
 pub mod matchmaker;
@@ -50,7 +53,6 @@ pub use api::app;
 pub use config::Config;
 pub use state::AppState;
 
-use axum::serve::ListenerExt;
 use backon::Retryable;
 use std::future::Future;
 use tokio::net::TcpListener;
@@ -59,9 +61,10 @@ use tokio::net::TcpListener;
 /// running matches) before it serves anyway and keeps trying in the background.
 pub const BOOTSTRAP_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Serves the application on `listener` (TCP_NODELAY on every accepted socket) until
-/// `shutdown` resolves or [`AppState::shutdown_token`] is cancelled, then shuts down
-/// gracefully (see the crate docs).
+/// Serves the application on `listener` ([`edge::listener::serve`]: TCP_NODELAY,
+/// header timeout and connection caps on every accepted socket) until `shutdown`
+/// resolves or [`AppState::shutdown_token`] is cancelled, then shuts down gracefully
+/// (see the crate docs).
 ///
 /// Errors: the listener failed.
 pub async fn run(
@@ -70,20 +73,22 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let token = state.shutdown_token().clone();
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::warn!(error = %e, "could not set TCP_NODELAY");
+    tracing::info!(
+        max_connections = state.edge().max_connections(),
+        "accepting connections"
+    );
+    let stop = {
+        let token = token.clone();
+        async move {
+            tokio::select! {
+                _ = shutdown => {}
+                _ = token.cancelled() => {}
+            }
+            tracing::info!("shutting down: no new connections");
+            // Close sockets and stop rooms now; HTTP connections finish their
+            // current request and close.
+            token.cancel();
         }
-    });
-    let stop = async move {
-        tokio::select! {
-            _ = shutdown => {}
-            _ = token.cancelled() => {}
-        }
-        tracing::info!("shutting down: no new connections");
-        // Close sockets and stop rooms now; upgraded sockets are not HTTP
-        // connections, so axum's graceful shutdown would not wait for them anyway.
-        token.cancel();
     };
     // Resume the matches a previous run left running before serving, so players who
     // reconnect find theirs; if the store cannot be reached now, keep trying in the
@@ -111,9 +116,9 @@ pub async fn run(
             }
         });
     }
-    let served = axum::serve(listener, api::app(state.clone()))
-        .with_graceful_shutdown(stop)
-        .await;
+    tokio::spawn(stop);
+    let served =
+        edge::listener::serve(listener, api::app(state.clone()), state.clone(), token).await;
     state.shutdown().await;
     tracing::info!("shutdown complete");
     served

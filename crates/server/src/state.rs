@@ -49,6 +49,8 @@ struct Inner {
     /// True once the schema is migrated and the running matches are resumed
     /// ([`crate::bootstrap_store`]).
     store_ready: AtomicBool,
+    /// Connection caps and per-address budgets (`crate::edge`).
+    edge: crate::edge::EdgeState,
 }
 
 impl AppState {
@@ -65,8 +67,10 @@ impl AppState {
         clock: Clock,
     ) -> AppState {
         let (matchmaker, mm_rx) = matchmaker::channel();
+        let edge = crate::edge::EdgeState::new(&config);
         let state = AppState(Arc::new(Inner {
             clock,
+            edge,
             config,
             store,
             writer,
@@ -153,6 +157,10 @@ impl AppState {
     /// Tracker of connection and room tasks.
     pub fn tasks(&self) -> &TaskTracker {
         &self.0.tasks
+    }
+    /// Connection caps and per-address budgets.
+    pub fn edge(&self) -> &crate::edge::EdgeState {
+        &self.0.edge
     }
     /// A fresh connection id.
     pub fn next_conn_id(&self) -> u64 {

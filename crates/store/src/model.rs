@@ -108,6 +108,9 @@ pub struct RunningMatch {
     pub turns: Vec<LoggedTurn>,
     /// Highest `seq` of a stored chat line (0 if none).
     pub last_chat_seq: u64,
+    /// Seats whose player left, with the `seq` of their `seat_left` message, in the
+    /// order they left.
+    pub left: Vec<(Seat, u64)>,
 }
 
 /// The end of a match, to record once.
@@ -150,6 +153,9 @@ pub struct SeatResult {
     pub total: i64,
     /// Finishing place (rule 8.8), if the seat finished.
     pub finished: Option<u8>,
+    /// True when the seat's player left the match (it then ranks below every seat
+    /// that stayed).
+    pub left: bool,
 }
 
 /// One seat of a stored match, with its result once the match has ended.

@@ -135,6 +135,13 @@ impl Store {
         } else {
             (None, None)
         };
+        let mut left: Vec<(i64, engine::Seat)> = Vec::new();
+        for s in &seats {
+            if let Some(seq) = s.left_seq {
+                left.push((seq, s.seat()?));
+            }
+        }
+        left.sort_unstable();
         Ok(Some(ReplayDoc {
             match_id: m.id,
             seats: seats.iter().map(SeatRow::entry).collect::<Result<_, _>>()?,
@@ -147,6 +154,7 @@ impl Store {
                     .into_iter()
                     .map(TurnRow::record)
                     .collect::<Result<_, _>>()?,
+                left: left.into_iter().map(|(_, seat)| seat).collect(),
                 end,
             },
         }))

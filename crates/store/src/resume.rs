@@ -71,6 +71,13 @@ impl Store {
                 .fetch_all(pool)
                 .await)?;
             in_turn_order(&mut seats)?;
+            let mut left = Vec::new();
+            for s in &seats {
+                if let Some(seq) = s.left_seq {
+                    left.push((s.seat()?, non_negative("match_seats.left_seq", Some(seq))?));
+                }
+            }
+            left.sort_by_key(|&(_, seq)| seq);
             let seats = seats.iter().map(SeatRow::entry).collect::<Result<_, _>>()?;
             let logged: Vec<LoggedRow> = with_pool!(self, pool => sqlx::query_as(TURNS_OF.as_str())
                 .bind(r.id)
@@ -99,6 +106,7 @@ impl Store {
                 seats,
                 turns,
                 last_chat_seq: non_negative("match_chat.seq", last_chat)?,
+                left,
             });
         }
         Ok(out)

@@ -15,7 +15,8 @@ pub(crate) const MATCH_COLUMNS: &str = "m.id, m.mode, m.rules, m.dice_commitment
 
 /// Columns of [`SeatRow`], for `FROM match_seats`.
 pub(crate) const SEAT_COLUMNS: &str =
-    "match_id, seat, player_id, is_bot, name, place, progress, combat, bonus, total, finished";
+    "match_id, seat, player_id, is_bot, name, place, progress, combat, bonus, total, finished, \
+     left_seq";
 
 /// Columns of [`TurnRow`], for `FROM turns`.
 pub(crate) const TURN_COLUMNS: &str = "turn_number, seat, dice, kind, plan, events";
@@ -48,6 +49,8 @@ pub(crate) struct SeatRow {
     pub bonus: Option<i64>,
     pub total: Option<i64>,
     pub finished: Option<i32>,
+    /// `seq` of the `seat_left` message when the seat's player left; `None` stayed.
+    pub left_seq: Option<i64>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -95,6 +98,7 @@ impl SeatRow {
                 .finished
                 .map(|f| small("match_seats.finished", f))
                 .transpose()?,
+            left: self.left_seq.is_some(),
         }))
     }
 
@@ -120,6 +124,7 @@ impl SeatRow {
             bonus: r.bonus,
             total: r.total,
             finished: r.finished,
+            left: r.left,
         }))
     }
 }

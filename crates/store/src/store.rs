@@ -85,6 +85,34 @@ fn pg_pool_options() -> PgPoolOptions {
         .acquire_timeout(ACQUIRE_TIMEOUT)
 }
 
+/// SQLite schema changes that need foreign keys off, which sqlx's migrations (each
+/// inside a transaction) cannot do: `migrations/sqlite-rebuild/`, each run once, on
+/// one connection, while the schema still needs it (idempotent).
+async fn sqlite_rebuilds(pool: &SqlitePool) -> Result<(), StoreError> {
+    use sqlx::Executor;
+    const MATCHES_SQL: &str =
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'matches'";
+    let mut conn = pool.acquire().await?;
+    let sql: String = sqlx::query_scalar(MATCHES_SQL)
+        .fetch_one(&mut *conn)
+        .await?;
+    if sql.contains("'abandoned'") {
+        return Ok(());
+    }
+    conn.execute("PRAGMA foreign_keys = OFF").await?;
+    let rebuilt = conn
+        .execute(include_str!(
+            "../../../migrations/sqlite-rebuild/matches_end_reason.sql"
+        ))
+        .await;
+    if rebuilt.is_err() {
+        let _ = conn.execute("ROLLBACK").await;
+    }
+    conn.execute("PRAGMA foreign_keys = ON").await?;
+    rebuilt?;
+    Ok(())
+}
+
 impl Store {
     /// Opens the database and applies the migrations (`migrations/postgres` or
     /// `migrations/sqlite`).
@@ -141,7 +169,10 @@ impl Store {
                     .run(pool)
                     .await?
             }
-            Backend::Sqlite(pool) => sqlx::migrate!("../../migrations/sqlite").run(pool).await?,
+            Backend::Sqlite(pool) => {
+                sqlx::migrate!("../../migrations/sqlite").run(pool).await?;
+                sqlite_rebuilds(pool).await?;
+            }
         }
         Ok(())
     }

@@ -72,6 +72,15 @@ pub enum WriteOp {
     },
     /// A chat line of a match.
     Chat(ChatEntry),
+    /// A seat's player left the match (a bot plays it from then on).
+    Leave {
+        /// The match.
+        match_id: Uuid,
+        /// The seat left.
+        seat: engine::Seat,
+        /// `seq` of the `seat_left` message.
+        seq: u64,
+    },
     /// The result ([`Store::finish_match`]).
     Finish(MatchResult),
 }
@@ -200,6 +209,7 @@ impl WriteOp {
             WriteOp::CreateMatch(_) => "create_match",
             WriteOp::Turns { .. } => "turns",
             WriteOp::Chat(_) => "chat",
+            WriteOp::Leave { .. } => "leave",
             WriteOp::Finish(_) => "finish",
         }
     }
@@ -210,6 +220,7 @@ impl WriteOp {
             WriteOp::CreateMatch(m) => m.id,
             WriteOp::Turns { match_id, .. } => *match_id,
             WriteOp::Chat(c) => c.match_id,
+            WriteOp::Leave { match_id, .. } => *match_id,
             WriteOp::Finish(r) => r.id,
         }
     }

@@ -28,6 +28,8 @@ const END_MATCH: &str = "UPDATE matches SET seed = $2, ended_at = $3, status = '
     end_reason = $4 WHERE id = $1 AND status = 'running' AND dice_commitment = $5";
 const SEAT_RESULT: &str = "UPDATE match_seats SET place = $3, progress = $4, combat = $5, \
     bonus = $6, total = $7, finished = $8 WHERE match_id = $1 AND seat = $2";
+const SEAT_LEFT: &str = "UPDATE match_seats SET left_seq = $3 \
+    WHERE match_id = $1 AND seat = $2 AND left_seq IS NULL";
 const MATCH_STATE: &str = "SELECT status, dice_commitment FROM matches WHERE id = $1";
 
 /// Chat lines per multi-row INSERT (6 bound values each).
@@ -292,6 +294,7 @@ impl Store {
         let mut turns: Vec<TurnRow<'_>> = Vec::new();
         let mut chats: Vec<&ChatEntry> = Vec::new();
         let mut finishes: Vec<&MatchResult> = Vec::new();
+        let mut leaves: Vec<(Uuid, Seat, u64)> = Vec::new();
         for op in ops {
             match op {
                 WriteOp::CreateMatch(m) => {
@@ -309,6 +312,11 @@ impl Store {
                     );
                 }
                 WriteOp::Chat(c) => chats.push(c),
+                WriteOp::Leave {
+                    match_id,
+                    seat,
+                    seq,
+                } => leaves.push((*match_id, *seat, *seq)),
                 WriteOp::Finish(r) => {
                     four_seats(r.standings.iter().map(|s| s.seat), "standings")?;
                     finishes.push(r);
@@ -318,6 +326,7 @@ impl Store {
         let now = micros(Utc::now());
         let outcome: Result<Option<StoreError>, sqlx::Error> = with_pool!(self, pool => async {
             let mut tx = pool.begin().await?;
+            let res: Result<Option<StoreError>, sqlx::Error> = async {
             for m in &creates {
                 let inserted = sqlx::query(INSERT_MATCH)
                     .bind(m.id)
@@ -359,6 +368,14 @@ impl Store {
                 q.push(INSERT_CHAT_TAIL);
                 q.build().execute(&mut *tx).await?;
             }
+            for (match_id, seat, seq) in &leaves {
+                sqlx::query(SEAT_LEFT)
+                    .bind(match_id)
+                    .bind(name(seat))
+                    .bind(*seq as i64)
+                    .execute(&mut *tx)
+                    .await?;
+            }
             for r in &finishes {
                 let commitment = r.seed.commitment();
                 let updated = sqlx::query(END_MATCH)
@@ -399,8 +416,22 @@ impl Store {
                         .await?;
                 }
             }
-            tx.commit().await?;
             Ok(None)
+            }
+            .await;
+            // Roll back at once on any failure: a transaction merely dropped is rolled
+            // back only when its connection is next used, and on SQLite it would hold
+            // the write lock (every other writer then waits out its busy timeout).
+            match res {
+                Ok(None) => {
+                    tx.commit().await?;
+                    Ok(None)
+                }
+                other => {
+                    let _ = tx.rollback().await;
+                    other
+                }
+            }
         }
         .await);
         match outcome {

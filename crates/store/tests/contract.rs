@@ -204,6 +204,7 @@ async fn match_lifecycle(store: &Store) {
                 bonus: st.bonus,
                 total: st.total,
                 finished: st.finished,
+                left: st.left,
             })
         );
     }

@@ -2,6 +2,7 @@
 //! `GET /api/v1/guests/me` returns the caller (bearer token).
 
 use crate::auth::{new_token, token_hash, AuthPlayer};
+use crate::edge::addr::ClientIp;
 use crate::error::{ApiError, ApiJson};
 use crate::state::AppState;
 use axum::extract::State;
@@ -94,7 +95,9 @@ fn parse_new_guest(body: serde_json::Value) -> Result<NewGuest, ApiError> {
     serde_json::from_value(body).map_err(|e| bad(format!("bad guest body: {e}")))
 }
 
-/// Creates a guest.
+/// Creates a guest. Each client address ([`ClientIp`]) has a budget of
+/// `--guest-burst` guests, refilled at `--guests-per-minute`; past it: 429
+/// `rate_limited` with `Retry-After`, and nothing is stored.
 #[utoipa::path(
     post,
     path = "/api/v1/guests",
@@ -104,16 +107,28 @@ fn parse_new_guest(body: serde_json::Value) -> Result<NewGuest, ApiError> {
     responses(
         (status = 201, description = "The guest and its token (shown only this once).", body = GuestCreated),
         (status = 400, description = "`invalid_name` (not 1–24 printable characters) or `bad_json`.", body = crate::api::openapi::ErrorBody),
+        (status = 429, description = "`rate_limited`: this client address created too many guests (`LUDO_GUESTS_PER_MINUTE`, `LUDO_GUEST_BURST`); `Retry-After` gives the seconds to wait.", body = crate::api::openapi::ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds until the next guest may be created."))),
         (status = 500, description = "`internal`: a store failure.", body = crate::api::openapi::ErrorBody),
         (status = 503, description = "`unavailable`: the database does not answer.", body = crate::api::openapi::ErrorBody),
     )
 )]
 async fn create(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<serde_json::Value>,
 ) -> Result<(StatusCode, ApiJson<GuestCreated>), ApiError> {
     let body = parse_new_guest(body)?;
     validate_name(&body.name)?;
+    if let Some(ip) = ip {
+        if let Err(retry_after) = state.edge().check_guest_budget(ip) {
+            metrics::counter!("ludo_guests_rate_limited_total").increment(1);
+            return Err(ApiError::RateLimited {
+                message: "too many guests created from this address; retry later".into(),
+                retry_after,
+            });
+        }
+    }
     let token = new_token()?;
     let player_id = Uuid::new_v4();
     state

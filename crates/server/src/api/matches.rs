@@ -36,6 +36,9 @@ pub struct Standing {
     pub total: i64,
     /// Finishing place (rule 8.8), if the seat finished.
     pub finished: Option<u8>,
+    /// True when the seat's player left the match (`leave_match`): it ranks below
+    /// every seat that stayed.
+    pub left: bool,
 }
 
 /// `GET /api/v1/matches/{match_id}` answer: the stored summary (every field of
@@ -73,6 +76,7 @@ fn standing_of(s: &SeatSummary) -> Option<Standing> {
         bonus: r.bonus,
         total: r.total,
         finished: r.finished,
+        left: r.left,
     })
 }
 
@@ -211,6 +215,7 @@ mod tests {
                 bonus: 0,
                 total,
                 finished: None,
+                left: false,
             }),
         }
     }

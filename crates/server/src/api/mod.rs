@@ -38,7 +38,9 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
 
 /// The whole application: REST resources (guests, matches, players, leaderboard, the
 /// OpenAPI document), `/healthz`, `/readyz`, the WebSocket endpoint `/ws`, and the
-/// browser client's static files for every other path ([`web`]).
+/// browser client's static files for every other path ([`web`]); wrapped in the
+/// edge's HTTP layers ([`crate::edge::http::layer`]: security headers, `Origin`
+/// policy and CORS, body timeout, JSON error bodies).
 pub fn app(state: AppState) -> Router {
     let router = Router::new()
         .merge(guests::router())
@@ -51,7 +53,8 @@ pub fn app(state: AppState) -> Router {
         .merge(crate::metrics::router())
         .route("/api/{*rest}", any(api_not_found))
         .method_not_allowed_fallback(method_not_allowed);
-    web::with_web(router, state.config())
+    let router = web::with_web(router, state.config());
+    crate::edge::http::layer(router, state.config())
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

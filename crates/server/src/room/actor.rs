@@ -134,6 +134,9 @@ pub(crate) struct Room {
     /// When the room must act for the current seat (a bot's move, or the pass of an
     /// absent seat), if it must.
     auto_at: Option<Instant>,
+    /// Since when (room clock, Unix ms) no human of the match is connected; the match
+    /// ends as abandoned `abandon_seconds` later. `None` while one is connected.
+    away_since: Option<u64>,
 }
 
 /// How a room begins: a new match waiting for its `CreateMatch` commit, or a match
@@ -187,12 +190,14 @@ impl Room {
             deferred: VecDeque::new(),
             turn_began: Instant::now(),
             auto_at: None,
+            away_since: None,
         }
     }
 
     /// Runs the match to its end (or until the server shuts down), then cleans up.
     pub(crate) async fn run(mut self) {
         let shutdown = self.state.shutdown_token().clone();
+        self.track_presence();
         if self.pending.is_none() {
             // Resumed: the log may already have ended the match (its result was not
             // stored), or the turn in progress starts over with a fresh timer.
@@ -240,7 +245,28 @@ impl Room {
         if self.pending.is_some() {
             return (None, None);
         }
-        (self.m.next_deadline(), self.auto_at)
+        let abandon = self
+            .away_since
+            .map(|t| t + u64::from(self.state.config().abandon_seconds) * 1000);
+        let deadline = match (self.m.next_deadline(), abandon) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        (deadline, self.auto_at)
+    }
+
+    /// Starts or stops the abandon countdown: it runs while no human of the match
+    /// is connected (seats that left count as gone).
+    fn track_presence(&mut self) {
+        let here = self
+            .seats
+            .iter()
+            .any(|s| matches!(s.kind, SeatKind::Human(_)) && s.connected());
+        self.away_since = match (here, self.away_since) {
+            (true, _) => None,
+            (false, None) => Some(self.clock.now_ms()),
+            (false, since) => since,
+        };
     }
 
     fn seat_index_of(&self, player: Uuid) -> Option<usize> {
@@ -344,9 +370,11 @@ impl Room {
                     return;
                 };
                 let seat = Seat::from_index(i);
-                let late = self.m.current_turn().is_some_and(|t| {
-                    t.seat == seat && t.turn_number == turn_number && at_ms >= t.deadline_ms
-                });
+                // (At or after the match deadline the engine answers match_over.)
+                let late = at_ms < self.m.deadline_ms()
+                    && self.m.current_turn().is_some_and(|t| {
+                        t.seat == seat && t.turn_number == turn_number && at_ms >= t.deadline_ms
+                    });
                 if late {
                     // Rule 4.6: a plan must arrive before `turn_deadline`; at or after
                     // it the turn times out, whichever the room sees first.
@@ -410,6 +438,7 @@ impl Room {
                 }
             }
             RoomCmd::Detach { conn_id } => self.detach(conn_id),
+            RoomCmd::Leave { player, conn, req } => self.leave(player, conn, req),
             RoomCmd::Chat {
                 player,
                 name,
@@ -427,8 +456,56 @@ impl Room {
                 s.conn = None;
             }
         }
+        self.track_presence();
         if self.pending.is_none() && !self.m.is_over() {
             self.schedule_auto();
+        }
+    }
+
+    /// `leave_match`: the seat is given to a bot for the rest of the match and ranks
+    /// below every seat that stayed; the player is free at once. Stored, then shown
+    /// (`ack`, `seat_left`). When no human is left in the match it ends as abandoned.
+    fn leave(&mut self, player: Uuid, conn: ConnHandle, req: Option<String>) {
+        let Some(i) = self.seat_index_of(player) else {
+            conn.send_error(ErrorCode::NotInMatch, "you have no seat in this match", req);
+            return;
+        };
+        let seat = Seat::from_index(i);
+        self.m.leave(seat);
+        let slot = &mut self.seats[i];
+        slot.kind = SeatKind::Bot(bot::new_bot(self.state.config().bot_kind, rand::random()));
+        slot.info.bot = true;
+        slot.info.left = true;
+        slot.conn = None;
+        slot.away = false;
+        self.state
+            .presence()
+            .release(player, crate::presence::Busy::Seated(self.id));
+        tracing::info!(match_id = %self.id, seat = seat.name(), "player left the match");
+        let seq = self.next_seq();
+        let msg = ServerMsg::SeatLeft(protocol::SeatLeft {
+            match_id: self.id,
+            seat,
+        });
+        let out = vec![Out::Ack(conn, req), Out::Msg(seq, encode(Some(seq), &msg))];
+        let op = WriteOp::Leave {
+            match_id: self.id,
+            seat,
+            seq,
+        };
+        let humans_left = self
+            .seats
+            .iter()
+            .any(|s| matches!(s.kind, SeatKind::Human(_)));
+        if humans_left {
+            self.track_presence();
+            self.write(op, out, false, None);
+        } else {
+            // Nobody is left to play for: the ordered writer stores the leave, then
+            // the result; the room waits for the last one.
+            let _leave_committed = self.state.writer().send(op);
+            let end = self.m.end_abandoned();
+            self.finish(end, out);
         }
     }
 
@@ -498,6 +575,7 @@ impl Room {
         if slot.conn.as_ref().map(ConnHandle::id) != Some(conn.id()) {
             slot.conn = Some(conn.clone());
             slot.away = false;
+            self.track_presence();
             self.schedule_auto();
         }
     }
@@ -507,6 +585,13 @@ impl Room {
     fn on_timer(&mut self) {
         let now = self.clock.now_ms();
         if self.expire(now) {
+            return;
+        }
+        let abandon_ms = u64::from(self.state.config().abandon_seconds) * 1000;
+        if self.away_since.is_some_and(|t| now >= t + abandon_ms) {
+            tracing::info!(match_id = %self.id, "every human away: match abandoned");
+            let end = self.m.end_abandoned();
+            self.end(end);
             return;
         }
         if self.auto_at.is_some_and(|at| at <= Instant::now()) {
@@ -730,6 +815,9 @@ impl Room {
             }
         }
         self.spectators.retain(|_, c| c.send(frame.clone()));
+        if lost {
+            self.track_presence();
+        }
         if lost && !self.m.is_over() && self.pending.is_none() {
             self.schedule_auto();
         }
@@ -782,7 +870,7 @@ impl Room {
 /// Answers a command that reached a room that has ended (or is stopping).
 fn answer_gone(cmd: RoomCmd) {
     match cmd {
-        RoomCmd::Submit { conn, req, .. } => {
+        RoomCmd::Submit { conn, req, .. } | RoomCmd::Leave { conn, req, .. } => {
             conn.send_error(ErrorCode::MatchOver, "the match is over", req)
         }
         RoomCmd::Resync { conn, req, .. }

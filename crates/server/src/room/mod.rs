@@ -107,6 +107,15 @@ pub enum RoomCmd {
         /// The connection id.
         conn_id: u64,
     },
+    /// `leave_match`: the player leaves; a bot plays the seat from now on.
+    Leave {
+        /// The authenticated player.
+        player: Uuid,
+        /// The connection asking.
+        conn: ConnHandle,
+        /// The frame's `id`.
+        req: Option<String>,
+    },
     /// `chat` in the match.
     Chat {
         /// The authenticated player.
@@ -208,6 +217,7 @@ pub fn start(
                         player_id: Some(player_id),
                         name,
                         bot: false,
+                        left: false,
                     },
                     actor::SeatKind::Human(player_id),
                     state.session(player_id),
@@ -218,6 +228,7 @@ pub fn start(
                         player_id: None,
                         name: bot_name(seat),
                         bot: true,
+                        left: false,
                     },
                     actor::SeatKind::Bot(bot::new_bot(state.config().bot_kind, rand::random())),
                     None,
@@ -228,6 +239,7 @@ pub fn start(
                         player_id: None,
                         name: "(empty)".into(),
                         bot: false,
+                        left: false,
                     },
                     actor::SeatKind::Empty,
                     None,
@@ -317,7 +329,11 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     let now = state.clock().now_ms();
     let log: Vec<engine::TurnRecord> = stored.turns.iter().map(|t| t.record.clone()).collect();
     let clock_used = stored.turns.last().map_or(0, |t| t.clock_ms);
-    let m = Match::resume(stored.rules, stored.mode, seed, &log, clock_used, now)?;
+    let mut m = Match::resume(stored.rules, stored.mode, seed, &log, clock_used, now)?;
+    for &(seat, _) in &stored.left {
+        m.leave(seat);
+    }
+    let left_seq = stored.left.iter().map(|&(_, seq)| seq).max().unwrap_or(0);
     // The last message a client can have seen: the last stored turn's
     // `turn_resolved` (seq s) and, unless that turn ended the match, its successor
     // `turn_started` (s + 1); or a later stored chat line. A new match's first
@@ -327,18 +343,21 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
         Some(t) => t.seq + 1,
         None => 2,
     };
-    let seq = turns_seq.max(stored.last_chat_seq);
+    let seq = turns_seq.max(stored.last_chat_seq).max(left_seq);
+    let left: Vec<Seat> = stored.left.iter().map(|&(seat, _)| seat).collect();
     let seats: Vec<actor::SeatSlot> = stored
         .seats
         .into_iter()
         .map(|e| {
+            let gone = left.contains(&e.seat);
             let info = SeatInfo {
                 seat: e.seat,
                 player_id: e.player_id,
                 name: e.name,
-                bot: e.is_bot,
+                bot: e.is_bot || gone,
+                left: gone,
             };
-            let (kind, conn) = match (e.is_bot, e.player_id) {
+            let (kind, conn) = match (e.is_bot || gone, e.player_id) {
                 (true, _) => (
                     actor::SeatKind::Bot(bot::new_bot(state.config().bot_kind, rand::random())),
                     None,
@@ -358,7 +377,7 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
     state.rooms().insert(id, RoomHandle { tx });
     for s in &seats {
-        if let Some(p) = s.info.player_id {
+        if let (Some(p), false) = (s.info.player_id, s.info.left) {
             state.presence().seat(p, id);
         }
     }

@@ -129,6 +129,9 @@ impl Session {
     async fn read_loop(&mut self, mut stream: SplitStream<WebSocket>) {
         let idle = Duration::from_secs(self.state.config().idle_seconds.into());
         let shutdown = self.state.shutdown_token().clone();
+        // Edge: the client must be welcomed within --hello-timeout-ms of the upgrade.
+        let hello_deadline = tokio::time::sleep(self.state.config().hello_timeout());
+        tokio::pin!(hello_deadline);
         loop {
             let next = tokio::select! {
                 biased;
@@ -137,6 +140,11 @@ impl Session {
                     return;
                 }
                 _ = self.conn.closing() => return,
+                _ = &mut hello_deadline, if self.player.is_none() => {
+                    metrics::counter!("ludo_ws_hello_timeouts_total").increment(1);
+                    self.conn.close(CloseReason::HELLO_TIMEOUT);
+                    return;
+                }
                 r = tokio::time::timeout(idle, stream.next()) => r,
             };
             let msg = match next {
@@ -296,6 +304,14 @@ impl Session {
                     at_ms: state.clock().now_ms(),
                 };
                 self.to_room(s.match_id, cmd, req).await;
+            }
+            ClientMsg::LeaveMatch(m) => {
+                let cmd = RoomCmd::Leave {
+                    player: player.id,
+                    conn: conn.clone(),
+                    req: req.clone(),
+                };
+                self.to_room(m.match_id, cmd, req).await;
             }
             ClientMsg::Pass(t) => {
                 let cmd = RoomCmd::Submit {
@@ -475,10 +491,12 @@ impl Session {
 }
 
 /// The close for a failed read: 1009 for a message over the hard size limit (as
-/// `proto/README.md` §2 promises), 1002 for anything else.
+/// `proto/README.md` §2 promises), 1007 for a text message that is not UTF-8
+/// (RFC 6455 §8.1), 1002 for anything else.
 fn read_error_reason(e: axum::Error) -> CloseReason {
     match e.into_inner().downcast::<tungstenite::Error>() {
         Ok(t) if matches!(*t, tungstenite::Error::Capacity(_)) => CloseReason::TOO_BIG,
+        Ok(t) if matches!(*t, tungstenite::Error::Utf8(_)) => CloseReason::INVALID_UTF8,
         _ => CloseReason::READ_ERROR,
     }
 }

@@ -6,17 +6,31 @@
 //! `too_large` error and the socket stays open), and two tasks: the reader
 //! ([`connection`]) and the writer draining the bounded outbound queue
 //! ([`outbound`]).
+//!
+//! Edge limits: the upgrade request's headers fall under `--header-timeout-ms`, a
+//! foreign browser `Origin` is refused (403), the socket must say `hello` within
+//! `--hello-timeout-ms`, and each client address has at most
+//! `--max-connections-per-ip` connections (see `crate::edge`).
 
 pub mod connection;
 pub mod outbound;
 
 pub use outbound::{encode, CloseReason, ConnHandle, Frame};
 
+use crate::edge::addr::ClientIp;
+use crate::edge::listener::ConnSlot;
+use crate::error::ApiError;
 use crate::state::AppState;
-use axum::extract::{State, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, FromRequestParts, State, WebSocketUpgrade};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap};
 use axum::response::Response;
 use axum::routing::get;
+use axum::Extension;
 use axum::Router;
+use protocol::RestErrorCode;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 
 /// Bytes read from the socket at a time (the buffer is allocated per socket).
 pub const READ_BUFFER_BYTES: usize = 4 * 1024;
@@ -29,9 +43,47 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/ws", get(upgrade))
 }
 
-async fn upgrade(ws: WebSocketUpgrade, State(state): State<AppState>) -> Response {
+/// The upgrade: refused with the JSON error body when the request is not a
+/// WebSocket upgrade (axum's rejection, made JSON by `edge::http::json_errors`), and
+/// with 429 `rate_limited` when a client behind a trusted proxy already has
+/// `--max-connections-per-ip` sockets (direct clients are capped per address when
+/// their connection is accepted). A browser `Origin` other than the server's own or
+/// `--allowed-origins` was already refused (403) by `edge::http`. The upgraded socket
+/// keeps its connection slot ([`ConnSlot`]) until it closes.
+async fn upgrade(
+    ws: WebSocketUpgrade,
+    State(state): State<AppState>,
+    ConnectInfoOpt(peer): ConnectInfoOpt,
+    ClientIp(client): ClientIp,
+    slot: Option<Extension<Arc<ConnSlot>>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    // A handshake is a GET without a body (RFC 6455 §4.1); a body announced and
+    // never sent would hold the connection past the header timeout.
+    if let Some(reason) = body_announced(&headers) {
+        return Err(ApiError::new(
+            RestErrorCode::BadRequest,
+            format!("a WebSocket upgrade request has no body ({reason})"),
+        ));
+    }
+    // A proxied client: count its sockets against its own (forwarded) address.
+    let proxied = match (peer, client) {
+        (Some(p), Some(c)) if p != c => match state.edge().ws_per_ip().try_acquire(c) {
+            Some(g) => Some(g),
+            None => {
+                metrics::counter!("ludo_connections_refused_total", "cap" => "ws_per_ip")
+                    .increment(1);
+                return Err(ApiError::RateLimited {
+                    message: "too many sockets from this address".into(),
+                    retry_after: std::time::Duration::from_secs(1),
+                });
+            }
+        },
+        _ => None,
+    };
     let limit = state.config().transport_limit();
-    ws.read_buffer_size(READ_BUFFER_BYTES)
+    Ok(ws
+        .read_buffer_size(READ_BUFFER_BYTES)
         // Write each frame as soon as it is sent; the writer flushes anyway.
         .write_buffer_size(0)
         .max_write_buffer_size(MAX_WRITE_BUFFER_BYTES)
@@ -39,6 +91,37 @@ async fn upgrade(ws: WebSocketUpgrade, State(state): State<AppState>) -> Respons
         .max_message_size(limit)
         .on_upgrade(move |socket| {
             let tasks = state.tasks().clone();
-            tasks.track_future(connection::serve(socket, state))
-        })
+            tasks.track_future(async move {
+                let _held = (slot, proxied);
+                connection::serve(socket, state).await
+            })
+        }))
+}
+
+/// Why a request has a body: a `Transfer-Encoding`, or a `Content-Length` other
+/// than 0; `None` without one.
+fn body_announced(headers: &HeaderMap) -> Option<&'static str> {
+    if headers.contains_key(header::TRANSFER_ENCODING) {
+        return Some("Transfer-Encoding");
+    }
+    match headers.get(header::CONTENT_LENGTH).map(|v| v.as_bytes()) {
+        None | Some(b"0") => None,
+        Some(_) => Some("Content-Length"),
+    }
+}
+
+/// The TCP peer's IP address, when the request came through the edge's listener.
+struct ConnectInfoOpt(Option<IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for ConnectInfoOpt {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(ConnectInfoOpt(
+            parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|c| c.0.ip()),
+        ))
+    }
 }

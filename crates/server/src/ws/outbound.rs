@@ -72,7 +72,19 @@ impl CloseReason {
         reason: "idle timeout",
         drain: true,
     };
-    /// 1002: a frame could not be read (malformed: unmasked, bad UTF-8, bad opcode).
+    /// 1007 (RFC 6455 §7.4.1): a text message that is not valid UTF-8.
+    pub const INVALID_UTF8: CloseReason = CloseReason {
+        code: 1007,
+        reason: "text frame is not valid UTF-8",
+        drain: false,
+    };
+    /// 1008: no good `hello` within `--hello-timeout-ms` of the upgrade.
+    pub const HELLO_TIMEOUT: CloseReason = CloseReason {
+        code: 1008,
+        reason: "no hello in time",
+        drain: true,
+    };
+    /// 1002: a frame could not be read (malformed: unmasked, bad opcode).
     pub const READ_ERROR: CloseReason = CloseReason {
         code: 1002,
         reason: "unreadable frame",

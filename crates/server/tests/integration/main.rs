@@ -4,7 +4,10 @@ mod backends;
 mod common;
 
 mod bad_input;
+mod edge;
+mod edge_process;
 mod keepalive;
+mod leaving;
 mod matchmaking;
 mod openapi_file;
 mod outage;

@@ -159,6 +159,7 @@ pub fn synthetic_result(
                 bonus: 0,
                 total,
                 finished: None,
+                left: false,
             })
             .collect(),
     }

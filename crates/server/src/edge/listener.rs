@@ -1,0 +1,202 @@
+//! The accept loop. Each accepted TCP connection is served by hyper's HTTP/1.1
+//! connection (with upgrades, for WebSocket) in its own task:
+//!
+//! * over the global cap ([`super::EdgeState::max_connections`]) or the per-address
+//!   cap (`--max-connections-per-ip`, not applied to `--trusted-proxies` peers) the
+//!   connection is answered `503` (best effort, without reading the request) and
+//!   closed at once, so hostile connections cannot use up the file descriptors that
+//!   players, the database and the listener need;
+//! * every request's line and headers must arrive within `--header-timeout-ms`
+//!   (hyper's `header_read_timeout`, which also bounds an idle keep-alive
+//!   connection's wait for its next request); otherwise the connection is closed;
+//! * when `accept` fails for lack of descriptors (`EMFILE`, `ENFILE`) or memory, the
+//!   loop sleeps (10 ms, doubling up to 1 s) instead of spinning.
+//!
+//! A connection's slot ([`ConnSlot`]) travels in each request's extensions so that
+//! an upgraded WebSocket keeps it until the socket closes.
+
+use super::addr::AddrGuard;
+use crate::state::AppState;
+use axum::extract::ConnectInfo;
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::OwnedSemaphorePermit;
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+/// First back-off after `accept` failed for lack of resources.
+pub const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
+/// Longest back-off after repeated `accept` failures.
+pub const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+/// The answer written to a refused connection (before it is closed).
+const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 78\r\n\r\n{\"error\":{\"code\":\"unavailable\",\"message\":\"too many connections, retry later\"}}";
+
+/// One accepted connection's share of the connection caps; released when the last
+/// holder (the HTTP connection task, or the WebSocket it was upgraded to) drops it.
+#[derive(Debug)]
+pub struct ConnSlot {
+    _permit: OwnedSemaphorePermit,
+    _per_ip: Option<AddrGuard>,
+}
+
+/// Why `accept` failed, for the loop's reaction.
+fn is_resource_exhaustion(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+    )
+}
+
+/// Serves `router` on `listener` until `stop` is cancelled; then stops accepting and
+/// asks every HTTP connection to finish its current request and close (upgraded
+/// sockets watch the same token themselves). Connection tasks are tracked by
+/// `state.tasks()`. Errors: none so far (accept failures are logged and retried).
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    state: AppState,
+    stop: CancellationToken,
+) -> io::Result<()> {
+    let mut backoff = ACCEPT_BACKOFF_MIN;
+    let trusted = state.config().trusted_proxies.clone();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(state.config().header_timeout())
+        .keep_alive(true);
+    loop {
+        let accepted = tokio::select! {
+            _ = stop.cancelled() => break,
+            r = listener.accept() => r,
+        };
+        let (tcp, peer) = match accepted {
+            Ok(a) => {
+                backoff = ACCEPT_BACKOFF_MIN;
+                a
+            }
+            Err(e) if is_resource_exhaustion(&e) => {
+                metrics::counter!("ludo_accept_errors_total", "kind" => "resources").increment(1);
+                tracing::warn!(error = %e, backoff_ms = backoff.as_millis() as u64, "accept failed; backing off");
+                tokio::select! {
+                    _ = stop.cancelled() => break,
+                    _ = tokio::time::sleep(backoff) => {}
+                }
+                backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
+                continue;
+            }
+            Err(e) => {
+                // A connection reset before it was accepted, and the like.
+                metrics::counter!("ludo_accept_errors_total", "kind" => "other").increment(1);
+                tracing::debug!(error = %e, "accept failed");
+                continue;
+            }
+        };
+        let edge = state.edge();
+        let Ok(permit) = edge.connection_permits().clone().try_acquire_owned() else {
+            refuse(tcp, "max_connections");
+            continue;
+        };
+        let per_ip = if trusted.contains(&peer.ip()) {
+            None
+        } else {
+            match edge.per_ip().try_acquire(peer.ip()) {
+                Some(g) => Some(g),
+                None => {
+                    refuse(tcp, "max_connections_per_ip");
+                    continue;
+                }
+            }
+        };
+        let slot = Arc::new(ConnSlot {
+            _permit: permit,
+            _per_ip: per_ip,
+        });
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+        let svc = {
+            let slot = slot.clone();
+            router
+                .clone()
+                .map_request(move |mut req: axum::http::Request<Incoming>| {
+                    req.extensions_mut().insert(ConnectInfo(peer));
+                    req.extensions_mut().insert(slot.clone());
+                    req
+                })
+        };
+        let conn = http
+            .serve_connection(TokioIo::new(tcp), TowerToHyperService::new(svc))
+            .with_upgrades();
+        let stop = stop.clone();
+        state.tasks().spawn(async move {
+            let _slot = slot;
+            tokio::pin!(conn);
+            tokio::select! {
+                r = conn.as_mut() => log_conn_end(r, peer),
+                _ = stop.cancelled() => {
+                    conn.as_mut().graceful_shutdown();
+                    log_conn_end(conn.await, peer);
+                }
+            }
+        });
+    }
+    Ok(())
+}
+
+/// Answers a connection over a cap with [`REFUSED`] (if the socket takes it at
+/// once) and closes it.
+fn refuse(tcp: TcpStream, cap: &'static str) {
+    metrics::counter!("ludo_connections_refused_total", "cap" => cap).increment(1);
+    tracing::debug!(cap, "connection refused");
+    let _ = tcp.try_write(REFUSED);
+}
+
+fn log_conn_end(r: Result<(), hyper::Error>, peer: SocketAddr) {
+    if let Err(e) = r {
+        if e.is_timeout() {
+            metrics::counter!("ludo_http_header_timeouts_total").increment(1);
+        }
+        tracing::debug!(%peer, error = %e, "http connection ended");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_refusal_is_a_complete_json_503() {
+        let text = std::str::from_utf8(REFUSED).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 503 "));
+        let len: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length: "))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(len, body.len());
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(v["error"]["code"], "unavailable");
+    }
+
+    #[test]
+    fn only_resource_exhaustion_backs_off() {
+        assert!(is_resource_exhaustion(&io::Error::from_raw_os_error(
+            libc::EMFILE
+        )));
+        assert!(is_resource_exhaustion(&io::Error::from_raw_os_error(
+            libc::ENFILE
+        )));
+        assert!(!is_resource_exhaustion(&io::Error::from_raw_os_error(
+            libc::ECONNABORTED
+        )));
+    }
+}

@@ -1,0 +1,147 @@
+//! Leaving a match (`leave_match`) and abandoned matches, on a manual clock.
+//!
+//! * A player who leaves is free at once (can queue), a bot plays the seat on, every
+//!   player sees `seat_left` in the match's `seq`, and at the end the seat ranks
+//!   below every seat that stayed (`left: true`); the replay records the leaver and
+//!   verifies.
+//! * A match whose humans are all away for `abandon_seconds` ends with reason
+//!   `abandoned` — not a millisecond earlier — and its replay verifies.
+
+use crate::common::*;
+use protocol::{ErrorCode, ServerMsg};
+use serde_json::{json, Value};
+use server::clock::Clock;
+use std::time::Duration;
+
+/// Start of the manual clock (Unix ms).
+const T0: u64 = 1_800_000_000_000;
+
+async fn get(s: &TestServer, path: &str) -> Value {
+    reqwest::get(s.url(path))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+async fn verify_replay(s: &TestServer, id: uuid::Uuid) -> engine::Replay {
+    let doc = get(s, &format!("/api/v1/matches/{id}/replay")).await;
+    let replay: engine::Replay = serde_json::from_value(doc).unwrap();
+    engine::replay::verify(&replay).expect("the replay verifies");
+    replay
+}
+
+#[tokio::test]
+async fn a_player_who_leaves_is_free_and_ranks_last() {
+    let clock = Clock::manual(T0);
+    let config = server::Config {
+        match_seconds: 600,
+        ..test_config()
+    };
+    let s = start_with_clock(config, clock.clone()).await;
+    let (mut clients, started) = lobby_of_four(&s, false, 4).await;
+    let id = started[0].match_id;
+    let leaver_seat = started[0].your_seat.unwrap();
+    for c in clients.iter_mut() {
+        next_turn(c).await;
+    }
+    clients[0]
+        .send(json!({"t": "leave_match", "id": "bye", "d": {"match_id": id}}))
+        .await;
+    let (ack, _) = clients[0]
+        .recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "bye"))
+        .await;
+    assert!(matches!(ack.msg, ServerMsg::Ack(_)));
+    // Every player sees seat_left, sequenced after the first turn_started (seq 2).
+    for c in clients.iter_mut().skip(1) {
+        let (f, _) = c.recv_until(|m| matches!(m, ServerMsg::SeatLeft(_))).await;
+        match f.msg {
+            ServerMsg::SeatLeft(l) => assert_eq!((l.match_id, l.seat), (id, leaver_seat)),
+            _ => unreachable!(),
+        }
+        assert!(f.seq.unwrap() > 2);
+    }
+    // The leaver is free at once: it can queue, and a reconnect lists no match.
+    clients[0]
+        .send(json!({"t": "join_queue", "id": "q", "d": {"mode": "clash"}}))
+        .await;
+    let (f, _) = clients[0]
+        .recv_until(|m| matches!(m, ServerMsg::Ack(_) | ServerMsg::Error(_)))
+        .await;
+    assert!(
+        matches!(f.msg, ServerMsg::Ack(ref a) if a.id == "q"),
+        "{:?}",
+        f.msg
+    );
+    let (_, active) = s.reconnect(clients[0].player_id, &clients[0].token).await;
+    assert!(active.is_empty(), "the leaver is seated nowhere");
+    // Leaving again (from the old seat) is refused: the player has no seat now.
+    let (mut again, _) = s.reconnect(clients[0].player_id, &clients[0].token).await;
+    again
+        .send(json!({"t": "leave_match", "id": "again", "d": {"match_id": id}}))
+        .await;
+    again.expect_error(ErrorCode::NotInMatch).await;
+
+    // The match clock ends the match (rule 9.1); the leaver ranks below every seat
+    // that stayed, and the standing says it left.
+    clock.set_ms(T0 + 600_000);
+    let (f, _) = clients[1]
+        .recv_until(|m| matches!(m, ServerMsg::MatchEnded(_)))
+        .await;
+    let ServerMsg::MatchEnded(end) = f.msg else {
+        unreachable!()
+    };
+    let leaver = end
+        .standings
+        .iter()
+        .find(|s| s.seat == leaver_seat)
+        .unwrap();
+    assert!(leaver.left);
+    for st in end.standings.iter().filter(|s| s.seat != leaver_seat) {
+        assert!(!st.left);
+        assert!(
+            st.place < leaver.place,
+            "{st:?} ranks above the leaver {leaver:?}"
+        );
+    }
+    let replay = verify_replay(&s, id).await;
+    assert_eq!(replay.left, vec![leaver_seat]);
+}
+
+#[tokio::test]
+async fn a_match_whose_humans_are_all_away_ends_as_abandoned() {
+    let clock = Clock::manual(T0);
+    let config = server::Config {
+        abandon_seconds: 120,
+        ..test_config()
+    };
+    let s = start_with_clock(config, clock.clone()).await;
+    let (clients, started) = lobby_of_four(&s, true, 2).await;
+    let id = started[0].match_id;
+    let away_from = clock.now_ms();
+    drop(clients);
+    // The room notices both sockets are gone (Detach), then waits 120 s of clock.
+    s.eventually("the room saw both players go", |st| {
+        st.sessions().is_empty()
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    clock.set_ms(away_from + 120_000 - 1);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let m = get(&s, &format!("/api/v1/matches/{id}")).await;
+    assert_eq!(m["status"], json!("running"), "1 ms early: still running");
+    clock.set_ms(away_from + 120_000);
+    let t0 = std::time::Instant::now();
+    loop {
+        let m = get(&s, &format!("/api/v1/matches/{id}")).await;
+        if m["status"] == json!("ended") {
+            assert_eq!(m["end_reason"], json!("abandoned"));
+            break;
+        }
+        assert!(t0.elapsed() < STEP, "the match ends as abandoned: {m}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let replay = verify_replay(&s, id).await;
+    assert_eq!(replay.end.unwrap().reason, engine::EndReason::Abandoned);
+}
