@@ -1,11 +1,11 @@
-//! Every generated file of `proto/`: the JSON Schemas, the error-code list, one
+//! Every generated file of `proto/`: the JSON Schemas, the error-code lists, one
 //! example frame per message type and the example session. The `gen-proto` binary
 //! writes them; a test regenerates them and compares byte for byte. Output is
 //! deterministic: objects built as JSON values have their keys sorted, everything is
 //! pretty-printed (the session: one compact frame per line) and ends with a newline.
 
 use crate::examples::{client_examples, server_examples, session};
-use crate::schema::{error_code_docs, published};
+use crate::schema::{error_code_list, published};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -24,7 +24,8 @@ pub struct ProtoFile {
 
 /// Every generated file, in a fixed order: `client.schema.json`,
 /// `server.schema.json`, `position.schema.json`, `plan.schema.json`,
-/// `event.schema.json`, `replay.schema.json`, `error_codes.json`,
+/// `event.schema.json`, `replay.schema.json`, `error_codes.json` (WebSocket and REST
+/// codes, [`crate::schema::ErrorCodeList`]),
 /// `examples/client/<t>.json` for each client type, `examples/server/<t>.json` for
 /// each server type, and `examples/session.txt`.
 pub fn files() -> Vec<ProtoFile> {
@@ -33,7 +34,7 @@ pub fn files() -> Vec<ProtoFile> {
         .into_iter()
         .map(|(name, schema)| file(name.into(), pretty(&canonical(schema.to_value()))))
         .collect();
-    out.push(file("error_codes.json".into(), pretty(&error_code_docs())));
+    out.push(file("error_codes.json".into(), pretty(&error_code_list())));
     for (t, frame) in client_examples() {
         out.push(file(format!("examples/client/{t}.json"), pretty(&frame)));
     }

@@ -1,5 +1,5 @@
-//! The closed list of error codes a server sends in [`crate::ServerMsg::Error`] and in
-//! REST error bodies.
+//! The closed list of error codes a server sends in [`crate::ServerMsg::Error`] (the
+//! REST API's codes are [`crate::RestErrorCode`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -35,8 +35,6 @@ pub enum ErrorCode {
     NotHost,
     /// The lobby cannot start: it needs at least two players unless it fills empty seats with bots.
     LobbyTooSmall,
-    /// REST only: a guest name breaks the text policy (1..=24 characters after NFC, visible, no control, bidi or invisible format characters, no white space at either end).
-    InvalidName,
     /// A chat text breaks the text policy (1..=280 characters after NFC, visible, no control, bidi or invisible format characters).
     InvalidText,
     /// The player is already queued, in a lobby or seated in a running match.
@@ -81,7 +79,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every error code, in declaration order (frames, session, engine).
-    pub const ALL: [ErrorCode; 31] = {
+    pub const ALL: [ErrorCode; 30] = {
         use ErrorCode::*;
         [
             BadJson,
@@ -96,7 +94,6 @@ impl ErrorCode {
             LobbyFull,
             NotHost,
             LobbyTooSmall,
-            InvalidName,
             InvalidText,
             AlreadyBusy,
             StaleTurn,
@@ -134,7 +131,6 @@ impl ErrorCode {
             LobbyFull => "lobby_full",
             NotHost => "not_host",
             LobbyTooSmall => "lobby_too_small",
-            InvalidName => "invalid_name",
             InvalidText => "invalid_text",
             AlreadyBusy => "already_busy",
             StaleTurn => "stale_turn",

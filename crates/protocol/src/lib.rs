@@ -14,10 +14,11 @@
 //! # Layout
 //! * [`client`]: [`ClientMsg`] and its payloads.
 //! * [`server`]: [`ServerMsg`] and its payloads.
-//! * [`error`]: the closed list of [`ErrorCode`]s.
+//! * [`error`]: the closed list of WebSocket [`ErrorCode`]s.
+//! * [`rest`]: the closed list of REST [`RestErrorCode`]s, each with its HTTP status.
 //! * [`codec`]: total decoding of client frames ([`decode_client`]) and encoding.
 //! * [`convert`]: payloads built from the engine's records ([`TurnStarted::from_turn_start`] …).
-//! * [`schema`]: the published JSON Schemas and the error-code list.
+//! * [`schema`]: the published JSON Schemas and the error-code lists.
 //! * [`text`]: the Unicode policy for names and chat text (NFC, refused characters).
 //! * [`examples`]: realistic example frames and a whole example session.
 //! * [`artifacts`]: every file of `proto/` (written by the `gen-proto` binary).
@@ -28,6 +29,7 @@ pub mod codec;
 pub mod convert;
 pub mod error;
 pub mod examples;
+pub mod rest;
 pub mod schema;
 pub mod server;
 pub mod text;
@@ -38,6 +40,7 @@ pub use codec::{
     MAX_FRAME_BYTES,
 };
 pub use error::ErrorCode;
+pub use rest::RestErrorCode;
 pub use server::*;
 
 /// The protocol version this crate speaks (sent in `hello` and `welcome`).

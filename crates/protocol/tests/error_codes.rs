@@ -1,11 +1,14 @@
-//! Contract: the protocol's closed list of error codes holds every engine code
-//! (RULES.md rule 4.5) under the same string, plus the transport and session codes,
-//! and `proto/error_codes.json` lists them all with their meaning.
+//! Contract: the protocol's closed list of WebSocket error codes holds every engine
+//! code (RULES.md rule 4.5) under the same string, plus the transport and session
+//! codes; the REST list gives each code one HTTP status; and `proto/error_codes.json`
+//! lists both with their meaning.
 
 mod common;
 
-use protocol::schema::{error_code_docs, ErrorCodeDoc};
-use protocol::ErrorCode;
+use protocol::schema::{
+    error_code_docs, error_code_list, ErrorCodeDoc, ErrorCodeList, RestErrorCodeDoc,
+};
+use protocol::{ErrorCode, RestErrorCode};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -79,8 +82,8 @@ fn all_is_complete_distinct_and_serializes_as_as_str() {
     );
     assert_eq!(
         listed.len(),
-        31,
-        "31 codes: 18 frame, session, text and store, 13 engine"
+        30,
+        "30 codes: 17 frame, session, text and store, 13 engine"
     );
     assert_eq!(
         listed.iter().collect::<BTreeSet<_>>().len(),
@@ -124,26 +127,136 @@ fn match_errors_map_to_their_engine_strings() {
 }
 
 #[test]
+fn rest_all_is_complete_distinct_and_serializes_as_as_str() {
+    let from_schema = enumerated(&schemars::schema_for!(RestErrorCode));
+    let listed: Vec<String> = RestErrorCode::ALL
+        .iter()
+        .map(|c| c.as_str().to_string())
+        .collect();
+    assert_eq!(
+        listed, from_schema,
+        "RestErrorCode::ALL lists every variant in order"
+    );
+    assert_eq!(
+        listed.iter().collect::<BTreeSet<_>>().len(),
+        22,
+        "22 distinct codes"
+    );
+    for c in RestErrorCode::ALL {
+        assert_eq!(
+            serde_json::to_value(c).unwrap(),
+            Value::String(c.as_str().into())
+        );
+        assert_eq!(c.to_string(), c.as_str());
+        let back: RestErrorCode = serde_json::from_value(Value::String(c.as_str().into())).unwrap();
+        assert_eq!(back, c);
+    }
+}
+
+#[test]
+fn each_rest_code_has_its_http_status() {
+    let by_status = |status: u16| -> Vec<&str> {
+        RestErrorCode::ALL
+            .iter()
+            .filter(|c| c.status() == status)
+            .map(|c| c.as_str())
+            .collect()
+    };
+    assert_eq!(
+        by_status(400),
+        [
+            "bad_json",
+            "bad_query",
+            "bad_request",
+            "invalid_name",
+            "invalid_id",
+            "invalid_limit",
+            "invalid_cursor",
+            "invalid_mode"
+        ]
+    );
+    assert_eq!(by_status(401), ["not_authenticated"]);
+    assert_eq!(by_status(403), ["origin_not_allowed", "forbidden"]);
+    assert_eq!(
+        by_status(404),
+        ["match_not_found", "player_not_found", "not_found"]
+    );
+    assert_eq!(by_status(405), ["method_not_allowed"]);
+    assert_eq!(by_status(408), ["request_timeout"]);
+    assert_eq!(by_status(413), ["too_large"]);
+    assert_eq!(by_status(415), ["unsupported_media_type"]);
+    assert_eq!(by_status(426), ["upgrade_required"]);
+    assert_eq!(by_status(429), ["rate_limited"]);
+    assert_eq!(by_status(500), ["internal"]);
+    assert_eq!(by_status(503), ["unavailable"]);
+}
+
+#[test]
+fn codes_shared_by_both_lists_are_exactly_these_six() {
+    let ws: BTreeSet<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    let shared: Vec<&str> = RestErrorCode::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .filter(|s| ws.contains(s))
+        .collect();
+    assert_eq!(
+        shared,
+        [
+            "bad_json",
+            "not_authenticated",
+            "match_not_found",
+            "too_large",
+            "rate_limited",
+            "internal"
+        ]
+    );
+    assert!(
+        !ws.contains("invalid_name"),
+        "invalid_name is REST only: no WebSocket message names a guest"
+    );
+}
+
+#[test]
 fn error_codes_file_lists_every_code_with_its_meaning() {
-    let file: Vec<ErrorCodeDoc> =
+    let file: ErrorCodeList =
         serde_json::from_value(common::read_json("error_codes.json")).unwrap();
-    assert_eq!(file, error_code_docs());
-    let codes: Vec<&str> = file.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(file, error_code_list());
+    assert_eq!(file.websocket, error_code_docs());
+    let codes: Vec<&str> = file.websocket.iter().map(|d| d.code.as_str()).collect();
     let all: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
     assert_eq!(codes, all);
-    for d in &file {
-        assert!(
-            !d.description.trim().is_empty(),
-            "{} has a description",
-            d.code
-        );
+    let rest: Vec<(&str, u16)> = file
+        .rest
+        .iter()
+        .map(|d| (d.code.as_str(), d.status))
+        .collect();
+    let all: Vec<(&str, u16)> = RestErrorCode::ALL
+        .iter()
+        .map(|c| (c.as_str(), c.status()))
+        .collect();
+    assert_eq!(rest, all);
+    let descriptions = file
+        .websocket
+        .iter()
+        .map(|d| (&d.code, &d.description))
+        .chain(file.rest.iter().map(|d| (&d.code, &d.description)));
+    for (code, description) in descriptions {
+        assert!(!description.trim().is_empty(), "{code} has a description");
     }
     assert_eq!(
-        file[0],
+        file.websocket[0],
         ErrorCodeDoc {
             code: "bad_json".into(),
             description: "The frame is not JSON, or its payload does not have the message's shape."
                 .into()
+        }
+    );
+    assert_eq!(
+        file.rest[5],
+        RestErrorCodeDoc {
+            code: "invalid_limit".into(),
+            status: 400,
+            description: "`limit` is not an integer in 1..=100.".into()
         }
     );
 }

@@ -1,52 +1,33 @@
 //! [`ApiError`]: every way a REST call fails, rendered as
-//! `{"error": {"code": "<stable code>", "message": "<text>"}}` with a matching HTTP
-//! status. Internal failures are logged with their cause and shown to the client only
-//! as `internal` with a generic message.
+//! `{"error": {"code": "<stable code>", "message": "<text>"}}` with the HTTP status
+//! of its code. The codes are the closed list [`RestErrorCode`] (published with their
+//! statuses in `proto/error_codes.json`). Internal failures are logged with their
+//! cause and shown to the client only as `internal` with a generic message.
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::FromRequest;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use protocol::RestErrorCode;
 use serde::Serialize;
 
-/// A REST error. Codes are stable snake_case strings; the protocol's
-/// [`protocol::ErrorCode`] strings are used where one fits.
+/// A REST error: a [`RestErrorCode`] (which fixes the HTTP status) and a message.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
-    /// 400: the request body is not JSON of the expected shape (`bad_json`), or
-    /// another field is invalid (`code` names it, e.g. `invalid_name`).
+    /// A request the server refuses (400, 401, 404, 405) or cannot serve now (503):
+    /// `code` fixes the status, `message` says what was wrong. Build it with
+    /// [`ApiError::new`]. With the code `internal` the message is logged, not shown.
     #[error("{message}")]
-    BadRequest {
-        /// Stable code.
-        code: &'static str,
-        /// What was wrong.
+    Rejected {
+        /// The error code.
+        code: RestErrorCode,
+        /// What was wrong, for humans (may change between versions).
         message: String,
     },
     /// 401 `not_authenticated`: no `Authorization: Bearer <token>` header, or an
     /// unknown token.
     #[error("missing or unknown bearer token")]
     NotAuthenticated,
-    /// 404 with a stable code (`match_not_found`, `not_found` …).
-    #[error("{message}")]
-    NotFound {
-        /// Stable code.
-        code: &'static str,
-        /// What was not found.
-        message: String,
-    },
-    /// 403 with a stable code (`origin_not_allowed`): the request is not allowed
-    /// from where it came.
-    #[error("{message}")]
-    Forbidden {
-        /// Stable code.
-        code: &'static str,
-        /// Why.
-        message: String,
-    },
-    /// 408 `request_timeout`: the request body did not arrive within
-    /// `--body-timeout-ms` of the headers.
-    #[error("the request body did not arrive in time")]
-    RequestTimeout,
     /// 429 `rate_limited`: the client address is over a budget (guest creation,
     /// open sockets); `Retry-After` says when to try again (whole seconds, rounded up).
     #[error("{message}")]
@@ -56,9 +37,6 @@ pub enum ApiError {
         /// How long until the budget allows another request.
         retry_after: std::time::Duration,
     },
-    /// 405 `method_not_allowed`: the path exists but not with this HTTP method.
-    #[error("{0}")]
-    MethodNotAllowed(String),
     /// 503 `unavailable`: a dependency (the database) cannot be reached.
     #[error("service unavailable")]
     Unavailable,
@@ -84,44 +62,30 @@ struct Inner<'a> {
 }
 
 impl ApiError {
-    /// The HTTP status.
-    pub fn status(&self) -> StatusCode {
-        match self {
-            ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
-            ApiError::NotAuthenticated => StatusCode::UNAUTHORIZED,
-            ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
-            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
-            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
-            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::Store(e) if e.is_transient() => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::Store(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        }
-    }
-
-    /// The stable error code.
-    pub fn code(&self) -> &'static str {
-        match self {
-            ApiError::BadRequest { code, .. }
-            | ApiError::NotFound { code, .. }
-            | ApiError::Forbidden { code, .. } => code,
-            ApiError::RequestTimeout => "request_timeout",
-            ApiError::RateLimited { .. } => protocol::ErrorCode::RateLimited.as_str(),
-            ApiError::NotAuthenticated => protocol::ErrorCode::NotAuthenticated.as_str(),
-            ApiError::MethodNotAllowed(_) => "method_not_allowed",
-            ApiError::Unavailable => "unavailable",
-            ApiError::Store(e) if e.is_transient() => "unavailable",
-            ApiError::Store(_) | ApiError::Internal(_) => protocol::ErrorCode::Internal.as_str(),
-        }
-    }
-
-    /// A 400 with `code` and `message`.
-    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::BadRequest {
+    /// The error `code` with `message`: [`ApiError::Rejected`].
+    pub fn new(code: RestErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError::Rejected {
             code,
             message: message.into(),
         }
+    }
+
+    /// The error code.
+    pub fn code(&self) -> RestErrorCode {
+        match self {
+            ApiError::Rejected { code, .. } => *code,
+            ApiError::NotAuthenticated => RestErrorCode::NotAuthenticated,
+            ApiError::RateLimited { .. } => RestErrorCode::RateLimited,
+            ApiError::Unavailable => RestErrorCode::Unavailable,
+            ApiError::Store(e) if e.is_transient() => RestErrorCode::Unavailable,
+            ApiError::Store(_) | ApiError::Internal(_) => RestErrorCode::Internal,
+        }
+    }
+
+    /// The HTTP status: always the code's ([`RestErrorCode::status`]).
+    pub fn status(&self) -> StatusCode {
+        StatusCode::from_u16(self.code().status())
+            .expect("every RestErrorCode has a valid HTTP status")
     }
 }
 
@@ -136,7 +100,11 @@ impl IntoResponse for ApiError {
                 tracing::error!(error = %e, source = ?std::error::Error::source(e), "store failure in REST call");
                 "internal server error".to_string()
             }
-            ApiError::Internal(why) => {
+            ApiError::Internal(why)
+            | ApiError::Rejected {
+                code: RestErrorCode::Internal,
+                message: why,
+            } => {
                 tracing::error!(error = %why, "internal failure in REST call");
                 "internal server error".to_string()
             }
@@ -144,7 +112,7 @@ impl IntoResponse for ApiError {
         };
         let body = Body {
             error: Inner {
-                code: self.code(),
+                code: self.code().as_str(),
                 message,
             },
         };
@@ -164,15 +132,18 @@ impl From<JsonRejection> for ApiError {
         let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&r);
         while let Some(e) = cause {
             if e.is::<crate::edge::body::BodyDeadlineExceeded>() {
-                return ApiError::RequestTimeout;
+                return ApiError::new(
+                    RestErrorCode::RequestTimeout,
+                    "the request body did not arrive in time",
+                );
             }
             cause = e.source();
         }
-        ApiError::bad_request(protocol::ErrorCode::BadJson.as_str(), r.body_text())
+        ApiError::new(RestErrorCode::BadJson, r.body_text())
     }
 }
 
-/// `axum::Json` whose rejection is an [`ApiError`] (`bad_json`, 400) so that a bad
+/// `axum::Json` whose rejection is an [`ApiError`] (400 `bad_json`) so that a bad
 /// body gets the same error body as every other failure.
 #[derive(Debug, Clone, Copy, Default, FromRequest)]
 #[from_request(via(axum::Json), rejection(ApiError))]
@@ -197,7 +168,7 @@ mod tests {
 
     #[tokio::test]
     async fn bad_request_shows_code_and_message() {
-        let (s, v) = body_of(ApiError::bad_request("invalid_name", "name is empty")).await;
+        let (s, v) = body_of(ApiError::new(RestErrorCode::InvalidName, "name is empty")).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(
             v,
@@ -219,7 +190,32 @@ mod tests {
         let e = ApiError::from(store::StoreError::from(sqlx::Error::RowNotFound));
         assert_eq!(
             (e.status(), e.code()),
-            (StatusCode::INTERNAL_SERVER_ERROR, "internal")
+            (StatusCode::INTERNAL_SERVER_ERROR, RestErrorCode::Internal)
+        );
+    }
+
+    #[tokio::test]
+    async fn every_code_is_sent_with_its_status() {
+        for code in RestErrorCode::ALL {
+            let (s, v) = body_of(ApiError::new(code, "no such row")).await;
+            assert_eq!(s.as_u16(), code.status(), "{code}");
+            // An internal failure's text is logged, never shown.
+            let message = match code {
+                RestErrorCode::Internal => "internal server error",
+                _ => "no such row",
+            };
+            assert_eq!(
+                v,
+                serde_json::json!({"error": {"code": code.as_str(), "message": message}})
+            );
+        }
+        assert_eq!(
+            ApiError::NotAuthenticated.status(),
+            StatusCode::UNAUTHORIZED
+        );
+        assert_eq!(
+            ApiError::Unavailable.status(),
+            StatusCode::SERVICE_UNAVAILABLE
         );
     }
 

@@ -8,7 +8,8 @@
 //!   store, the persistence writer, the shutdown token and task tracker.
 //! * [`api`]: HTTP routes composed by [`api::app`] (`/api/v1/guests`, `/api/v1/matches`,
 //!   `/api/v1/players`, `/api/v1/leaderboard`, `/api/v1/openapi.json`, `/healthz`,
-//!   `/readyz`, `/ws`; see `API.md`); [`error`]: [`error::ApiError`], the REST error body.
+//!   `/readyz`, `/ws`; described by [`api::openapi`]); [`error`]: [`error::ApiError`],
+//!   the REST error body.
 //! * [`auth`]: guest tokens (CSPRNG, stored as SHA-256) and the bearer extractor.
 //! * [`ws`]: the WebSocket endpoint: per-connection reader ([`ws::connection`]) and
 //!   writer with a bounded outbound queue ([`ws::outbound`]).

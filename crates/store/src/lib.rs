@@ -6,8 +6,8 @@
 //!   ([`Store::create_guest`], [`Store::player_by_token_hash`], [`Store::player`]),
 //!   match writes ([`Store::create_match`], [`Store::append_turns`],
 //!   [`Store::finish_match`]) and reads ([`Store::match_summary`], [`Store::replay`],
-//!   [`Store::player_matches`], [`Store::leaderboard`], [`Store::unfinished_matches`],
-//!   [`Store::ping`]).
+//!   [`Store::running_summaries`], [`Store::player_matches`], [`Store::leaderboard`],
+//!   [`Store::unfinished_matches`], [`Store::ping`]).
 //! * [`spawn_writer`]: the write-behind writer the game rooms use so that they never
 //!   wait on the database.
 //! * [`StoreError`]: failures, with [`StoreError::is_transient`] for retries.
@@ -31,8 +31,9 @@ mod writes;
 
 pub use error::StoreError;
 pub use model::{
-    ChatEntry, LeaderboardRow, LoggedTurn, MatchResult, MatchStatus, MatchSummary, NewMatch, Page,
-    Player, ReplayDoc, RunningMatch, SeatEntry, SeatResult, SeatSummary, MAX_PAGE,
+    ChatEntry, Cursor, HistoryPage, LeaderboardRow, LoggedTurn, MatchResult, MatchStatus,
+    MatchSummary, NewMatch, Page, Player, ReplayDoc, RunningMatch, SeatEntry, SeatResult,
+    SeatSummary, MAX_PAGE,
 };
 pub use store::{Store, DEFAULT_DATABASE_URL};
 pub use writer::{

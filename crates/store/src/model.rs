@@ -219,16 +219,50 @@ pub struct ReplayDoc {
     pub replay: Replay,
 }
 
-/// One page of a player's match history, newest first (by `started_at`).
+/// Which page of a player's match history to read. History order is newest first:
+/// `started_at` descending, then match id descending (so matches that started in the
+/// same microsecond still have one fixed order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Page {
     /// How many matches at most, 1..=100 ([`MAX_PAGE`]); others are rejected with
     /// [`crate::StoreError::Invalid`].
     pub limit: u32,
-    /// Cursor: only matches that started strictly before this time. For the next
-    /// page pass the `started_at` of the last match of the previous page; `None`
-    /// starts at the newest.
-    pub before: Option<DateTime<Utc>>,
+    /// Only matches after this point in history order; `None` starts at the newest.
+    /// For the next page pass the previous [`HistoryPage::next`].
+    pub before: Option<Cursor>,
+}
+
+/// A point in history order (`started_at` descending, then match id descending).
+/// The matches after it are those that started before `started_at`, and — when `id`
+/// is given — those that started exactly at `started_at` with an id below `id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cursor {
+    /// The start time the page begins below (UTC; compared to the microsecond).
+    pub started_at: DateTime<Utc>,
+    /// The last match already shown, to break ties in `started_at`; `None` for a
+    /// plain time cursor ("everything that started strictly before").
+    pub id: Option<Uuid>,
+}
+
+impl Cursor {
+    /// The cursor just after `m` in history order.
+    pub fn after(m: &MatchSummary) -> Cursor {
+        Cursor {
+            started_at: m.started_at,
+            id: Some(m.id),
+        }
+    }
+}
+
+/// One page of a player's match history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryPage {
+    /// At most `limit` matches, in history order (newest first).
+    pub matches: Vec<MatchSummary>,
+    /// The cursor of the next page ([`Cursor::after`] the last match) when more
+    /// matches follow; `None` when this page is the last (also when exactly `limit`
+    /// matches were left).
+    pub next: Option<Cursor>,
 }
 
 /// One leaderboard line: a human player's results over the ended matches of a mode.

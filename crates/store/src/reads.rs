@@ -1,9 +1,14 @@
-//! Reading matches back: summaries, replay documents, a player's history, the
-//! leaderboard and the matches left running.
+//! Reading matches back: summaries, replay documents, the running matches of a set
+//! of rooms, a player's history, the leaderboard and the matches left running.
+//!
+//! A list of matches costs two queries whatever its length, one for the matches and
+//! one for all their seats (`Store::summaries`; one more of each per 500 ids).
 
 use crate::codec::{micros, name, parse};
 use crate::error::StoreError;
-use crate::model::{LeaderboardRow, MatchStatus, MatchSummary, Page, ReplayDoc, MAX_PAGE};
+use crate::model::{
+    Cursor, HistoryPage, LeaderboardRow, MatchStatus, MatchSummary, Page, ReplayDoc, MAX_PAGE,
+};
 use crate::rows::{
     in_turn_order, MatchRow, SeatRow, TurnRow, MATCH_COLUMNS, SEAT_COLUMNS, TURN_COLUMNS,
 };
@@ -20,14 +25,21 @@ static SEATS_OF: LazyLock<String> =
 static TURNS_OF: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT {TURN_COLUMNS} FROM turns WHERE match_id = $1 ORDER BY turn_number")
 });
+/// A player's matches in history order after the cursor `($2, $3)`: `$1` player,
+/// `$2` started_at or NULL (from the newest), `$3` id or NULL (plain time cursor),
+/// `$4` rows.
 static HISTORY: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT {MATCH_COLUMNS} FROM matches m \
          WHERE m.id IN (SELECT s.match_id FROM match_seats s WHERE s.player_id = $1) \
-         AND ($2 IS NULL OR m.started_at < $2) \
-         ORDER BY m.started_at DESC, m.id DESC LIMIT $3"
+         AND ($2 IS NULL OR m.started_at < $2 \
+              OR ($3 IS NOT NULL AND m.started_at = $2 AND m.id < $3)) \
+         ORDER BY m.started_at DESC, m.id DESC LIMIT $4"
     )
 });
+/// Most ids bound in one `IN (…)` list (both backends allow far more binds; this
+/// keeps statements small).
+const IN_LIST_MAX: usize = 500;
 const LEADERBOARD: &str = "SELECT s.player_id AS player_id, p.name AS name, \
     CAST(COUNT(*) AS BIGINT) AS matches, \
     CAST(SUM(CASE WHEN s.place = 1 THEN 1 ELSE 0 END) AS BIGINT) AS wins, \
@@ -148,42 +160,25 @@ impl Store {
         }))
     }
 
-    /// One page of the matches `player_id` sat in, newest first (by `started_at`,
-    /// then id). See [`Page`] for the bounds and the cursor. An unknown player has
-    /// no matches.
-    ///
-    /// Errors: [`StoreError::Invalid`] when `page.limit` is outside 1..=100.
-    pub async fn player_matches(
-        &self,
-        player_id: Uuid,
-        page: Page,
-    ) -> Result<Vec<MatchSummary>, StoreError> {
-        let limit = check_limit(page.limit)?;
-        let before = page.before.map(micros);
-        let matches: Vec<MatchRow> = with_pool!(self, pool => sqlx::query_as(HISTORY.as_str())
-            .bind(player_id)
-            .bind(before)
-            .bind(limit)
-            .fetch_all(pool)
-            .await)?;
-        if matches.is_empty() {
-            return Ok(Vec::new());
-        }
-        let ids: Vec<Uuid> = matches.iter().map(|m| m.id).collect();
-        let rows: Vec<SeatRow> = with_pool!(self, pool => {
-            let mut qb = sqlx::QueryBuilder::new(format!(
-                "SELECT {SEAT_COLUMNS} FROM match_seats WHERE match_id IN ("
-            ));
-            let mut list = qb.separated(", ");
-            for id in &ids {
-                list.push_bind(*id);
-            }
-            qb.push(")");
-            qb.build_query_as().fetch_all(pool).await
-        })?;
+    /// The summaries of `matches` (in their order), with the seats of all of them
+    /// read in one query.
+    async fn summaries(&self, matches: Vec<MatchRow>) -> Result<Vec<MatchSummary>, StoreError> {
         let mut by_match: HashMap<Uuid, Vec<SeatRow>> = HashMap::new();
-        for r in rows {
-            by_match.entry(r.match_id).or_default().push(r);
+        for ids in matches.chunks(IN_LIST_MAX) {
+            let rows: Vec<SeatRow> = with_pool!(self, pool => {
+                let mut qb = sqlx::QueryBuilder::new(format!(
+                    "SELECT {SEAT_COLUMNS} FROM match_seats WHERE match_id IN ("
+                ));
+                let mut list = qb.separated(", ");
+                for m in ids {
+                    list.push_bind(m.id);
+                }
+                qb.push(")");
+                qb.build_query_as().fetch_all(pool).await
+            })?;
+            for r in rows {
+                by_match.entry(r.match_id).or_default().push(r);
+            }
         }
         matches
             .iter()
@@ -193,6 +188,69 @@ impl Store {
                 m.summary(&seats)
             })
             .collect()
+    }
+
+    /// The matches among `ids` that are stored as running, newest start first (then
+    /// highest id), at most `limit`: what the rooms `ids` of a server play now. Ids
+    /// not stored (yet) or ended are left out. Two queries for up to 500 ids (one
+    /// more per further 500).
+    ///
+    /// Errors: [`StoreError::Invalid`] when `limit` is outside 1..=100.
+    pub async fn running_summaries(
+        &self,
+        ids: &[Uuid],
+        limit: u32,
+    ) -> Result<Vec<MatchSummary>, StoreError> {
+        let limit = check_limit(limit)?;
+        let mut matches: Vec<MatchRow> = Vec::new();
+        for chunk in ids.chunks(IN_LIST_MAX) {
+            let rows: Vec<MatchRow> = with_pool!(self, pool => {
+                let mut qb = sqlx::QueryBuilder::new(format!(
+                    "SELECT {MATCH_COLUMNS} FROM matches m \
+                     WHERE m.status = 'running' AND m.id IN ("
+                ));
+                let mut list = qb.separated(", ");
+                for id in chunk {
+                    list.push_bind(*id);
+                }
+                qb.push(") ORDER BY m.started_at DESC, m.id DESC LIMIT ");
+                qb.push_bind(limit);
+                qb.build_query_as().fetch_all(pool).await
+            })?;
+            matches.extend(rows);
+        }
+        matches.sort_by_key(|m| std::cmp::Reverse((m.started_at, m.id)));
+        matches.truncate(limit as usize);
+        self.summaries(matches).await
+    }
+
+    /// One page of the matches `player_id` sat in, running and ended, in history
+    /// order (newest `started_at` first, then highest id; see [`Page`] and
+    /// [`Cursor`]). One query for the page — `limit + 1` rows, the extra one only
+    /// telling whether another page follows — and one for its seats. An unknown
+    /// player has no matches.
+    ///
+    /// Errors: [`StoreError::Invalid`] when `page.limit` is outside 1..=100.
+    pub async fn player_matches(
+        &self,
+        player_id: Uuid,
+        page: Page,
+    ) -> Result<HistoryPage, StoreError> {
+        let limit = check_limit(page.limit)?;
+        let before = page.before.map(|c| micros(c.started_at));
+        let before_id = page.before.and_then(|c| c.id);
+        let mut rows: Vec<MatchRow> = with_pool!(self, pool => sqlx::query_as(HISTORY.as_str())
+            .bind(player_id)
+            .bind(before)
+            .bind(before_id)
+            .bind(limit + 1)
+            .fetch_all(pool)
+            .await)?;
+        let more = rows.len() > page.limit as usize;
+        rows.truncate(page.limit as usize);
+        let matches = self.summaries(rows).await?;
+        let next = matches.last().filter(|_| more).map(Cursor::after);
+        Ok(HistoryPage { matches, next })
     }
 
     /// The best human players of `mode` over ended matches: matches played, wins

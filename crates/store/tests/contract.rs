@@ -9,7 +9,10 @@ use chrono::{SubsecRound, Utc};
 use common::*;
 use engine::replay::{replay_of, verify};
 use engine::{EndReason, Mode, Replay, Seat, Seed};
-use store::{LeaderboardRow, MatchStatus, Page, Player, ReplayDoc, SeatResult, Store, StoreError};
+use store::{
+    Cursor, HistoryPage, LeaderboardRow, MatchStatus, Page, Player, ReplayDoc, SeatResult, Store,
+    StoreError,
+};
 use uuid::Uuid;
 
 /// Every part of the contract, in order, on one fresh database.
@@ -19,7 +22,9 @@ async fn contract(store: Store) {
     match_lifecycle(&store).await;
     bad_match_input(&store).await;
     history_paging(&store).await;
+    history_ties(&store).await;
     leaderboard_order(&store).await;
+    running_among(&store).await;
     unknown_ids(&store).await;
     big_turn_batches(&store).await;
 }
@@ -253,8 +258,15 @@ async fn bad_match_input(store: &Store) {
     assert_eq!((s.status, s.turn_count), (MatchStatus::Running, 0));
 }
 
-/// History: newest first, `limit` per page, `before` as the cursor; limits outside
-/// 1..=100 are Invalid; a player without matches has an empty history.
+/// The ids of a history page's matches, in order.
+fn ids_of(page: &HistoryPage) -> Vec<Uuid> {
+    page.matches.iter().map(|s| s.id).collect()
+}
+
+/// History: newest first (`started_at`, then id), `limit` per page; the cursor after
+/// a page's last match gives the next page; a page that takes exactly the matches
+/// left has no next cursor; a plain time cursor means "started strictly before";
+/// limits outside 1..=100 are Invalid; a player without matches has an empty history.
 async fn history_paging(store: &Store) {
     let cy = guest(store, 20, "Cy").await;
     let mut ids = Vec::new();
@@ -273,82 +285,57 @@ async fn history_paging(store: &Store) {
     // The newest is ended: history shows it with its result.
     let r = synthetic_result(ids[4], 104, at(130), [(1, 10), (2, 5), (3, 1), (4, 0)]);
     store.finish_match(&r).await.unwrap();
+    let page =
+        |limit: u32, before: Option<Cursor>| store.player_matches(cy, Page { limit, before });
+    let after = |i: usize| {
+        Some(Cursor {
+            started_at: at(100 + i as i64),
+            id: Some(ids[i]),
+        })
+    };
 
-    let p1 = store
-        .player_matches(
-            cy,
-            Page {
-                limit: 2,
-                before: None,
-            },
-        )
-        .await
-        .unwrap();
+    let p1 = page(2, None).await.unwrap();
+    assert_eq!(ids_of(&p1), vec![ids[4], ids[3]]);
+    assert_eq!(p1.next, after(3), "more follow: the cursor after ids[3]");
+    assert_eq!(p1.matches[0].status, MatchStatus::Ended);
     assert_eq!(
-        p1.iter().map(|s| s.id).collect::<Vec<_>>(),
-        vec![ids[4], ids[3]]
+        p1.matches[0].seats[0].result.as_ref().map(|r| r.place),
+        Some(1)
     );
-    assert_eq!(p1[0].status, MatchStatus::Ended);
-    assert_eq!(p1[0].seats[0].result.as_ref().map(|r| r.place), Some(1));
-    assert_eq!(p1[1].seats[0].name, "Cy");
-    assert_eq!(p1[1].seats.len(), 4);
-    let p2 = store
-        .player_matches(
-            cy,
-            Page {
-                limit: 2,
-                before: Some(p1[1].started_at),
-            },
-        )
-        .await
-        .unwrap();
+    assert_eq!(p1.matches[1].seats[0].name, "Cy");
+    assert_eq!(p1.matches[1].seats.len(), 4);
+    let p2 = page(2, p1.next).await.unwrap();
+    assert_eq!(ids_of(&p2), vec![ids[2], ids[1]]);
+    assert_eq!(p2.next, after(1));
+    let p3 = page(2, p2.next).await.unwrap();
+    assert_eq!((ids_of(&p3), p3.next), (vec![ids[0]], None));
+    // Exactly `limit` matches left: a full page, and no next cursor.
+    let rest = page(3, p1.next).await.unwrap();
     assert_eq!(
-        p2.iter().map(|s| s.id).collect::<Vec<_>>(),
-        vec![ids[2], ids[1]]
+        (ids_of(&rest), rest.next),
+        (vec![ids[2], ids[1], ids[0]], None)
     );
-    let p3 = store
-        .player_matches(
-            cy,
-            Page {
-                limit: 2,
-                before: Some(p2[1].started_at),
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(p3.iter().map(|s| s.id).collect::<Vec<_>>(), vec![ids[0]]);
-    let p4 = store
-        .player_matches(
-            cy,
-            Page {
-                limit: 2,
-                before: Some(p3[0].started_at),
-            },
-        )
-        .await
-        .unwrap();
-    assert!(p4.is_empty());
-    let all = store
-        .player_matches(
-            cy,
-            Page {
-                limit: 100,
-                before: None,
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(all.len(), 5);
+    let all = page(5, None).await.unwrap();
+    assert_eq!((all.matches.len(), all.next), (5, None));
+    let four = page(4, None).await.unwrap();
+    assert_eq!((four.matches.len(), four.next), (4, after(1)));
+    let none_left = page(2, after(0)).await.unwrap();
+    assert_eq!(
+        none_left,
+        HistoryPage {
+            matches: vec![],
+            next: None
+        }
+    );
+    // A plain time cursor: the matches that started strictly before it.
+    let before_102 = Some(Cursor {
+        started_at: at(102),
+        id: None,
+    });
+    let p = page(10, before_102).await.unwrap();
+    assert_eq!((ids_of(&p), p.next), (vec![ids[1], ids[0]], None));
     for limit in [0, 101] {
-        let res = store
-            .player_matches(
-                cy,
-                Page {
-                    limit,
-                    before: None,
-                },
-            )
-            .await;
+        let res = page(limit, None).await;
         assert!(
             matches!(res, Err(StoreError::Invalid(_))),
             "limit {limit}: {res:?}"
@@ -362,8 +349,129 @@ async fn history_paging(store: &Store) {
                 before: None,
             },
         )
-        .await;
-    assert!(nobody.unwrap().is_empty());
+        .await
+        .unwrap();
+    assert_eq!(
+        nobody,
+        HistoryPage {
+            matches: vec![],
+            next: None
+        }
+    );
+}
+
+/// History ties: three of Dot's matches start in the same microsecond. They come in
+/// id order (highest first) between the later and the earlier match, and paging by
+/// one or two with the returned cursors shows each match exactly once; a plain time
+/// cursor at that instant skips all three.
+async fn history_ties(store: &Store) {
+    let dot = guest(store, 21, "Dot").await;
+    let create = |seed: u8, minutes: i64| {
+        let nm = synthetic_match(seed, Mode::Journey, at(minutes), seats(&[(dot, "Dot")]));
+        async move {
+            store.create_match(&nm).await.unwrap();
+            nm.id
+        }
+    };
+    let earlier = create(160, 140).await;
+    let mut tied = vec![
+        create(161, 150).await,
+        create(162, 150).await,
+        create(163, 150).await,
+    ];
+    let later = create(164, 160).await;
+    tied.sort_by_key(|&id| std::cmp::Reverse(id));
+    let want: Vec<Uuid> = [vec![later], tied, vec![earlier]].concat();
+
+    for limit in [1, 2] {
+        let mut seen = Vec::new();
+        let mut before = None;
+        let mut pages = 0;
+        loop {
+            let p = store
+                .player_matches(dot, Page { limit, before })
+                .await
+                .unwrap();
+            assert!(p.matches.len() <= limit as usize);
+            seen.extend(ids_of(&p));
+            pages += 1;
+            match p.next {
+                Some(c) => before = Some(c),
+                None => break,
+            }
+            assert!(pages <= 5, "limit {limit}: paging does not end");
+        }
+        assert_eq!(seen, want, "limit {limit}: every match once, in order");
+        assert_eq!(pages, 5_usize.div_ceil(limit as usize), "limit {limit}");
+    }
+    let p = store
+        .player_matches(
+            dot,
+            Page {
+                limit: 10,
+                before: Some(Cursor {
+                    started_at: at(150),
+                    id: None,
+                }),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(ids_of(&p), vec![earlier]);
+}
+
+/// Running matches among given ids (a server's rooms): only stored running ones,
+/// newest start first then highest id, at most `limit`; unknown and ended ids are
+/// left out; more than 500 ids are read in slices with the same answer.
+async fn running_among(store: &Store) {
+    let eli = guest(store, 22, "Eli").await;
+    let create = |seed: u8, minutes: i64| {
+        let nm = synthetic_match(seed, Mode::Clash, at(minutes), seats(&[(eli, "Eli")]));
+        async move {
+            store.create_match(&nm).await.unwrap();
+            nm.id
+        }
+    };
+    let old = create(170, 500).await;
+    let mut tied = [create(171, 501).await, create(172, 501).await];
+    let ended = create(173, 502).await;
+    store
+        .finish_match(&synthetic_result(
+            ended,
+            173,
+            at(503),
+            [(1, 9), (2, 8), (3, 7), (4, 6)],
+        ))
+        .await
+        .unwrap();
+    tied.sort_by_key(|&id| std::cmp::Reverse(id));
+    let want = vec![tied[0], tied[1], old];
+    let ids = vec![old, Uuid::new_v4(), tied[0], ended, tied[1]];
+
+    let got = store.running_summaries(&ids, 100).await.unwrap();
+    assert_eq!(got.iter().map(|m| m.id).collect::<Vec<_>>(), want);
+    for m in &got {
+        assert_eq!(m.status, MatchStatus::Running);
+        assert_eq!(m.seats.len(), 4);
+        assert_eq!(
+            (m.seats[0].name.as_str(), m.seats[0].player_id),
+            ("Eli", Some(eli))
+        );
+        assert_eq!(Some(m), store.match_summary(m.id).await.unwrap().as_ref());
+    }
+    let two = store.running_summaries(&ids, 2).await.unwrap();
+    assert_eq!(two.iter().map(|m| m.id).collect::<Vec<_>>(), want[..2]);
+    let mut many: Vec<Uuid> = (0..1200).map(|_| Uuid::new_v4()).collect();
+    many[3] = old;
+    many[700] = tied[1];
+    many[1100] = tied[0];
+    let got = store.running_summaries(&many, 100).await.unwrap();
+    assert_eq!(got.iter().map(|m| m.id).collect::<Vec<_>>(), want);
+    assert!(store.running_summaries(&[], 10).await.unwrap().is_empty());
+    assert!(matches!(
+        store.running_summaries(&ids, 0).await,
+        Err(StoreError::Invalid(_))
+    ));
 }
 
 /// Humans in seat order, and (place, total) per seat in turn order.

@@ -3,14 +3,16 @@
 //! plain text), and the parsers of the shared query parameters.
 //!
 //! Error codes (all 400): `invalid_id` (a path id that is not a UUID), `bad_query`
-//! (a query string that cannot be decoded at all), `invalid_limit`, `invalid_cursor`,
-//! `invalid_mode`.
+//! (a query string that cannot be decoded at all), `invalid_limit`, `invalid_cursor`
+//! (`before` or `before_id`), `invalid_mode`.
 
 use crate::error::ApiError;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::FromRequestParts;
 use chrono::{DateTime, Utc};
 use engine::Mode;
+use protocol::RestErrorCode;
+use uuid::Uuid;
 
 /// Default number of rows of a history or leaderboard page.
 pub const DEFAULT_LIMIT: u32 = 20;
@@ -31,7 +33,7 @@ impl From<PathRejection> for ApiError {
     fn from(r: PathRejection) -> Self {
         match r {
             PathRejection::FailedToDeserializePathParams(e) => {
-                ApiError::bad_request("invalid_id", e.body_text())
+                ApiError::new(RestErrorCode::InvalidId, e.body_text())
             }
             // A route whose handler asks for a parameter it does not declare: a bug.
             other => ApiError::Internal(other.body_text()),
@@ -41,7 +43,7 @@ impl From<PathRejection> for ApiError {
 
 impl From<QueryRejection> for ApiError {
     fn from(r: QueryRejection) -> Self {
-        ApiError::bad_request("bad_query", r.body_text())
+        ApiError::new(RestErrorCode::BadQuery, r.body_text())
     }
 }
 
@@ -54,8 +56,8 @@ pub fn parse_limit(raw: Option<&str>) -> Result<u32, ApiError> {
     };
     match raw.parse::<u32>() {
         Ok(n) if (1..=store::MAX_PAGE).contains(&n) => Ok(n),
-        _ => Err(ApiError::bad_request(
-            "invalid_limit",
+        _ => Err(ApiError::new(
+            RestErrorCode::InvalidLimit,
             format!(
                 "limit must be an integer in 1..={}, got {raw:?}",
                 store::MAX_PAGE
@@ -73,11 +75,26 @@ pub fn parse_before(raw: Option<&str>) -> Result<Option<DateTime<Utc>>, ApiError
         DateTime::parse_from_rfc3339(s)
             .map(|t| t.with_timezone(&Utc))
             .map_err(|e| {
-                ApiError::bad_request(
-                    "invalid_cursor",
+                ApiError::new(
+                    RestErrorCode::InvalidCursor,
                     format!("before must be an RFC 3339 time, got {s:?}: {e}"),
                 )
             })
+    })
+    .transpose()
+}
+
+/// `before_id`: a match id (the `next_before_id` of a previous page); absent: none.
+///
+/// Errors: 400 `invalid_cursor` when it is not a UUID.
+pub fn parse_before_id(raw: Option<&str>) -> Result<Option<Uuid>, ApiError> {
+    raw.map(|s| {
+        Uuid::parse_str(s).map_err(|e| {
+            ApiError::new(
+                RestErrorCode::InvalidCursor,
+                format!("before_id must be a match id (UUID), got {s:?}: {e}"),
+            )
+        })
     })
     .transpose()
 }
@@ -89,12 +106,12 @@ pub fn parse_mode(raw: Option<&str>) -> Result<Mode, ApiError> {
     match raw {
         Some("journey") => Ok(Mode::Journey),
         Some("clash") => Ok(Mode::Clash),
-        Some(other) => Err(ApiError::bad_request(
-            "invalid_mode",
+        Some(other) => Err(ApiError::new(
+            RestErrorCode::InvalidMode,
             format!("mode must be journey or clash, got {other:?}"),
         )),
-        None => Err(ApiError::bad_request(
-            "invalid_mode",
+        None => Err(ApiError::new(
+            RestErrorCode::InvalidMode,
             "the mode parameter is required: journey or clash",
         )),
     }
@@ -106,7 +123,7 @@ mod tests {
     use chrono::TimeZone;
 
     fn code(e: ApiError) -> (u16, &'static str) {
-        (e.status().as_u16(), e.code())
+        (e.status().as_u16(), e.code().as_str())
     }
 
     #[test]
@@ -139,6 +156,23 @@ mod tests {
         for bad in ["yesterday", "2026-01-02", "1700000000", ""] {
             assert_eq!(
                 code(parse_before(Some(bad)).unwrap_err()),
+                (400, "invalid_cursor"),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn before_id_is_a_uuid() {
+        assert_eq!(parse_before_id(None).unwrap(), None);
+        let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef);
+        assert_eq!(
+            parse_before_id(Some("01234567-89ab-cdef-0123-456789abcdef")).unwrap(),
+            Some(id)
+        );
+        for bad in ["x", "", "01234567-89ab-cdef-0123-456789abcde"] {
+            assert_eq!(
+                code(parse_before_id(Some(bad)).unwrap_err()),
                 (400, "invalid_cursor"),
                 "{bad:?}"
             );

@@ -10,6 +10,7 @@ use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::Router;
 use chrono::{DateTime, Utc};
+use protocol::RestErrorCode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -60,18 +61,14 @@ pub fn router() -> Router<AppState> {
 /// uses too) and returns it NFC-normalized, as it is stored and shown.
 /// Errors: 400 `invalid_name`, the message saying what is wrong.
 pub fn validate_name(name: &str) -> Result<String, ApiError> {
-    protocol::text::name(name).map_err(|e| {
-        ApiError::bad_request(
-            protocol::ErrorCode::InvalidName.as_str(),
-            format!("name {e}"),
-        )
-    })
+    protocol::text::name(name)
+        .map_err(|e| ApiError::new(RestErrorCode::InvalidName, format!("name {e}")))
 }
 
 /// Reads a [`NewGuest`] body, which must be a JSON object: serde alone would also
 /// take the array `["Ada"]`. Errors: 400 `bad_json`.
 fn parse_new_guest(body: serde_json::Value) -> Result<NewGuest, ApiError> {
-    let bad = |why: String| ApiError::bad_request(protocol::ErrorCode::BadJson.as_str(), why);
+    let bad = |why: String| ApiError::new(RestErrorCode::BadJson, why);
     if !body.is_object() {
         return Err(bad(r#"the body must be a JSON object {"name": "…"}"#.into()));
     }
@@ -92,7 +89,8 @@ fn parse_new_guest(body: serde_json::Value) -> Result<NewGuest, ApiError> {
         (status = 400, description = "`invalid_name` (the name breaks the text policy: not 1–24 characters after NFC, blank, control, bidirectional or invisible format characters, stacked combining marks, white space at either end) or `bad_json`.", body = crate::api::openapi::ErrorBody),
         (status = 429, description = "`rate_limited`: this client address created too many guests (`LUDO_GUESTS_PER_MINUTE`, `LUDO_GUEST_BURST`); `Retry-After` gives the seconds to wait.", body = crate::api::openapi::ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds until the next guest may be created."))),
-        (status = 500, description = "`internal`.", body = crate::api::openapi::ErrorBody),
+        (status = 500, description = "`internal`: a store failure.", body = crate::api::openapi::ErrorBody),
+        (status = 503, description = "`unavailable`: the database does not answer.", body = crate::api::openapi::ErrorBody),
     )
 )]
 async fn create(
@@ -134,7 +132,8 @@ async fn create(
     responses(
         (status = 200, description = "The authenticated player.", body = Me),
         (status = 401, description = "`not_authenticated`: no bearer token, or an unknown one.", body = crate::api::openapi::ErrorBody),
-        (status = 500, description = "`internal`.", body = crate::api::openapi::ErrorBody),
+        (status = 500, description = "`internal`: a store failure.", body = crate::api::openapi::ErrorBody),
+        (status = 503, description = "`unavailable`: the database does not answer.", body = crate::api::openapi::ErrorBody),
     )
 )]
 async fn me(AuthPlayer(p): AuthPlayer) -> ApiJson<Me> {
@@ -178,7 +177,7 @@ mod tests {
             let e = parse_new_guest(bad.clone()).unwrap_err();
             assert_eq!(
                 (e.status(), e.code()),
-                (StatusCode::BAD_REQUEST, "bad_json"),
+                (StatusCode::BAD_REQUEST, RestErrorCode::BadJson),
                 "{bad}"
             );
         }
@@ -203,7 +202,7 @@ mod tests {
             let e = validate_name(bad).unwrap_err();
             assert_eq!(
                 (e.status(), e.code()),
-                (StatusCode::BAD_REQUEST, "invalid_name"),
+                (StatusCode::BAD_REQUEST, RestErrorCode::InvalidName),
                 "{bad:?}"
             );
         }

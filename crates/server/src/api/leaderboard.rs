@@ -54,6 +54,7 @@ pub fn router() -> Router<AppState> {
         (status = 400, description = "`invalid_mode` (missing, or not journey/clash), \
             `invalid_limit` (not 1..=100) or `bad_query`.", body = ErrorBody),
         (status = 500, description = "`internal`: a store failure.", body = ErrorBody),
+        (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
     )
 )]
 pub async fn leaderboard(

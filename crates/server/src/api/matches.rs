@@ -12,6 +12,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
+use protocol::RestErrorCode;
 use serde::{Deserialize, Serialize};
 use store::{MatchSummary, ReplayDoc, SeatSummary};
 use utoipa::ToSchema;
@@ -88,19 +89,23 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Most matches [`live`] lists.
-pub const LIVE_LIMIT: usize = 50;
+pub const LIVE_LIMIT: u32 = 50;
 
 /// `GET /api/v1/matches/live` answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LiveMatches {
-    /// Running matches of this server (at most 50), most recently started first; each
-    /// can be watched with the WebSocket message `spectate {match_id}`. Matches of
-    /// private lobbies are not listed: their players share the id to let others watch.
+    /// Running matches of this server (at most 50), most recently started first
+    /// (then highest id); each can be watched with the WebSocket message
+    /// `spectate {match_id}`. Matches of private lobbies are not listed: their players
+    /// share the id to let others watch.
     pub matches: Vec<MatchSummary>,
 }
 
 /// Matches running now in this server's rooms (at most 50, newest first), except
 /// those started from a private lobby.
+///
+/// Newest `started_at` first, then highest id. Read from the store; a room whose
+/// start the persistence writer has not stored yet is left out until it is.
 #[utoipa::path(
     get,
     path = "/api/v1/matches/live",
@@ -116,34 +121,27 @@ pub struct LiveMatches {
 )]
 pub async fn live(State(state): State<AppState>) -> Result<Json<LiveMatches>, ApiError> {
     // Copy the ids first: no registry guard may be held across the store's `.await`.
-    // A private lobby's match is not listed (watching it needs its id).
+    // A private lobby's match is not listed (watching it needs its id). One store
+    // call for all rooms (two queries up to 500 rooms), not one per room.
     let ids: Vec<Uuid> = state
         .rooms()
         .iter()
         .filter(|r| r.value().is_listed())
         .map(|r| *r.key())
         .collect();
-    let mut matches = Vec::new();
-    for id in ids {
-        if let Some(m) = state.store().match_summary(id).await? {
-            if m.status == store::MatchStatus::Running {
-                matches.push(m);
-            }
-        }
-    }
-    matches.sort_by_key(|m| std::cmp::Reverse(m.started_at));
-    matches.truncate(LIVE_LIMIT);
+    let matches = state.store().running_summaries(&ids, LIVE_LIMIT).await?;
     Ok(Json(LiveMatches { matches }))
 }
 
 fn match_not_found(id: Uuid) -> ApiError {
-    ApiError::NotFound {
-        code: protocol::ErrorCode::MatchNotFound.as_str(),
-        message: format!("no match {id}"),
-    }
+    ApiError::new(RestErrorCode::MatchNotFound, format!("no match {id}"))
 }
 
 /// A match's summary, seats and standings.
+///
+/// Every field of the stored summary plus `standings`, `null` while the match runs.
+/// Read from the store: turns a running room has handed to the persistence writer
+/// but that are not stored yet (the database is slow or down) count once stored.
 #[utoipa::path(
     get,
     path = "/api/v1/matches/{match_id}",
@@ -155,6 +153,7 @@ fn match_not_found(id: Uuid) -> ApiError {
         (status = 400, description = "`invalid_id`: the id is not a UUID.", body = ErrorBody),
         (status = 404, description = "`match_not_found`: no match with this id is stored.", body = ErrorBody),
         (status = 500, description = "`internal`: a store failure.", body = ErrorBody),
+        (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
     )
 )]
 pub async fn summary(
@@ -170,6 +169,11 @@ pub async fn summary(
 }
 
 /// Everything needed to re-play a match (RULES.md §10).
+///
+/// The seed is revealed only once the match has ended; its SHA-256 is the
+/// `dice_commitment` published at the start. Read from the store: turns not yet
+/// stored by the persistence writer appear once stored. The `verify-replay URL`
+/// tool (crate `client`) re-plays it and names the first differing turn.
 #[utoipa::path(
     get,
     path = "/api/v1/matches/{match_id}/replay",
@@ -186,6 +190,7 @@ pub async fn summary(
         (status = 400, description = "`invalid_id`: the id is not a UUID.", body = ErrorBody),
         (status = 404, description = "`match_not_found`: no match with this id is stored.", body = ErrorBody),
         (status = 500, description = "`internal`: a store failure.", body = ErrorBody),
+        (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
     )
 )]
 pub async fn replay(

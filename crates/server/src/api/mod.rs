@@ -16,20 +16,24 @@ use crate::state::AppState;
 use axum::http::{Method, Uri};
 use axum::routing::any;
 use axum::Router;
+use protocol::RestErrorCode;
 use tower_http::trace::TraceLayer;
 
 /// 404 `not_found` with the JSON error body for any `/api/…` path no route claims
 /// (without it the web folder's plain 404 would answer).
 async fn api_not_found(uri: Uri) -> ApiError {
-    ApiError::NotFound {
-        code: "not_found",
-        message: format!("no API route {}", uri.path()),
-    }
+    ApiError::new(
+        RestErrorCode::NotFound,
+        format!("no API route {}", uri.path()),
+    )
 }
 
 /// 405 `method_not_allowed` with the JSON error body (axum's own 405 has no body).
 async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
-    ApiError::MethodNotAllowed(format!("{} does not answer {method}", uri.path()))
+    ApiError::new(
+        RestErrorCode::MethodNotAllowed,
+        format!("{} does not answer {method}", uri.path()),
+    )
 }
 
 /// The whole application: REST resources (guests, matches, players, leaderboard, the

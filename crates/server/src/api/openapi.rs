@@ -9,9 +9,11 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::Router;
+use protocol::RestErrorCode;
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::{Object, ObjectBuilder, Type};
 use utoipa::{Modify, OpenApi, ToSchema};
 
 /// Where the document is served.
@@ -30,14 +32,26 @@ pub struct ErrorBody {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorDetail {
-    /// Stable snake_case code: `bad_json`, `bad_query`, `invalid_name`, `invalid_id`,
-    /// `invalid_limit`, `invalid_cursor`, `invalid_mode` (400), `not_authenticated`
-    /// (401), `match_not_found`, `player_not_found` (404), `internal` (500),
-    /// `unavailable` (503).
-    #[schema(example = "match_not_found")]
+    /// The error code, one of [`RestErrorCode`] (documented as a closed `enum`).
+    #[schema(schema_with = error_code_schema)]
     pub code: String,
     /// Human-readable explanation (may change between versions).
     pub message: String,
+}
+
+/// The schema of [`ErrorDetail::code`]: a string from the closed list
+/// [`RestErrorCode::ALL`].
+fn error_code_schema() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(RestErrorCode::ALL.iter().map(|c| c.as_str())))
+        .description(Some(
+            "Stable snake_case code; branch on it. Each code is always sent with the same \
+             HTTP status; the list with statuses and meanings is `proto/error_codes.json` \
+             (`rest`).",
+        ))
+        .examples([serde_json::json!(RestErrorCode::MatchNotFound.as_str())])
+        .build()
 }
 
 /// The OpenAPI document. See [`document`] for its serialized form.
@@ -46,8 +60,19 @@ pub struct ErrorDetail {
     info(
         title = "Game server REST API",
         description = "REST side of the four-seat board game server (the game itself is \
-            played over the WebSocket at `/ws`, described in `proto/README.md`). Every error \
-            answer is `{\"error\": {\"code\", \"message\"}}` (`ErrorBody`)."
+            played over the WebSocket at `/ws`, described in `proto/README.md`). Times are \
+            RFC 3339 in UTC; points are game points (RULES.md rules 8.5-8.8).\n\n\
+            Every error answer is `{\"error\": {\"code\", \"message\"}}` (`ErrorBody`) with \
+            `Content-Type: application/json`; `code` is one of a closed list, each code \
+            always with the same HTTP status (`proto/error_codes.json`, `rest`). Each \
+            operation lists the codes it answers with; besides those, any `/api/` path no \
+            route serves answers 404 `not_found`, and a served path asked with another \
+            method answers 405 `method_not_allowed`. Any request may also be refused at the \
+            HTTP edge: 400 `bad_request`, 403 `origin_not_allowed` (a foreign `Origin`) or \
+            `forbidden`, 408 `request_timeout` (the body came too slowly), 413 `too_large`, \
+            415 `unsupported_media_type`, 429 `rate_limited` (with `Retry-After`); `/ws` \
+            without a WebSocket upgrade answers 426 `upgrade_required`. Parameters are checked before the \
+            database is asked, so a bad parameter is a 400 even for an unknown id."
     ),
     paths(
         guests::create,
@@ -98,7 +123,7 @@ const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
 impl Modify for MetricsPath {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         use utoipa::openapi::path::{HttpMethod, OperationBuilder};
-        use utoipa::openapi::{Content, ObjectBuilder, ResponseBuilder, Type};
+        use utoipa::openapi::{Content, ResponseBuilder};
         let text = Content::new(Some(ObjectBuilder::new().schema_type(Type::String)));
         let op = OperationBuilder::new()
             .tag("probes")
@@ -157,12 +182,9 @@ mod tests {
     #[tokio::test]
     async fn every_api_error_renders_as_the_documented_error_body() {
         for e in [
-            ApiError::bad_request("invalid_mode", "mode must be journey or clash"),
+            ApiError::new(RestErrorCode::InvalidMode, "mode must be journey or clash"),
             ApiError::NotAuthenticated,
-            ApiError::NotFound {
-                code: "player_not_found",
-                message: "no player".into(),
-            },
+            ApiError::new(RestErrorCode::PlayerNotFound, "no player"),
             ApiError::Unavailable,
             ApiError::Internal("secret".into()),
         ] {
@@ -170,9 +192,64 @@ mod tests {
             let r = e.into_response();
             let bytes = axum::body::to_bytes(r.into_body(), 4096).await.unwrap();
             let body: ErrorBody = serde_json::from_slice(&bytes).expect("the documented shape");
-            assert_eq!(body.error.code, code);
+            assert_eq!(body.error.code, code.as_str());
             assert!(!body.error.message.is_empty());
         }
+    }
+
+    /// The codes a description names in backticks (other backticked words, such as
+    /// parameter names, are not codes and are skipped).
+    fn codes_named(description: &str) -> Vec<RestErrorCode> {
+        description
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter_map(|w| serde_json::from_value(serde_json::Value::String(w.into())).ok())
+            .collect()
+    }
+
+    #[test]
+    fn error_answers_name_closed_codes_with_their_own_status() {
+        let doc: serde_json::Value = serde_json::from_str(&document()).unwrap();
+        let mut named = std::collections::BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                for (status, resp) in op["responses"].as_object().unwrap() {
+                    if !(status.starts_with('4') || status.starts_with('5')) {
+                        continue;
+                    }
+                    let codes = codes_named(resp["description"].as_str().unwrap());
+                    assert!(!codes.is_empty(), "{method} {path} {status} names its code");
+                    for c in codes {
+                        assert_eq!(
+                            c.status().to_string(),
+                            *status,
+                            "{method} {path}: {c} is a {} code",
+                            c.status()
+                        );
+                        named.insert(c.as_str());
+                    }
+                }
+            }
+        }
+        // The two codes of no particular route are named in the document's description.
+        let info = doc["info"]["description"].as_str().unwrap();
+        for c in codes_named(info) {
+            named.insert(c.as_str());
+        }
+        let all: std::collections::BTreeSet<&str> =
+            RestErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(named, all, "every code is documented, and only these");
+        // The error body's `code` is the closed list itself.
+        let code = &doc["components"]["schemas"]["ErrorDetail"]["properties"]["code"];
+        let listed: Vec<&str> = code["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let ordered: Vec<&str> = RestErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(listed, ordered);
     }
 
     #[test]

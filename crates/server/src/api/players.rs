@@ -1,13 +1,17 @@
-//! A player's match history: `GET /api/v1/players/{player_id}/matches?limit=&before=`,
-//! newest first, paged by a time cursor.
+//! A player's match history:
+//! `GET /api/v1/players/{player_id}/matches?limit=&before=&before_id=`, newest first,
+//! paged by a cursor.
 //!
-//! Paging: a page holds at most `limit` matches (1..=100, default 20) that started
-//! strictly before `before` (RFC 3339; absent: the newest). `next_before` is the
-//! `started_at` of the page's last match when more matches follow, else `null`: pass
-//! it as `before` for the next page. (A player sits in one match at a time, so two of
-//! its matches never share a start instant and the cursor skips none.)
+//! History order is `started_at` descending, then match id descending. A page holds
+//! at most `limit` matches (1..=100, default 20). The cursor is the pair
+//! (`before`, `before_id`): the matches after it started strictly before `before`, or
+//! exactly at `before` with an id below `before_id`. `next_before` and
+//! `next_before_id` are the last match's start and id when more matches follow, else
+//! both `null`: pass them as `before` and `before_id` for the next page, so matches
+//! that started in the same microsecond are neither skipped nor repeated. `before`
+//! alone is a time filter: the matches that started strictly before it.
 
-use crate::api::extract::{parse_before, parse_limit, ApiPath, ApiQuery};
+use crate::api::extract::{parse_before, parse_before_id, parse_limit, ApiPath, ApiQuery};
 use crate::api::openapi::ErrorBody;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -15,8 +19,9 @@ use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
 use chrono::{DateTime, Utc};
+use protocol::RestErrorCode;
 use serde::{Deserialize, Serialize};
-use store::{MatchSummary, Page};
+use store::{Cursor, MatchSummary, Page};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
@@ -28,21 +33,28 @@ pub struct HistoryQuery {
     /// Matches per page, 1..=100 (default 20).
     #[param(value_type = Option<u32>, minimum = 1, maximum = 100, example = 20)]
     pub limit: Option<String>,
-    /// Cursor: only matches that started strictly before this RFC 3339 time (the
-    /// previous page's `next_before`).
+    /// Cursor time: only matches that started before this RFC 3339 time (or exactly
+    /// at it, when `before_id` is given): the previous page's `next_before`.
     #[param(value_type = Option<String>, format = DateTime, example = "2026-01-02T03:04:05.123456Z")]
     pub before: Option<String>,
+    /// Cursor tie-break, only with `before`: the previous page's `next_before_id`;
+    /// matches that started exactly at `before` follow when their id is below it.
+    #[param(value_type = Option<Uuid>, format = Uuid)]
+    pub before_id: Option<String>,
 }
 
 /// `GET /api/v1/players/{player_id}/matches` answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct MatchHistory {
-    /// The page: matches the player sat in, newest first (by `started_at`), running
-    /// and ended.
+    /// The page: matches the player sat in, running and ended, newest first (by
+    /// `started_at`, then id).
     pub matches: Vec<MatchSummary>,
     /// The `before` of the next page (the last match's `started_at`), or `null` when
     /// this page is the last.
     pub next_before: Option<DateTime<Utc>>,
+    /// The `before_id` of the next page (the last match's id), or `null` when this
+    /// page is the last.
+    pub next_before_id: Option<Uuid>,
 }
 
 /// Routes of this resource.
@@ -51,6 +63,12 @@ pub fn router() -> Router<AppState> {
 }
 
 /// A player's matches, newest first, paged.
+///
+/// History order is `started_at` descending, then match id descending; running and
+/// ended matches are listed. Paging: pass the previous page's `next_before` and
+/// `next_before_id` as `before` and `before_id`; both are `null` on the last page
+/// (also when it holds exactly `limit` matches). `before` alone lists the matches
+/// that started strictly before that time.
 #[utoipa::path(
     get,
     path = "/api/v1/players/{player_id}/matches",
@@ -63,9 +81,11 @@ pub fn router() -> Router<AppState> {
     responses(
         (status = 200, description = "One page of the history.", body = MatchHistory),
         (status = 400, description = "`invalid_id` (not a UUID), `invalid_limit` (not 1..=100), \
-            `invalid_cursor` (`before` not RFC 3339) or `bad_query`.", body = ErrorBody),
+            `invalid_cursor` (`before` not RFC 3339, `before_id` not a UUID or without \
+            `before`) or `bad_query`.", body = ErrorBody),
         (status = 404, description = "`player_not_found`: no player with this id.", body = ErrorBody),
         (status = 500, description = "`internal`: a store failure.", body = ErrorBody),
+        (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
     )
 )]
 pub async fn matches(
@@ -75,35 +95,30 @@ pub async fn matches(
 ) -> Result<Json<MatchHistory>, ApiError> {
     let limit = parse_limit(q.limit.as_deref())?;
     let before = parse_before(q.before.as_deref())?;
+    let before_id = parse_before_id(q.before_id.as_deref())?;
+    let before = match (before, before_id) {
+        (Some(started_at), id) => Some(Cursor { started_at, id }),
+        (None, None) => None,
+        (None, Some(_)) => {
+            return Err(ApiError::new(
+                RestErrorCode::InvalidCursor,
+                "before_id needs before (pass the previous page's next_before with it)",
+            ))
+        }
+    };
     let store = state.store();
     if store.player(player_id).await?.is_none() {
-        return Err(ApiError::NotFound {
-            code: "player_not_found",
-            message: format!("no player {player_id}"),
-        });
+        return Err(ApiError::new(
+            RestErrorCode::PlayerNotFound,
+            format!("no player {player_id}"),
+        ));
     }
-    let matches = store
+    let page = store
         .player_matches(player_id, Page { limit, before })
         .await?;
-    // A full page may be the last one: look one match further to know.
-    let next_before = match matches.last() {
-        Some(last) if matches.len() == limit as usize => {
-            let cursor = Some(last.started_at);
-            let more = store
-                .player_matches(
-                    player_id,
-                    Page {
-                        limit: 1,
-                        before: cursor,
-                    },
-                )
-                .await?;
-            cursor.filter(|_| !more.is_empty())
-        }
-        _ => None,
-    };
     Ok(Json(MatchHistory {
-        matches,
-        next_before,
+        matches: page.matches,
+        next_before: page.next.map(|c| c.started_at),
+        next_before_id: page.next.and_then(|c| c.id),
     }))
 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use tokio::time::Sleep;
 
 /// The error a body past its deadline fails with (the handler then answers 408
-/// `request_timeout`, see [`crate::error::ApiError::RequestTimeout`]).
+/// `request_timeout`, see [`protocol::RestErrorCode::RequestTimeout`]).
 #[derive(Debug, thiserror::Error)]
 #[error("the request body did not arrive within {0:?}")]
 pub struct BodyDeadlineExceeded(pub Duration);

@@ -23,6 +23,7 @@ use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
+use protocol::RestErrorCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -87,35 +88,36 @@ async fn check_origin(allowed: Arc<Vec<String>>, req: Request, next: Next) -> Re
             .is_ok_and(|o| origin_allowed(o, host, &allowed));
         if !ok {
             metrics::counter!("ludo_origin_refused_total").increment(1);
-            return ApiError::Forbidden {
-                code: "origin_not_allowed",
-                message: format!(
+            return ApiError::new(
+                RestErrorCode::OriginNotAllowed,
+                format!(
                     "origin {} is not allowed (see LUDO_ALLOWED_ORIGINS)",
                     String::from_utf8_lossy(origin.as_bytes())
                 ),
-            }
+            )
             .into_response();
         }
     }
     next.run(req).await
 }
 
-/// The stable error code for an error status without a body of its own.
-pub fn code_for_status(status: StatusCode) -> &'static str {
+/// The error code for an error status without a body of its own (any other 4xx is
+/// `bad_request`, any other 5xx `internal`).
+pub fn code_for_status(status: StatusCode) -> RestErrorCode {
     match status {
-        StatusCode::BAD_REQUEST => "bad_request",
-        StatusCode::UNAUTHORIZED => "not_authenticated",
-        StatusCode::FORBIDDEN => "forbidden",
-        StatusCode::NOT_FOUND => "not_found",
-        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
-        StatusCode::REQUEST_TIMEOUT => "request_timeout",
-        StatusCode::PAYLOAD_TOO_LARGE => "too_large",
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
-        StatusCode::UPGRADE_REQUIRED => "upgrade_required",
-        StatusCode::TOO_MANY_REQUESTS => "rate_limited",
-        StatusCode::SERVICE_UNAVAILABLE => "unavailable",
-        s if s.is_server_error() => "internal",
-        _ => "bad_request",
+        StatusCode::BAD_REQUEST => RestErrorCode::BadRequest,
+        StatusCode::UNAUTHORIZED => RestErrorCode::NotAuthenticated,
+        StatusCode::FORBIDDEN => RestErrorCode::Forbidden,
+        StatusCode::NOT_FOUND => RestErrorCode::NotFound,
+        StatusCode::METHOD_NOT_ALLOWED => RestErrorCode::MethodNotAllowed,
+        StatusCode::REQUEST_TIMEOUT => RestErrorCode::RequestTimeout,
+        StatusCode::PAYLOAD_TOO_LARGE => RestErrorCode::TooLarge,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => RestErrorCode::UnsupportedMediaType,
+        StatusCode::UPGRADE_REQUIRED => RestErrorCode::UpgradeRequired,
+        StatusCode::TOO_MANY_REQUESTS => RestErrorCode::RateLimited,
+        StatusCode::SERVICE_UNAVAILABLE => RestErrorCode::Unavailable,
+        s if s.is_server_error() => RestErrorCode::Internal,
+        _ => RestErrorCode::BadRequest,
     }
 }
 
@@ -146,7 +148,7 @@ pub async fn json_errors(req: Request, next: Next) -> Response {
             .unwrap_or("error")
             .to_ascii_lowercase()
     });
-    let body = serde_json::json!({"error": {"code": code_for_status(status), "message": message}});
+    let body = serde_json::json!({"error": {"code": code_for_status(status).as_str(), "message": message}});
     parts.headers.remove(header::CONTENT_LENGTH);
     parts.headers.insert(
         header::CONTENT_TYPE,
@@ -253,13 +255,28 @@ mod tests {
     fn statuses_map_to_the_api_codes() {
         assert_eq!(
             code_for_status(StatusCode::METHOD_NOT_ALLOWED),
-            "method_not_allowed"
+            RestErrorCode::MethodNotAllowed
         );
-        assert_eq!(code_for_status(StatusCode::NOT_FOUND), "not_found");
+        assert_eq!(
+            code_for_status(StatusCode::NOT_FOUND),
+            RestErrorCode::NotFound
+        );
         assert_eq!(
             code_for_status(StatusCode::REQUEST_TIMEOUT),
-            "request_timeout"
+            RestErrorCode::RequestTimeout
         );
-        assert_eq!(code_for_status(StatusCode::BAD_GATEWAY), "internal");
+        assert_eq!(
+            code_for_status(StatusCode::BAD_GATEWAY),
+            RestErrorCode::Internal
+        );
+        assert_eq!(
+            code_for_status(StatusCode::CONFLICT),
+            RestErrorCode::BadRequest
+        );
+        // Each mapped status is the code's own.
+        for s in [400, 401, 403, 404, 405, 408, 413, 415, 426, 429, 503] {
+            let status = StatusCode::from_u16(s).unwrap();
+            assert_eq!(code_for_status(status).status(), s);
+        }
     }
 }

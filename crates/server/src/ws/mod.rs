@@ -28,6 +28,7 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Extension;
 use axum::Router;
+use protocol::RestErrorCode;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
@@ -60,8 +61,8 @@ async fn upgrade(
     // A handshake is a GET without a body (RFC 6455 §4.1); a body announced and
     // never sent would hold the connection past the header timeout.
     if let Some(reason) = body_announced(&headers) {
-        return Err(ApiError::bad_request(
-            "bad_request",
+        return Err(ApiError::new(
+            RestErrorCode::BadRequest,
             format!("a WebSocket upgrade request has no body ({reason})"),
         ));
     }

@@ -255,31 +255,40 @@ async fn rest_suite(srv: &Srv) {
         d
     };
     let hist = |p: Uuid, q: &str| format!("/api/v1/players/{p}/matches{q}");
+    let last_page = |matches: Vec<Value>| json!({"matches": matches, "next_before": null, "next_before_id": null});
     let (s, h) = srv.get(&hist(ana_id, "")).await;
     assert_eq!(s, 200);
-    assert_eq!(
-        h,
-        json!({"matches": [summary(&d2), summary(&d1)], "next_before": null})
-    );
-    // Paging by one: the cursor is the last match's start; the last page says null.
+    assert_eq!(h, last_page(vec![summary(&d2), summary(&d1)]));
+    // Exactly `limit` matches: one full page, and it is the last.
+    let (s, h) = srv.get(&hist(ana_id, "?limit=2")).await;
+    assert_eq!((s, h), (200, last_page(vec![summary(&d2), summary(&d1)])));
+    // Paging by one: the cursor is the last match's start and id; the last page says null.
     let (s, p1) = srv.get(&hist(ana_id, "?limit=1")).await;
     assert_eq!(s, 200);
     assert_eq!(
         p1,
-        json!({"matches": [summary(&d2)], "next_before": d2["started_at"]})
+        json!({"matches": [summary(&d2)], "next_before": d2["started_at"], "next_before_id": d2["id"]})
     );
     let cursor = p1["next_before"].as_str().unwrap().replace('+', "%2B");
+    let cursor_id = p1["next_before_id"].as_str().unwrap();
+    let (s, p2) = srv
+        .get(&hist(
+            ana_id,
+            &format!("?limit=1&before={cursor}&before_id={cursor_id}"),
+        ))
+        .await;
+    assert_eq!((s, p2), (200, last_page(vec![summary(&d1)])));
+    // `before` alone: the matches that started strictly before it.
     let (s, p2) = srv
         .get(&hist(ana_id, &format!("?limit=1&before={cursor}")))
         .await;
-    assert_eq!(s, 200);
-    assert_eq!(p2, json!({"matches": [summary(&d1)], "next_before": null}));
+    assert_eq!((s, p2), (200, last_page(vec![summary(&d1)])));
     let (_, b) = srv.get(&hist(bruno_id, "")).await;
-    assert_eq!(b, json!({"matches": [summary(&d1)], "next_before": null}));
+    assert_eq!(b, last_page(vec![summary(&d1)]));
     let (_, c) = srv.get(&hist(carla_id, "?limit=100")).await;
-    assert_eq!(c, json!({"matches": [summary(&d2)], "next_before": null}));
+    assert_eq!(c, last_page(vec![summary(&d2)]));
     let (s, d) = srv.get(&hist(dora.player_id, "")).await;
-    assert_eq!((s, d), (200, json!({"matches": [], "next_before": null})));
+    assert_eq!((s, d), (200, last_page(vec![])));
 
     // Leaderboard: the humans of the two matches by wins, then total points, then
     // name; numbers recomputed from the two summaries. Bots are never listed.
@@ -337,6 +346,11 @@ async fn rest_suite(srv: &Srv) {
         (hist(ana_id, "?limit=101"), "invalid_limit"),
         (hist(ana_id, "?limit=ten"), "invalid_limit"),
         (hist(ana_id, "?before=yesterday"), "invalid_cursor"),
+        (hist(ana_id, &format!("?before_id={m1}")), "invalid_cursor"),
+        (
+            hist(ana_id, "?before=2026-01-02T03:04:05Z&before_id=m1"),
+            "invalid_cursor",
+        ),
         (hist(ana_id, "?limit=1&limit=2"), "bad_query"),
         ("/api/v1/leaderboard".to_string(), "invalid_mode"),
         ("/api/v1/leaderboard?mode=chess".to_string(), "invalid_mode"),
