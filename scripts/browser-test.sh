@@ -21,7 +21,7 @@ fi
 (cd web/tests && npm ci --no-audit --no-fund --loglevel=error)
 
 cargo build --locked -p server --bin ludo-server
-BIN="$ROOT/target/debug/ludo-server"
+BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/ludo-server"
 
 TMP=$(mktemp -d)
 PORT=$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
@@ -60,5 +60,5 @@ for _ in $(seq 1 100); do
 done
 
 status=0
-(cd web/tests && LUDO_TEST_URL="http://127.0.0.1:$PORT" LUDO_ARTIFACTS="$ART" node --test --test-reporter=spec) || status=$?
+(cd web/tests && LUDO_TEST_URL="http://127.0.0.1:$PORT" LUDO_ARTIFACTS="$ART" node --test --test-reporter=spec ${LUDO_TEST_ARGS:-}) || status=$?
 exit "$status"
