@@ -597,7 +597,7 @@ async function route() {
   if (kind === 'replay' && id) {
     show('replay');
     const known = live?.matchId === id ? live : null;
-    await replay.load(id, known?.yourSeat, !!known?.ended);
+    await replay.load(id, known?.yourSeat, !!known?.ended, session?.player_id);
     return;
   }
   if (!session) {

@@ -68,11 +68,12 @@ export class ReplayViewer {
   }
 
   /**
-   * Loads match `id`'s replay; `viewSeat` orients the board. `expectEnd`: the match
+   * Loads match `id`'s replay; `viewSeat` orients the board (else the seat of player
+   * `playerId` when they played in it, else green). `expectEnd`: the match
    * is known to have ended, so a replay without its end (the server stores turns
    * behind the game) is fetched again for a few seconds.
    */
-  async load(id, viewSeat, expectEnd = false) {
+  async load(id, viewSeat, expectEnd = false, playerId = null) {
     this.stop();
     this.id = id;
     const err = document.getElementById('replay-error');
@@ -98,7 +99,8 @@ export class ReplayViewer {
     const slider = document.getElementById('rp-slider');
     slider.max = String(this.n);
     this.renderHeading();
-    const vs = viewSeat && SEATS.includes(viewSeat) ? viewSeat : 'green';
+    const own = replay.seats?.find((s) => playerId && s.player_id === playerId)?.seat;
+    const vs = [viewSeat, own].find((s) => SEATS.includes(s)) ?? 'green';
     document.getElementById('replay-view-seat').value = vs;
     this.board.setViewSeat(vs);
     this.board.setSeatNames(this.names);

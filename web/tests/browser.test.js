@@ -637,6 +637,8 @@ test('the same flow in Bengali at 360 px: translated texts, Intl numbers, the re
     await page.waitForSelector('#screen-replay:not([hidden])');
     await page.waitForFunction(() => Number(document.querySelector('#rp-turn').dataset.turns) > 0);
     assert.equal(await page.inputValue('#lang'), 'hi');
+    // Still the player's own view: their seat bottom-left.
+    assert.equal(await page.inputValue('#replay-view-seat'), mySeat);
     assert.equal(await page.textContent('#rp-first'), '« पहली');
     await checkScreen(page, 'hi-06-replay', { axe: true });
     await page.selectOption('#lang', 'en');
