@@ -238,6 +238,7 @@ export default {
   'error.already_busy': 'You are already queued, in a lobby or in a match.',
   'error.stale_turn': 'That turn is over.',
   'error.internal': 'Something failed in the server; nothing was changed.',
+  'error.store_unavailable': 'The game’s storage is busy or down, so no new match can start; try again shortly.',
   'error.not_your_turn': 'It is not your turn.',
   'error.match_over': 'The match is over.',
   'error.unknown_piece': 'Unknown piece: guardians are G1 to G4.',
