@@ -522,3 +522,72 @@ pub enum Expiry {
     /// The match clock ran out (rule 9.1).
     MatchEnded(MatchEnd),
 }
+
+/// Resuming a match from its stored log, and moving its clocks (durable matches: a
+/// server that restarts, or waits for its store, must not charge that time to the
+/// players).
+impl Match {
+    /// Rebuilds a running match from its seed and turn log, as a server resumes it
+    /// after a restart: the match is replayed turn by turn (every die and event is
+    /// checked against the log, as [`crate::replay::verify`] does), the match clock
+    /// is set so that `clock_used_ms` of it is spent (rule 9.1: the match deadline is
+    /// `now_ms + match_seconds·1000 − clock_used_ms`, so time the server was down is
+    /// not charged), and the turn in progress gets a fresh turn timer from `now_ms`
+    /// (rule 4.6). The returned match's log is empty (the turns are stored already);
+    /// [`Match::turns_played`] counts them.
+    ///
+    /// If the log ends the match (every seat finished) the match is returned ended.
+    /// If `clock_used_ms` is at or past the match clock, the next [`Match::expire`]
+    /// ends it (reason `clock`).
+    ///
+    /// Errors: the first [`crate::replay::ReplayMismatch`] between the log and its
+    /// re-play (a log that is not this seed's match), or an invalid rule set.
+    pub fn resume(
+        rules: RuleSet,
+        mode: Mode,
+        seed: Seed,
+        log: &[TurnRecord],
+        clock_used_ms: u64,
+        now_ms: u64,
+    ) -> Result<Match, crate::replay::ReplayMismatch> {
+        let replay = crate::replay::Replay {
+            rules,
+            mode,
+            dice_commitment: seed.commitment(),
+            seed: Some(seed),
+            turns: log.to_vec(),
+            end: None,
+        };
+        let mut m = crate::replay::verify(&replay)?;
+        // verify() starts the match at 0 ms; move it so that `clock_used_ms` is spent.
+        let total = m.rules.match_seconds as u64 * 1000;
+        m.deadline_ms = now_ms + total.saturating_sub(clock_used_ms);
+        m.started_ms = m.deadline_ms.saturating_sub(total);
+        if let Some(c) = m.current.as_mut() {
+            let fresh = now_ms + m.rules.turn_seconds as u64 * 1000;
+            c.start.deadline_ms = fresh.min(m.deadline_ms.max(now_ms));
+        }
+        m.drain_log();
+        Ok(m)
+    }
+
+    /// Postpones the match clock and the turn timer by `delta_ms` (the time the
+    /// server could not show the turn: its store was unavailable). No effect once the
+    /// match is over.
+    pub fn postpone(&mut self, delta_ms: u64) {
+        if self.end.is_some() {
+            return;
+        }
+        self.deadline_ms += delta_ms;
+        if let Some(c) = self.current.as_mut() {
+            c.start.deadline_ms += delta_ms;
+        }
+    }
+
+    /// Match clock used at `now_ms`, milliseconds (rule 9.1): `match_seconds·1000`
+    /// minus the time left until the match deadline (never negative).
+    pub fn clock_used_ms(&self, now_ms: u64) -> u64 {
+        let total = self.rules.match_seconds as u64 * 1000;
+        total.saturating_sub(self.deadline_ms.saturating_sub(now_ms))
+    }
+}

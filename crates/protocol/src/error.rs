@@ -43,6 +43,10 @@ pub enum ErrorCode {
     StaleTurn,
     /// Something failed inside the server; nothing was changed.
     Internal,
+    /// The store (database) is unavailable or behind, so no new match can start
+    /// (queues and lobbies refuse until it catches up; running matches hold their
+    /// turns meanwhile). Nothing was changed; try again shortly.
+    StoreUnavailable,
     // --- engine (rule 4.5) ---
     /// It is another seat's turn.
     NotYourTurn,
@@ -74,7 +78,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every error code, in declaration order (frames, session, engine).
-    pub const ALL: [ErrorCode; 29] = {
+    pub const ALL: [ErrorCode; 30] = {
         use ErrorCode::*;
         [
             BadJson,
@@ -93,6 +97,7 @@ impl ErrorCode {
             AlreadyBusy,
             StaleTurn,
             Internal,
+            StoreUnavailable,
             NotYourTurn,
             MatchOver,
             UnknownPiece,
@@ -129,6 +134,7 @@ impl ErrorCode {
             AlreadyBusy => "already_busy",
             StaleTurn => "stale_turn",
             Internal => "internal",
+            StoreUnavailable => "store_unavailable",
             NotYourTurn => "not_your_turn",
             MatchOver => "match_over",
             UnknownPiece => "unknown_piece",

@@ -77,7 +77,7 @@ fn all_is_complete_distinct_and_serializes_as_as_str() {
     );
     assert_eq!(
         listed.iter().collect::<BTreeSet<_>>().len(),
-        29,
+        30,
         "27 distinct codes"
     );
     for c in ErrorCode::ALL {

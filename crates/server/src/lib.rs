@@ -29,8 +29,8 @@
 //! [`run`] stops accepting when its `shutdown` future resolves, then tells every
 //! connection (close 1001), room and the matchmaker to stop and waits for them, and
 //! waits for the persistence writer to store what it was handed. A match still
-//! running stays `running` in the store with every turn played so far; resuming
-//! such matches after a restart is out of scope.
+//! running stays `running` in the store with every turn played so far, its seed and
+//! its clock use; the next start resumes it ([`bootstrap_store`]).
 
 pub mod api;
 pub mod auth;
@@ -50,8 +50,13 @@ pub use config::Config;
 pub use state::AppState;
 
 use axum::serve::ListenerExt;
+use backon::Retryable;
 use std::future::Future;
 use tokio::net::TcpListener;
+
+/// How long [`run`] waits for the store at start (migrations and resuming the
+/// running matches) before it serves anyway and keeps trying in the background.
+pub const BOOTSTRAP_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Serves the application on `listener` (TCP_NODELAY on every accepted socket) until
 /// `shutdown` resolves or [`AppState::shutdown_token`] is cancelled, then shuts down
@@ -79,10 +84,51 @@ pub async fn run(
         // connections, so axum's graceful shutdown would not wait for them anyway.
         token.cancel();
     };
+    // Resume the matches a previous run left running before serving, so players who
+    // reconnect find theirs; if the store cannot be reached now, keep trying in the
+    // background (`/readyz` answers 503 and no match starts meanwhile).
+    let first = tokio::time::timeout(BOOTSTRAP_WAIT, bootstrap_store(&state)).await;
+    if let Err(e) = first.unwrap_or(Err(store::StoreError::Invalid(
+        "no answer within the start-up wait".into(),
+    ))) {
+        tracing::warn!(error = %e, "store not ready at start; retrying in the background");
+        let retry = state.clone();
+        state.tasks().spawn(async move {
+            let token = retry.shutdown_token().clone();
+            let attempts = (|| bootstrap_store(&retry))
+                .retry(
+                    backon::ExponentialBuilder::default()
+                        .with_min_delay(std::time::Duration::from_millis(200))
+                        .with_max_delay(std::time::Duration::from_secs(5))
+                        .without_max_times(),
+                )
+                .sleep(tokio::time::sleep)
+                .notify(|e, d| tracing::warn!(error = %e, retry_in_ms = d.as_millis() as u64, "store not ready"));
+            tokio::select! {
+                _ = token.cancelled() => {}
+                _ = attempts => {}
+            }
+        });
+    }
     let served = axum::serve(listener, api::app(state.clone()))
         .with_graceful_shutdown(stop)
         .await;
     state.shutdown().await;
     tracing::info!("shutdown complete");
     served
+}
+
+/// Makes the store ready: applies the migrations not yet applied, then resumes every
+/// match the store has as running ([`room::resume_all`]) and marks the state ready
+/// ([`AppState::store_ready`]). Idempotent.
+///
+/// Errors: the store could not be reached, migrated or read.
+pub async fn bootstrap_store(state: &AppState) -> Result<usize, store::StoreError> {
+    state.store().migrate().await?;
+    let resumed = room::resume_all(state).await?;
+    state.set_store_ready();
+    if resumed > 0 {
+        tracing::info!(resumed, "running matches resumed");
+    }
+    Ok(resumed)
 }

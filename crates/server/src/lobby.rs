@@ -47,6 +47,10 @@ pub enum LobbyError {
     /// `internal`: the room could not start.
     #[error("the match could not be started")]
     Start,
+    /// `store_unavailable`: the store is unavailable or behind, so no match can
+    /// start now; the lobby is kept as it is.
+    #[error("the store is unavailable or behind; try again shortly")]
+    StoreUnavailable,
 }
 
 impl LobbyError {
@@ -59,6 +63,7 @@ impl LobbyError {
             LobbyError::NotHost => ErrorCode::NotHost,
             LobbyError::TooFew => ErrorCode::LobbyTooSmall,
             LobbyError::Start => ErrorCode::Internal,
+            LobbyError::StoreUnavailable => ErrorCode::StoreUnavailable,
         }
     }
 }
@@ -254,6 +259,9 @@ impl Lobbies {
             }
             if l.members.len() < 2 && !l.fill_with_bots {
                 return Err(LobbyError::TooFew);
+            }
+            if !state.accepting_new_matches() {
+                return Err(LobbyError::StoreUnavailable);
             }
             let l = g.by_code.remove(&code).expect("present above");
             for m in &l.members {

@@ -22,7 +22,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .with_ansi(ansi)
             .init();
     }
-    let store = store::Store::connect(config.database_url.as_deref()).await?;
+    // A store that is down at start does not stop the server: it serves (readyz 503,
+    // no new matches) and migrates and resumes the running matches once the store
+    // answers (`server::run`).
+    let store = match store::Store::connect(config.database_url.as_deref()).await {
+        Ok(store) => store,
+        Err(e) if e.is_transient() => {
+            tracing::warn!(error = %e, "store unavailable at start; serving without it until it answers");
+            let url = config
+                .database_url
+                .as_deref()
+                .unwrap_or(store::DEFAULT_DATABASE_URL);
+            store::Store::connect_lazy(url)?
+        }
+        Err(e) => return Err(e.into()),
+    };
     let writer = store::spawn_writer(store.clone());
     let listener = tokio::net::TcpListener::bind(config.bind).await?;
     tracing::info!(addr = %listener.local_addr()?, database = store.backend_name(), "listening");

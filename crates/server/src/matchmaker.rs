@@ -198,11 +198,15 @@ fn launch(state: &AppState, mode: Mode, humans: Vec<Waiting>) {
     occupants.resize(4, Occupant::Bot);
     if let Err(e) = room::start(state, mode, occupants) {
         tracing::error!(error = %e, "could not start a quick-play match");
+        let code = match e {
+            room::StartError::StoreUnavailable => ErrorCode::StoreUnavailable,
+            _ => ErrorCode::Internal,
+        };
         for w in humans {
             state.presence().release(w.player, Busy::Queued(mode));
             if let Some(c) = state.session(w.player) {
                 c.send_error(
-                    ErrorCode::Internal,
+                    code,
                     "the match could not be started; please queue again",
                     None,
                 );

@@ -12,7 +12,7 @@ use crate::presence::Presence;
 use crate::room::RoomHandle;
 use crate::ws::ConnHandle;
 use dashmap::DashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use store::{Store, WriterHandle};
@@ -43,6 +43,9 @@ struct Inner {
     /// Every connection and room task, so shutdown can wait for them.
     tasks: TaskTracker,
     next_conn_id: AtomicU64,
+    /// True once the schema is migrated and the running matches are resumed
+    /// ([`crate::bootstrap_store`]).
+    store_ready: AtomicBool,
 }
 
 impl AppState {
@@ -61,9 +64,27 @@ impl AppState {
             shutdown: CancellationToken::new(),
             tasks: TaskTracker::new(),
             next_conn_id: AtomicU64::new(1),
+            store_ready: AtomicBool::new(false),
         }));
         state.tasks().spawn(matchmaker::run(state.clone(), mm_rx));
         state
+    }
+
+    /// True once the store is migrated and the running matches resumed.
+    pub fn store_ready(&self) -> bool {
+        self.0.store_ready.load(Ordering::SeqCst)
+    }
+
+    /// Marks the store migrated and the running matches resumed.
+    pub fn set_store_ready(&self) {
+        self.0.store_ready.store(true, Ordering::SeqCst);
+    }
+
+    /// True when a new match may start: the store is ready and the writer keeps up
+    /// ([`store::WriterHandle::accepting_new_matches`]). Queues and lobbies answer
+    /// `store_unavailable` otherwise.
+    pub fn accepting_new_matches(&self) -> bool {
+        self.store_ready() && self.0.writer.accepting_new_matches()
     }
 
     /// The configuration.

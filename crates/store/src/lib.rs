@@ -21,6 +21,7 @@ mod error;
 mod model;
 mod players;
 mod reads;
+mod resume;
 mod rows;
 mod store;
 #[cfg(feature = "testing")]
@@ -30,11 +31,11 @@ mod writes;
 
 pub use error::StoreError;
 pub use model::{
-    LeaderboardRow, MatchResult, MatchStatus, MatchSummary, NewMatch, Page, Player, ReplayDoc,
-    SeatEntry, SeatResult, SeatSummary, MAX_PAGE,
+    ChatEntry, LeaderboardRow, LoggedTurn, MatchResult, MatchStatus, MatchSummary, NewMatch, Page,
+    Player, ReplayDoc, RunningMatch, SeatEntry, SeatResult, SeatSummary, MAX_PAGE,
 };
 pub use store::{Store, DEFAULT_DATABASE_URL};
 pub use writer::{
-    spawn_writer, spawn_writer_with, WriteOp, WriterConfig, WriterHandle, BACKLOG_GAUGE,
-    DROPPED_COUNTER, RETRIES_COUNTER,
+    spawn_writer, spawn_writer_with, Committed, WriteOp, WriterConfig, WriterHandle, BACKLOG_GAUGE,
+    BATCH_OPS, COMMIT_SECONDS, DROPPED_COUNTER, FAILURES_COUNTER, RETRIES_COUNTER,
 };

@@ -2,7 +2,7 @@
 //! replay documents, history pages and leaderboard rows.
 
 use chrono::{DateTime, Utc};
-use engine::{EndReason, Mode, Replay, RuleSet, Seat, Seed, Standing};
+use engine::{EndReason, Mode, Replay, RuleSet, Seat, Seed, Standing, TurnRecord};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -50,6 +50,64 @@ pub struct NewMatch {
     pub started_at: DateTime<Utc>,
     /// Exactly the four seats, each once, in any order.
     pub seats: Vec<SeatEntry>,
+    /// The seed, kept server-side (column `secret_seed`, read only to resume the
+    /// match after a restart; no API returns it before the match has ended). Its
+    /// SHA-256 must equal `dice_commitment`. `None`: the match cannot be resumed.
+    pub secret_seed: Option<Seed>,
+}
+
+/// A resolved turn as the server logs it: the engine's record plus where it sits in
+/// the match's message sequence and on the match clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoggedTurn {
+    /// The resolved turn.
+    pub record: TurnRecord,
+    /// `seq` of the turn's `turn_resolved` message (its `turn_started` successor, if
+    /// any, has `seq + 1`).
+    pub seq: u64,
+    /// Match clock used when the turn resolved, milliseconds since the match started
+    /// minus any time the server was down or the store unavailable (rule 9.1).
+    pub clock_ms: u64,
+}
+
+/// One chat line of a match, stored before anyone sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatEntry {
+    /// The match.
+    pub match_id: Uuid,
+    /// `seq` of the `chat` message.
+    pub seq: u64,
+    /// The sender's seat; `None` for a spectator.
+    pub seat: Option<Seat>,
+    /// The sender's display name.
+    pub name: String,
+    /// The text (already checked by the protocol's text policy).
+    pub text: String,
+    /// When it was sent (UTC).
+    pub sent_at: DateTime<Utc>,
+}
+
+/// A running match as stored, with everything needed to resume it: the secret seed,
+/// the seats and the turn log with sequence numbers and clock use.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunningMatch {
+    /// Match id.
+    pub id: Uuid,
+    /// journey or clash (rule 1.4).
+    pub mode: Mode,
+    /// The rule set the match is played with.
+    pub rules: RuleSet,
+    /// The seed (its SHA-256 is the stored commitment); `None` when the match was
+    /// stored without one (before durable matches) and cannot be resumed.
+    pub secret_seed: Option<Seed>,
+    /// When the match started (UTC).
+    pub started_at: DateTime<Utc>,
+    /// The four seats in turn order (green, red, blue, yellow).
+    pub seats: Vec<SeatEntry>,
+    /// Every stored turn, in order.
+    pub turns: Vec<LoggedTurn>,
+    /// Highest `seq` of a stored chat line (0 if none).
+    pub last_chat_seq: u64,
 }
 
 /// The end of a match, to record once.

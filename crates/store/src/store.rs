@@ -146,6 +146,41 @@ impl Store {
         Ok(())
     }
 
+    /// True when every migration this build embeds is applied (the schema is the one
+    /// this code expects). False when the schema is missing or older (a database
+    /// recreated empty, or not migrated yet).
+    ///
+    /// Errors: [`StoreError::Unavailable`] when the database cannot be reached.
+    pub async fn schema_current(&self) -> Result<bool, StoreError> {
+        const APPLIED: &str = "SELECT MAX(version) FROM _sqlx_migrations WHERE success";
+        let (latest, applied) = match &self.backend {
+            Backend::Pg(pool) => (
+                sqlx::migrate!("../../migrations/postgres")
+                    .iter()
+                    .map(|m| m.version)
+                    .max(),
+                sqlx::query_scalar::<_, Option<i64>>(APPLIED)
+                    .fetch_one(pool)
+                    .await,
+            ),
+            Backend::Sqlite(pool) => (
+                sqlx::migrate!("../../migrations/sqlite")
+                    .iter()
+                    .map(|m| m.version)
+                    .max(),
+                sqlx::query_scalar::<_, Option<i64>>(APPLIED)
+                    .fetch_one(pool)
+                    .await,
+            ),
+        };
+        match applied.map_err(StoreError::from) {
+            Ok(applied) => Ok(applied >= latest),
+            Err(e) if e.is_transient() => Err(e),
+            // No migrations table: the schema is missing.
+            Err(_) => Ok(false),
+        }
+    }
+
     /// Readiness probe: runs `SELECT 1`. Errors: [`StoreError::Unavailable`] when the
     /// database cannot be reached.
     pub async fn ping(&self) -> Result<(), StoreError> {

@@ -1,43 +1,58 @@
-//! The write-behind writer: rooms hand it [`WriteOp`]s without waiting
-//! ([`WriterHandle::send`] never blocks and never touches the database); one task
-//! applies them in order, batching consecutive turn writes, and retries transient
-//! failures with exponential backoff (the `backon` crate) until the database is back.
+//! The persistence writer with group commit. Rooms hand it [`WriteOp`]s without
+//! waiting ([`WriterHandle::send`] never blocks and never touches the database) and
+//! get back a [`Committed`] receiver that resolves once the op is durable: a room
+//! shows a turn to clients only then ("durable before visible"). One task applies the
+//! ops in order; ops that arrive within [`WriterConfig::commit_window`] of each other
+//! (and any that queue up while a commit runs) share ONE transaction, so a commit
+//! carries many rooms' turns at every load.
 //!
 //! Guarantees:
-//! * Ops are applied in the order they were sent.
-//! * An op that fails transiently ([`StoreError::is_transient`]) stays at the head of
-//!   the queue and is retried forever (delays from `min_delay` doubling up to
-//!   `max_delay`, with jitter); each failure is logged (`warn`) and counted in
-//!   `ludo_persistence_retries_total`.
+//! * Ops are applied in the order they were sent; each batch is all or nothing.
+//! * No op is ever skipped. A batch that fails is retried until it succeeds (delays
+//!   from `min_delay` doubling up to `max_delay`, with jitter; the `backon` crate),
+//!   whatever the error: a transient one (database down, refusing connections,
+//!   renamed away) is a `warn`; any other is an `error` and counted in
+//!   `ludo_persistence_failures_total`, and [`WriterHandle::is_failing`] is true until
+//!   a commit succeeds again (`/readyz` answers 503 meanwhile). Every retry is
+//!   counted in `ludo_persistence_retries_total`.
 //! * Every store write is idempotent, so a retry after a lost acknowledgement never
 //!   duplicates.
-//! * An op that fails permanently (a caller bug: turns for a match never created, a
-//!   seed that does not match its commitment) cannot succeed by retrying; it is
-//!   logged (`error`), counted in `ludo_persistence_dropped_total` and skipped so it
-//!   does not stall every later write. A failing turn batch is first re-tried op by
-//!   op, so only the bad op is skipped.
+//! * Bounded: [`WriterHandle::accepting_new_matches`] is false while the writer is
+//!   failing or its backlog exceeds [`WriterConfig::max_backlog`]; the server then
+//!   starts no new match. A running room has at most one turn (plus its chat lines)
+//!   waiting for its commit — it resolves nothing more until that turn is visible —
+//!   so the queue is bounded by the rooms running, which admission keeps bounded.
 //! * `ludo_persistence_backlog` (gauge) and [`WriterHandle::backlog`] count the ops
-//!   sent and not yet written or skipped.
+//!   sent and not yet written.
 
 use crate::error::StoreError;
-use crate::model::{MatchResult, NewMatch};
+use crate::model::{ChatEntry, LoggedTurn, MatchResult, NewMatch};
 use crate::store::Store;
 use backon::{ExponentialBuilder, Retryable};
-use engine::TurnRecord;
-use std::collections::VecDeque;
-use std::future::Future;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use uuid::Uuid;
 
-/// Gauge: ops sent to the writer and not yet written (or skipped).
+/// Gauge: ops sent to the writer and not yet written.
 pub const BACKLOG_GAUGE: &str = "ludo_persistence_backlog";
-/// Counter: failed write attempts that will be retried.
+/// Counter: failed write attempts (each will be retried).
 pub const RETRIES_COUNTER: &str = "ludo_persistence_retries_total";
-/// Counter: ops skipped after a permanent error (or sent after the writer stopped).
+/// Counter: failed write attempts whose error was not a transient one (a bug or a
+/// damaged schema: loud, and still retried).
+pub const FAILURES_COUNTER: &str = "ludo_persistence_failures_total";
+/// Counter: ops sent after the writer task stopped (the runtime is shutting down).
+/// Such an op was never acknowledged, so nobody has seen what it carries.
 pub const DROPPED_COUNTER: &str = "ludo_persistence_dropped_total";
+/// Histogram: seconds from the first op of a batch being queued to its commit.
+pub const COMMIT_SECONDS: &str = "ludo_persistence_commit_seconds";
+/// Histogram: ops per committed batch.
+pub const BATCH_OPS: &str = "ludo_persistence_batch_ops";
+
+/// Resolves with `Ok(())` once the op it was returned for is committed; with an error
+/// only if the writer stopped first (then the op may not be durable: do not show it).
+pub type Committed = oneshot::Receiver<()>;
 
 /// One write for the writer, applied in the order sent.
 // Unboxed on purpose: each op is moved once into the queue, and callers build the
@@ -45,48 +60,70 @@ pub const DROPPED_COUNTER: &str = "ludo_persistence_dropped_total";
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum WriteOp {
-    /// [`Store::create_match`].
+    /// A match as it starts: seats, commitment and the secret seed
+    /// ([`Store::create_match`]).
     CreateMatch(NewMatch),
-    /// [`Store::append_turns`]; consecutive `Turns` ops are written in one
-    /// transaction.
+    /// Resolved turns of one match, in order, with their `seq` and clock use.
     Turns {
         /// The match.
         match_id: Uuid,
         /// Resolved turns, in order.
-        turns: Vec<TurnRecord>,
+        turns: Vec<LoggedTurn>,
     },
-    /// [`Store::finish_match`].
+    /// A chat line of a match.
+    Chat(ChatEntry),
+    /// The result ([`Store::finish_match`]).
     Finish(MatchResult),
 }
 
-/// Retry and batching settings of the writer.
+/// Retry, batching and admission settings of the writer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WriterConfig {
-    /// First retry delay after a transient failure (default 50 ms).
+    /// First retry delay after a failure (default 50 ms).
     pub min_delay: Duration,
-    /// Longest retry delay (default 5 s).
+    /// Longest retry delay (default 2 s).
     pub max_delay: Duration,
-    /// Most `Turns` ops written in one transaction (default 256).
+    /// Most ops written in one transaction (default 1,024).
     pub max_batch: usize,
+    /// Group-commit window: how long the writer waits after the first op reaches
+    /// an idle writer before committing, so ops of other rooms join the same
+    /// transaction (default 2 ms; zero commits at once).
+    pub commit_window: Duration,
+    /// Backlog (ops) above which no new match is started (default 20,000).
+    pub max_backlog: usize,
 }
 
 impl Default for WriterConfig {
     fn default() -> Self {
         WriterConfig {
             min_delay: Duration::from_millis(50),
-            max_delay: Duration::from_secs(5),
-            max_batch: 256,
+            max_delay: Duration::from_secs(2),
+            max_batch: 1024,
+            commit_window: Duration::from_millis(2),
+            max_backlog: 20_000,
         }
     }
+}
+
+struct Job {
+    op: WriteOp,
+    done: oneshot::Sender<()>,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    backlog: AtomicUsize,
+    sent: AtomicU64,
+    failing: AtomicBool,
 }
 
 /// Sends ops to the writer task. Clone freely; the task stops once every handle is
 /// dropped and the queue is written.
 #[derive(Debug, Clone)]
 pub struct WriterHandle {
-    tx: mpsc::UnboundedSender<WriteOp>,
-    backlog: Arc<AtomicUsize>,
-    sent: Arc<AtomicU64>,
+    tx: mpsc::UnboundedSender<Job>,
+    shared: Arc<Shared>,
+    max_backlog: usize,
     done: watch::Receiver<u64>,
 }
 
@@ -99,42 +136,59 @@ pub fn spawn_writer(store: Store) -> WriterHandle {
 pub fn spawn_writer_with(store: Store, config: WriterConfig) -> WriterHandle {
     let (tx, rx) = mpsc::unbounded_channel();
     let (done_tx, done) = watch::channel(0u64);
-    let backlog = Arc::new(AtomicUsize::new(0));
-    tokio::spawn(run(store, config, rx, backlog.clone(), done_tx));
+    let shared = Arc::new(Shared::default());
+    tokio::spawn(run(store, config, rx, shared.clone(), done_tx));
     WriterHandle {
         tx,
-        backlog,
-        sent: Arc::new(AtomicU64::new(0)),
+        shared,
+        max_backlog: config.max_backlog,
         done,
     }
 }
 
 impl WriterHandle {
-    /// Queues `op` without waiting (unbounded queue). If the writer task has
-    /// stopped (it panicked or the runtime is shutting down) the op is logged and
-    /// counted in `ludo_persistence_dropped_total`.
-    pub fn send(&self, op: WriteOp) {
-        self.sent.fetch_add(1, Ordering::SeqCst);
-        self.backlog.fetch_add(1, Ordering::SeqCst);
-        publish(&self.backlog);
-        if let Err(mpsc::error::SendError(op)) = self.tx.send(op) {
-            self.backlog.fetch_sub(1, Ordering::SeqCst);
-            publish(&self.backlog);
+    /// Queues `op` without waiting and returns the receiver that resolves once it is
+    /// committed. If the writer task has stopped (the runtime is shutting down) the
+    /// op is logged and counted in `ludo_persistence_dropped_total`, and the receiver
+    /// resolves with an error at once.
+    pub fn send(&self, op: WriteOp) -> Committed {
+        let (done, committed) = oneshot::channel();
+        self.shared.sent.fetch_add(1, Ordering::SeqCst);
+        self.shared.backlog.fetch_add(1, Ordering::SeqCst);
+        publish(&self.shared.backlog);
+        if let Err(mpsc::error::SendError(job)) = self.tx.send(Job { op, done }) {
+            self.shared.backlog.fetch_sub(1, Ordering::SeqCst);
+            publish(&self.shared.backlog);
             metrics::counter!(DROPPED_COUNTER).increment(1);
-            tracing::error!(op = op.label(), "persistence writer stopped; write dropped");
+            tracing::error!(
+                op = job.op.label(),
+                "persistence writer stopped; write not stored"
+            );
         }
+        committed
     }
 
-    /// Ops sent and not yet written (or skipped).
+    /// Ops sent and not yet written.
     pub fn backlog(&self) -> usize {
-        self.backlog.load(Ordering::SeqCst)
+        self.shared.backlog.load(Ordering::SeqCst)
     }
 
-    /// Waits until every op sent before this call has been written (or skipped).
-    /// Returns at once if the writer task has stopped. Waits as long as the
-    /// database stays down: wrap it in a timeout for a bounded shutdown.
+    /// True while the last commit attempt failed (the writer is retrying it).
+    pub fn is_failing(&self) -> bool {
+        self.shared.failing.load(Ordering::SeqCst)
+    }
+
+    /// True when the store keeps up: not failing and the backlog is at most
+    /// [`WriterConfig::max_backlog`]. The server starts new matches only then.
+    pub fn accepting_new_matches(&self) -> bool {
+        !self.is_failing() && self.backlog() <= self.max_backlog
+    }
+
+    /// Waits until every op sent before this call has been written. Returns at once
+    /// if the writer task has stopped. Waits as long as the database stays down:
+    /// wrap it in a timeout for a bounded shutdown.
     pub async fn flush(&self) {
-        let target = self.sent.load(Ordering::SeqCst);
+        let target = self.shared.sent.load(Ordering::SeqCst);
         let mut done = self.done.clone();
         let _ = done.wait_for(|d| *d >= target).await;
     }
@@ -145,14 +199,17 @@ impl WriteOp {
         match self {
             WriteOp::CreateMatch(_) => "create_match",
             WriteOp::Turns { .. } => "turns",
+            WriteOp::Chat(_) => "chat",
             WriteOp::Finish(_) => "finish",
         }
     }
 
-    fn match_id(&self) -> Uuid {
+    /// The match the op writes to.
+    pub(crate) fn match_id(&self) -> Uuid {
         match self {
             WriteOp::CreateMatch(m) => m.id,
             WriteOp::Turns { match_id, .. } => *match_id,
+            WriteOp::Chat(c) => c.match_id,
             WriteOp::Finish(r) => r.id,
         }
     }
@@ -165,156 +222,188 @@ fn publish(backlog: &AtomicUsize) {
 async fn run(
     store: Store,
     config: WriterConfig,
-    mut rx: mpsc::UnboundedReceiver<WriteOp>,
-    backlog: Arc<AtomicUsize>,
+    mut rx: mpsc::UnboundedReceiver<Job>,
+    shared: Arc<Shared>,
     done_tx: watch::Sender<u64>,
 ) {
-    let mut queue = VecDeque::new();
+    let max = config.max_batch.max(1);
+    let mut queue: Vec<Job> = Vec::new();
     let mut done = 0u64;
     loop {
         if queue.is_empty() {
             match rx.recv().await {
-                Some(op) => queue.push_back(op),
+                Some(job) => queue.push(job),
                 None => break,
             }
+            // The writer was idle: give other rooms' ops the window to join.
+            if !config.commit_window.is_zero() {
+                tokio::time::sleep(config.commit_window).await;
+            }
         }
-        while let Ok(op) = rx.try_recv() {
-            queue.push_back(op);
+        while queue.len() < max {
+            match rx.try_recv() {
+                Ok(job) => queue.push(job),
+                Err(_) => break,
+            }
         }
-        let batch = next_batch(&mut queue, config.max_batch.max(1));
+        let rest = if queue.len() > max {
+            queue.split_off(max)
+        } else {
+            Vec::new()
+        };
+        let batch = std::mem::replace(&mut queue, rest);
         let n = batch.len();
-        write_batch(&store, &config, batch).await;
+        let started = std::time::Instant::now();
+        let (ops, dones): (Vec<WriteOp>, Vec<oneshot::Sender<()>>) =
+            batch.into_iter().map(|j| (j.op, j.done)).unzip();
+        commit(&store, &config, &shared, &ops).await;
+        metrics::histogram!(COMMIT_SECONDS).record(started.elapsed().as_secs_f64());
+        metrics::histogram!(BATCH_OPS).record(n as f64);
+        for d in dones {
+            let _ = d.send(()); // a room that stopped no longer waits
+        }
         done += n as u64;
-        backlog.fetch_sub(n, Ordering::SeqCst);
-        publish(&backlog);
+        shared.backlog.fetch_sub(n, Ordering::SeqCst);
+        publish(&shared.backlog);
         done_tx.send_replace(done);
     }
 }
 
-/// Takes the head op, plus the `Turns` ops right behind a `Turns` head (at most
-/// `max` in all).
-fn next_batch(queue: &mut VecDeque<WriteOp>, max: usize) -> Vec<WriteOp> {
-    let mut batch: Vec<WriteOp> = queue.pop_front().into_iter().collect();
-    if matches!(batch.first(), Some(WriteOp::Turns { .. })) {
-        while batch.len() < max && matches!(queue.front(), Some(WriteOp::Turns { .. })) {
-            batch.extend(queue.pop_front());
-        }
-    }
-    batch
-}
-
-/// Merges consecutive turn writes of the same match.
-fn merge_turns(ops: &[WriteOp]) -> Vec<(Uuid, Vec<TurnRecord>)> {
-    let mut out: Vec<(Uuid, Vec<TurnRecord>)> = Vec::new();
-    for op in ops {
-        if let WriteOp::Turns { match_id, turns } = op {
-            match out.last_mut() {
-                Some((id, ts)) if id == match_id => ts.extend(turns.iter().cloned()),
-                _ => out.push((*match_id, turns.clone())),
-            }
-        }
-    }
-    out
-}
-
-async fn write_batch(store: &Store, config: &WriterConfig, batch: Vec<WriteOp>) {
-    if batch.len() > 1 {
-        let merged = merge_turns(&batch);
-        let res = retrying(config, "turns", || store.append_turn_batches(&merged)).await;
-        match res {
-            Ok(()) => return,
-            Err(e) => tracing::warn!(error = ?e, ops = batch.len(),
-                "turn batch failed permanently; writing its ops one by one"),
-        }
-    }
-    for op in &batch {
-        let res = retrying(config, op.label(), || apply(store, op)).await;
-        if let Err(e) = res {
-            metrics::counter!(DROPPED_COUNTER).increment(1);
-            tracing::error!(error = ?e, op = op.label(), match_id = %op.match_id(),
-                "write failed permanently; skipped");
-        }
-    }
-}
-
-async fn apply(store: &Store, op: &WriteOp) -> Result<(), StoreError> {
-    match op {
-        WriteOp::CreateMatch(m) => store.create_match(m).await,
-        WriteOp::Turns { match_id, turns } => store.append_turns(*match_id, turns).await,
-        WriteOp::Finish(r) => store.finish_match(r).await,
-    }
-}
-
-/// Runs `write` until it succeeds or fails permanently, sleeping with exponential
-/// backoff after each transient failure.
-async fn retrying<F, Fut>(config: &WriterConfig, what: &str, write: F) -> Result<(), StoreError>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<(), StoreError>>,
-{
+/// Writes `ops` in one transaction, retrying (forever) until it commits.
+async fn commit(store: &Store, config: &WriterConfig, shared: &Shared, ops: &[WriteOp]) {
     let backoff = ExponentialBuilder::default()
         .with_min_delay(config.min_delay)
         .with_max_delay(config.max_delay)
         .with_factor(2.0)
         .with_jitter()
         .without_max_times();
-    write
+    let res = (|| store.apply_batch(ops))
         .retry(backoff)
         .sleep(tokio::time::sleep)
-        .when(StoreError::is_transient)
+        .when(|_| true)
         .notify(|e: &StoreError, delay: Duration| {
+            shared.failing.store(true, Ordering::SeqCst);
             metrics::counter!(RETRIES_COUNTER).increment(1);
-            tracing::warn!(error = ?e, op = what, retry_in_ms = delay.as_millis() as u64,
-                "persistence write failed; will retry");
+            let retry_in_ms = delay.as_millis() as u64;
+            if e.is_transient() {
+                tracing::warn!(error = ?e, ops = ops.len(), retry_in_ms,
+                    "store unavailable; the batch is kept and retried");
+            } else {
+                metrics::counter!(FAILURES_COUNTER).increment(1);
+                tracing::error!(error = ?e, ops = ops.len(), retry_in_ms,
+                    first_match = %ops.first().map(WriteOp::match_id).unwrap_or_default(),
+                    "write failed with a non-transient error; the batch is kept and retried");
+            }
         })
-        .await
+        .await;
+    // Retried without limit and on every error: it only returns once committed.
+    debug_assert!(res.is_ok());
+    shared.failing.store(false, Ordering::SeqCst);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{NewMatch, SeatEntry};
+    use engine::{Mode, RuleSet, Seat, Seed, TurnKind, TurnRecord};
 
-    fn turns(match_id: u128) -> WriteOp {
-        WriteOp::Turns {
-            match_id: Uuid::from_u128(match_id),
-            turns: Vec::new(),
+    fn new_match(id: Uuid) -> NewMatch {
+        let seed = Seed([7; 32]);
+        NewMatch {
+            id,
+            mode: Mode::Clash,
+            rules: RuleSet::default(),
+            dice_commitment: seed.commitment(),
+            started_at: chrono::Utc::now(),
+            seats: Seat::ALL
+                .iter()
+                .map(|&seat| SeatEntry {
+                    seat,
+                    player_id: None,
+                    is_bot: true,
+                    name: format!("Bot {}", seat.name()),
+                })
+                .collect(),
+            secret_seed: Some(seed),
         }
     }
 
-    fn finish() -> WriteOp {
-        WriteOp::Finish(MatchResult {
-            id: Uuid::nil(),
-            seed: engine::Seed([0; 32]),
-            ended_at: chrono::DateTime::UNIX_EPOCH,
-            reason: engine::EndReason::Clock,
-            standings: Vec::new(),
+    fn turn(id: Uuid, n: u32, seq: u64) -> WriteOp {
+        WriteOp::Turns {
+            match_id: id,
+            turns: vec![LoggedTurn {
+                record: TurnRecord {
+                    turn_number: n,
+                    seat: Seat::Green,
+                    dice: vec![1, 2],
+                    kind: TurnKind::Timeout,
+                    plan: engine::Plan::pass(),
+                    events: Vec::new(),
+                },
+                seq,
+                clock_ms: 1_000 * u64::from(n),
+            }],
+        }
+    }
+
+    async fn within<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
+        tokio::time::timeout(Duration::from_secs(20), f)
+            .await
+            .unwrap_or_else(|_| panic!("timed out waiting for {what}"))
+    }
+
+    /// Durable before visible: `Committed` resolves only after the op is readable,
+    /// and ops sent together share a commit.
+    #[tokio::test]
+    async fn committed_resolves_once_the_op_is_stored() {
+        let store = Store::connect(Some("sqlite::memory:")).await.unwrap();
+        let w = spawn_writer(store.clone());
+        let id = Uuid::new_v4();
+        let a = w.send(WriteOp::CreateMatch(new_match(id)));
+        let b = w.send(turn(id, 1, 3));
+        within("the create", a).await.unwrap();
+        within("the turn", b).await.unwrap();
+        let running = store.running_matches().await.unwrap();
+        assert_eq!(running.len(), 1);
+        assert_eq!(running[0].secret_seed, Some(Seed([7; 32])));
+        assert_eq!(running[0].turns.len(), 1);
+        assert_eq!(running[0].turns[0].seq, 3);
+        assert_eq!(running[0].turns[0].clock_ms, 1_000);
+        assert_eq!(w.backlog(), 0);
+    }
+
+    /// Never skip a write: a batch that fails with a non-transient error (turns of a
+    /// match not stored yet: a foreign-key violation) is kept, the writer reports
+    /// failing and stops admitting matches, and the batch commits once it can.
+    #[tokio::test]
+    async fn a_failing_write_is_kept_and_retried_until_it_commits() {
+        let store = Store::connect(Some("sqlite::memory:")).await.unwrap();
+        let w = spawn_writer_with(
+            store.clone(),
+            WriterConfig {
+                min_delay: Duration::from_millis(5),
+                max_delay: Duration::from_millis(20),
+                ..WriterConfig::default()
+            },
+        );
+        let id = Uuid::new_v4();
+        let mut pending = w.send(turn(id, 1, 3));
+        within("the writer to report failing", async {
+            while !w.is_failing() {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
         })
-    }
-
-    #[test]
-    fn batches_take_consecutive_turn_ops_only() {
-        let mut q: VecDeque<WriteOp> = [turns(1), turns(2), finish(), turns(3), finish()]
-            .into_iter()
-            .collect();
-        let labels = |b: Vec<WriteOp>| b.iter().map(WriteOp::label).collect::<Vec<_>>();
-        assert_eq!(labels(next_batch(&mut q, 10)), ["turns", "turns"]);
-        assert_eq!(labels(next_batch(&mut q, 10)), ["finish"]);
-        assert_eq!(labels(next_batch(&mut q, 10)), ["turns"]);
-        assert_eq!(labels(next_batch(&mut q, 10)), ["finish"]);
-        assert!(next_batch(&mut q, 10).is_empty());
-    }
-
-    #[test]
-    fn batches_are_capped_at_max() {
-        let mut q: VecDeque<WriteOp> = [turns(1), turns(2), turns(3)].into_iter().collect();
-        assert_eq!(next_batch(&mut q, 2).len(), 2);
-        assert_eq!(next_batch(&mut q, 2).len(), 1);
-    }
-
-    #[test]
-    fn merging_joins_runs_of_the_same_match_in_order() {
-        let merged = merge_turns(&[turns(1), turns(1), turns(2), turns(1)]);
-        let ids: Vec<u128> = merged.iter().map(|(id, _)| id.as_u128()).collect();
-        assert_eq!(ids, vec![1, 2, 1]);
+        .await;
+        assert!(
+            !w.accepting_new_matches(),
+            "no new match while the store fails"
+        );
+        assert_eq!(w.backlog(), 1, "the failing op is kept");
+        assert!(pending.try_recv().is_err(), "not committed yet");
+        store.create_match(&new_match(id)).await.unwrap();
+        within("the retried commit", pending).await.unwrap();
+        assert!(!w.is_failing());
+        assert!(w.accepting_new_matches());
+        assert_eq!(store.running_matches().await.unwrap()[0].turns.len(), 1);
     }
 }

@@ -3,20 +3,23 @@
 
 use crate::codec::{micros, name};
 use crate::error::StoreError;
-use crate::model::{MatchResult, NewMatch};
+use crate::model::{ChatEntry, MatchResult, NewMatch};
 use crate::store::{with_pool, Store};
+use crate::writer::WriteOp;
 use chrono::Utc;
 use engine::{Seat, TurnRecord};
 use sqlx::types::Json;
 use uuid::Uuid;
 
 const INSERT_MATCH: &str = "INSERT INTO matches \
-    (id, mode, rules, dice_commitment, created_at, started_at, status) \
-    VALUES ($1, $2, $3, $4, $5, $6, 'running') ON CONFLICT (id) DO NOTHING";
+    (id, mode, rules, dice_commitment, created_at, started_at, status, secret_seed) \
+    VALUES ($1, $2, $3, $4, $5, $6, 'running', $7) ON CONFLICT (id) DO NOTHING";
 const INSERT_SEAT: &str = "INSERT INTO match_seats (match_id, seat, player_id, is_bot, name) \
     VALUES ($1, $2, $3, $4, $5)";
 const INSERT_TURNS_HEAD: &str =
-    "INSERT INTO turns (match_id, turn_number, seat, dice, kind, plan, events) ";
+    "INSERT INTO turns (match_id, turn_number, seat, dice, kind, plan, events, seq, clock_ms) ";
+const INSERT_CHAT_HEAD: &str = "INSERT INTO match_chat (match_id, seq, seat, name, text, sent_at) ";
+const INSERT_CHAT_TAIL: &str = " ON CONFLICT (match_id, seq) DO NOTHING";
 const INSERT_TURNS_TAIL: &str = " ON CONFLICT (match_id, turn_number) DO NOTHING";
 /// Turns per multi-row INSERT: 7 bound values each stays far below both drivers'
 /// limits on bound parameters (SQLite 32,766; PostgreSQL 65,535).
@@ -26,6 +29,47 @@ const END_MATCH: &str = "UPDATE matches SET seed = $2, ended_at = $3, status = '
 const SEAT_RESULT: &str = "UPDATE match_seats SET place = $3, progress = $4, combat = $5, \
     bonus = $6, total = $7, finished = $8 WHERE match_id = $1 AND seat = $2";
 const MATCH_STATE: &str = "SELECT status, dice_commitment FROM matches WHERE id = $1";
+
+/// Chat lines per multi-row INSERT (6 bound values each).
+const CHAT_ROWS_PER_INSERT: usize = 500;
+
+/// A turn row to insert: the match, the record, and `(seq, clock_ms)` when a room
+/// logged it (`None` for [`Store::append_turns`]).
+type TurnRow<'a> = (Uuid, &'a TurnRecord, Option<(u64, u64)>);
+
+/// One multi-row INSERT of `$chunk` (a slice of [`TurnRow`]) on `$conn`; turns already
+/// stored are skipped.
+macro_rules! insert_turns {
+    ($conn:expr, $chunk:expr) => {{
+        let mut q = sqlx::QueryBuilder::new(INSERT_TURNS_HEAD);
+        q.push_values($chunk, |mut b, (match_id, t, logged)| {
+            b.push_bind(*match_id)
+                .push_bind(t.turn_number as i32)
+                .push_bind(name(&t.seat))
+                .push_bind(Json(&t.dice))
+                .push_bind(name(&t.kind))
+                .push_bind(Json(&t.plan))
+                .push_bind(Json(&t.events))
+                .push_bind(logged.map(|(seq, _)| seq as i64))
+                .push_bind(logged.map(|(_, clock)| clock as i64));
+        });
+        q.push(INSERT_TURNS_TAIL);
+        q.build().execute($conn).await?;
+    }};
+}
+
+/// Turn numbers must fit the column (1..=2³¹−1).
+fn check_turn_numbers<'a>(turns: impl Iterator<Item = &'a TurnRecord>) -> Result<(), StoreError> {
+    for t in turns {
+        if t.turn_number == 0 || i32::try_from(t.turn_number).is_err() {
+            return Err(StoreError::Invalid(format!(
+                "turn number {} is outside 1..=2147483647",
+                t.turn_number
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// Checks that `seats` names each of the four seats exactly once.
 fn four_seats(seats: impl Iterator<Item = Seat>, what: &str) -> Result<(), StoreError> {
@@ -52,6 +96,24 @@ enum Finish {
     Unchanged { stored: String },
 }
 
+/// Checks a new match's seats, commitment and (if given) secret seed.
+fn check_new_match(m: &NewMatch) -> Result<(), StoreError> {
+    four_seats(m.seats.iter().map(|s| s.seat), "seats")?;
+    if !is_commitment(&m.dice_commitment) {
+        return Err(StoreError::Invalid(
+            "dice_commitment must be 64 lowercase hex digits".into(),
+        ));
+    }
+    if m.secret_seed
+        .is_some_and(|s| s.commitment() != m.dice_commitment)
+    {
+        return Err(StoreError::Invalid(
+            "the secret seed does not match the dice commitment".into(),
+        ));
+    }
+    Ok(())
+}
+
 fn is_commitment(s: &str) -> bool {
     s.len() == 64
         && s.bytes()
@@ -67,12 +129,7 @@ impl Store {
     /// the commitment is not 64 lowercase hex digits, or a `player_id` names no
     /// stored player. Nothing is written then.
     pub async fn create_match(&self, m: &NewMatch) -> Result<(), StoreError> {
-        four_seats(m.seats.iter().map(|s| s.seat), "seats")?;
-        if !is_commitment(&m.dice_commitment) {
-            return Err(StoreError::Invalid(
-                "dice_commitment must be 64 lowercase hex digits".into(),
-            ));
-        }
+        check_new_match(m)?;
         let now = micros(Utc::now());
         let res: Result<(), sqlx::Error> = with_pool!(self, pool => async {
             let mut tx = pool.begin().await?;
@@ -83,6 +140,7 @@ impl Store {
                 .bind(&m.dice_commitment)
                 .bind(now)
                 .bind(micros(m.started_at))
+                .bind(m.secret_seed.map(|s| s.to_hex()))
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
@@ -133,39 +191,19 @@ impl Store {
         &self,
         batches: &[(Uuid, Vec<TurnRecord>)],
     ) -> Result<(), StoreError> {
-        if let Some(t) = batches
-            .iter()
-            .flat_map(|(_, ts)| ts)
-            .find(|t| t.turn_number == 0 || i32::try_from(t.turn_number).is_err())
-        {
-            return Err(StoreError::Invalid(format!(
-                "turn number {} is outside 1..=2147483647",
-                t.turn_number
-            )));
-        }
+        check_turn_numbers(batches.iter().flat_map(|(_, ts)| ts))?;
         // One multi-row INSERT per chunk (not one statement per turn): one round trip
         // and one statement for up to TURN_ROWS_PER_INSERT turns.
-        let rows: Vec<(Uuid, &TurnRecord)> = batches
+        let rows: Vec<TurnRow<'_>> = batches
             .iter()
-            .flat_map(|(m, ts)| ts.iter().map(move |t| (*m, t)))
+            .flat_map(|(m, ts)| ts.iter().map(move |t| (*m, t, None)))
             .collect();
         let mut failed_match = None;
         let res: Result<(), sqlx::Error> = with_pool!(self, pool => async {
             let mut tx = pool.begin().await?;
             for chunk in rows.chunks(TURN_ROWS_PER_INSERT) {
-                failed_match = chunk.first().map(|(m, _)| *m);
-                let mut q = sqlx::QueryBuilder::new(INSERT_TURNS_HEAD);
-                q.push_values(chunk, |mut b, (match_id, t)| {
-                    b.push_bind(*match_id)
-                        .push_bind(t.turn_number as i32)
-                        .push_bind(name(&t.seat))
-                        .push_bind(Json(&t.dice))
-                        .push_bind(name(&t.kind))
-                        .push_bind(Json(&t.plan))
-                        .push_bind(Json(&t.events));
-                });
-                q.push(INSERT_TURNS_TAIL);
-                q.build().execute(&mut *tx).await?;
+                failed_match = chunk.first().map(|(m, _, _)| *m);
+                insert_turns!(&mut *tx, chunk);
             }
             tx.commit().await
         }
@@ -233,6 +271,146 @@ impl Store {
                 "the seed does not match the match's dice commitment".into(),
             )),
             Finish::Unchanged { .. } => Ok(()),
+        }
+    }
+}
+
+impl Store {
+    /// Group commit: writes every op of `ops` in ONE transaction, all or nothing —
+    /// new matches (with seats and secret seed) first, then turns (multi-row INSERTs),
+    /// chat lines, and results. Every part is idempotent (a retried batch changes
+    /// nothing already written), so the writer may retry a batch whose commit
+    /// acknowledgement was lost.
+    ///
+    /// Errors: [`StoreError::Invalid`] for an op that breaks the contract of
+    /// [`Store::create_match`], [`Store::append_turns`] or [`Store::finish_match`];
+    /// [`StoreError::UnknownMatch`] for turns, chat or a result of a match that is
+    /// neither stored nor created in the batch; [`StoreError::Unavailable`] when the
+    /// database cannot be reached. Nothing is written then.
+    pub(crate) async fn apply_batch(&self, ops: &[WriteOp]) -> Result<(), StoreError> {
+        let mut creates: Vec<&NewMatch> = Vec::new();
+        let mut turns: Vec<TurnRow<'_>> = Vec::new();
+        let mut chats: Vec<&ChatEntry> = Vec::new();
+        let mut finishes: Vec<&MatchResult> = Vec::new();
+        for op in ops {
+            match op {
+                WriteOp::CreateMatch(m) => {
+                    check_new_match(m)?;
+                    creates.push(m);
+                }
+                WriteOp::Turns {
+                    match_id,
+                    turns: ts,
+                } => {
+                    check_turn_numbers(ts.iter().map(|t| &t.record))?;
+                    turns.extend(
+                        ts.iter()
+                            .map(|t| (*match_id, &t.record, Some((t.seq, t.clock_ms)))),
+                    );
+                }
+                WriteOp::Chat(c) => chats.push(c),
+                WriteOp::Finish(r) => {
+                    four_seats(r.standings.iter().map(|s| s.seat), "standings")?;
+                    finishes.push(r);
+                }
+            }
+        }
+        let now = micros(Utc::now());
+        let outcome: Result<Option<StoreError>, sqlx::Error> = with_pool!(self, pool => async {
+            let mut tx = pool.begin().await?;
+            for m in &creates {
+                let inserted = sqlx::query(INSERT_MATCH)
+                    .bind(m.id)
+                    .bind(name(&m.mode))
+                    .bind(Json(&m.rules))
+                    .bind(&m.dice_commitment)
+                    .bind(now)
+                    .bind(micros(m.started_at))
+                    .bind(m.secret_seed.map(|s| s.to_hex()))
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if inserted == 1 {
+                    for s in &m.seats {
+                        sqlx::query(INSERT_SEAT)
+                            .bind(m.id)
+                            .bind(name(&s.seat))
+                            .bind(s.player_id)
+                            .bind(s.is_bot)
+                            .bind(&s.name)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                }
+            }
+            for chunk in turns.chunks(TURN_ROWS_PER_INSERT) {
+                insert_turns!(&mut *tx, chunk);
+            }
+            for chunk in chats.chunks(CHAT_ROWS_PER_INSERT) {
+                let mut q = sqlx::QueryBuilder::new(INSERT_CHAT_HEAD);
+                q.push_values(chunk, |mut b, c| {
+                    b.push_bind(c.match_id)
+                        .push_bind(c.seq as i64)
+                        .push_bind(c.seat.map(|s| name(&s)))
+                        .push_bind(&c.name)
+                        .push_bind(&c.text)
+                        .push_bind(micros(c.sent_at));
+                });
+                q.push(INSERT_CHAT_TAIL);
+                q.build().execute(&mut *tx).await?;
+            }
+            for r in &finishes {
+                let commitment = r.seed.commitment();
+                let updated = sqlx::query(END_MATCH)
+                    .bind(r.id)
+                    .bind(r.seed.to_hex())
+                    .bind(micros(r.ended_at))
+                    .bind(name(&r.reason))
+                    .bind(&commitment)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if updated == 0 {
+                    let state: Option<(String, String)> = sqlx::query_as(MATCH_STATE)
+                        .bind(r.id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                    match state {
+                        None => return Ok(Some(StoreError::UnknownMatch(r.id))),
+                        Some((_, stored)) if stored != commitment => {
+                            return Ok(Some(StoreError::Invalid(
+                                "the seed does not match the match's dice commitment".into(),
+                            )))
+                        }
+                        Some(_) => continue, // ended already: the first result wins
+                    }
+                }
+                for s in &r.standings {
+                    sqlx::query(SEAT_RESULT)
+                        .bind(r.id)
+                        .bind(name(&s.seat))
+                        .bind(s.place as i32)
+                        .bind(s.progress)
+                        .bind(s.combat)
+                        .bind(s.bonus)
+                        .bind(s.total)
+                        .bind(s.finished.map(i32::from))
+                        .execute(&mut *tx)
+                        .await?;
+                }
+            }
+            tx.commit().await?;
+            Ok(None)
+        }
+        .await);
+        match outcome {
+            Ok(None) => Ok(()),
+            Ok(Some(e)) => Err(e),
+            Err(sqlx::Error::Database(db)) if db.is_foreign_key_violation() => {
+                let id = ops.first().map(WriteOp::match_id).unwrap_or_default();
+                Err(StoreError::UnknownMatch(id))
+            }
+            Err(e) => Err(StoreError::from(e)),
         }
     }
 }

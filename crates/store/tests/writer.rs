@@ -1,6 +1,6 @@
-//! The write-behind writer: ops land in order, a permanently failing op is skipped
-//! without losing the ones around it, and during a database outage nothing is lost:
-//! the backlog grows, and everything lands once the database is back.
+//! The group-commit writer: ops land in order with their `seq` and clock use, and
+//! during a database outage nothing is lost: the backlog grows, and everything lands
+//! once the database is back.
 
 mod common;
 
@@ -8,14 +8,28 @@ use common::*;
 use engine::replay::{replay_of, verify};
 use engine::Mode;
 use std::time::Duration;
-use store::{spawn_writer_with, MatchStatus, Store, WriteOp, WriterConfig};
+use store::{spawn_writer_with, LoggedTurn, MatchStatus, Store, WriteOp, WriterConfig};
 use uuid::Uuid;
 
 const FAST: WriterConfig = WriterConfig {
     min_delay: Duration::from_millis(10),
     max_delay: Duration::from_millis(100),
     max_batch: 64,
+    commit_window: Duration::from_millis(2),
+    max_backlog: 1_000,
 };
+
+/// `turns` as a room logs them: turn n has `seq` 2n+1 and used n seconds of clock.
+fn logged(turns: &[engine::TurnRecord]) -> Vec<LoggedTurn> {
+    turns
+        .iter()
+        .map(|t| LoggedTurn {
+            record: t.clone(),
+            seq: 2 * u64::from(t.turn_number) + 1,
+            clock_ms: 1_000 * u64::from(t.turn_number),
+        })
+        .collect()
+}
 
 /// Ops of one real match: create, turns in three pieces, finish.
 fn match_ops(id: Uuid, m: &engine::Match, ana: Uuid) -> Vec<WriteOp> {
@@ -24,25 +38,25 @@ fn match_ops(id: Uuid, m: &engine::Match, ana: Uuid) -> Vec<WriteOp> {
         WriteOp::CreateMatch(new_match_of(id, m, at(0), seats(&[(ana, "Ana")]))),
         WriteOp::Turns {
             match_id: id,
-            turns: log[..5].to_vec(),
+            turns: logged(&log[..5]),
         },
         WriteOp::Turns {
             match_id: id,
-            turns: log[5..9].to_vec(),
+            turns: logged(&log[5..9]),
         },
         WriteOp::Turns {
             match_id: id,
-            turns: log[9..].to_vec(),
+            turns: logged(&log[9..]),
         },
         WriteOp::Finish(result_of(id, m, at(30))),
     ]
 }
 
 /// Contract: after flush every op sent is written in order (the stored replay is the
-/// engine's replay and verifies); turns for an unknown match (a permanent error) are
-/// skipped while the turns batched around them still land; backlog returns to 0.
+/// engine's replay and verifies, each turn keeps its seq and clock use); backlog
+/// returns to 0.
 #[tokio::test]
-async fn sqlite_writer_lands_ops_in_order_and_skips_a_bad_one() {
+async fn sqlite_writer_lands_ops_in_order() {
     let db = TempSqlite::new();
     let store = Store::connect(Some(&db.url)).await.unwrap();
     let outcome = run_catching({
@@ -53,16 +67,10 @@ async fn sqlite_writer_lands_ops_in_order_and_skips_a_bad_one() {
             let ana = guest(&store, 1, "Ana").await;
             let m = play_short_match(4, Mode::Clash, 16);
             let id = Uuid::new_v4();
-            let mut ops = match_ops(id, &m, ana);
-            let stray = WriteOp::Turns {
-                match_id: Uuid::new_v4(),
-                turns: m.log()[..1].to_vec(),
-            };
-            ops.insert(2, stray);
-            for op in ops {
-                writer.send(op);
+            for op in match_ops(id, &m, ana) {
+                let _committed = writer.send(op);
             }
-            assert_eq!(writer.backlog(), 6);
+            assert_eq!(writer.backlog(), 5);
             tokio::time::timeout(Duration::from_secs(10), writer.flush())
                 .await
                 .expect("flush within 10 s");
@@ -92,7 +100,7 @@ async fn outage(direct: Store, url: String) {
     let m = play_short_match(5, Mode::Journey, 12);
     let id = Uuid::new_v4();
     for op in match_ops(id, &m, ana) {
-        writer.send(op);
+        let _committed = writer.send(op);
     }
     // The database is down: the writer keeps retrying (at least 3 attempts seen)
     // and holds every op.

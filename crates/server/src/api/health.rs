@@ -1,8 +1,10 @@
 //! Probes. `GET /healthz` is liveness: 200 with a few gauges while the process
 //! serves HTTP, without touching the database (a database outage must not get a
 //! healthy server restarted: rooms keep playing and the writer keeps the backlog).
-//! `GET /readyz` is readiness: 200 only when the database answers `SELECT 1` within
-//! [`READY_TIMEOUT`], else 503 `unavailable`.
+//! `GET /readyz` is readiness: 200 only when the store is ready to take new matches —
+//! the database answers within [`READY_TIMEOUT`], its schema is the one this build
+//! migrates to, the running matches were resumed, and the persistence writer keeps
+//! up (not failing, backlog under its limit) — else 503 `unavailable`.
 
 use crate::api::openapi::ErrorBody;
 use crate::error::ApiError;
@@ -65,22 +67,38 @@ pub async fn health(State(state): State<AppState>) -> Json<Health> {
     })
 }
 
-/// Readiness: the database answers.
+/// Readiness: the store is migrated and answers, matches are resumed, the writer keeps up.
 #[utoipa::path(
     get,
     path = "/readyz",
     operation_id = "readyz",
     tag = "probes",
     responses(
-        (status = 200, description = "The database answered within 1 s.", body = Ready),
-        (status = 503, description = "`unavailable`: the database did not answer within 1 s.", body = ErrorBody),
+        (status = 200, description = "The store answered within 1 s with the current schema, running matches are resumed and the persistence writer keeps up.", body = Ready),
+        (status = 503, description = "`unavailable`: the store did not answer within 1 s, its schema is missing or old, or the persistence writer is failing or behind.", body = ErrorBody),
     )
 )]
 pub async fn ready(State(state): State<AppState>) -> Result<Json<Ready>, ApiError> {
-    match tokio::time::timeout(READY_TIMEOUT, state.store().ping()).await {
-        Ok(Ok(())) => Ok(Json(Ready {
+    if !state.store_ready() {
+        tracing::warn!("readiness: store not migrated or matches not resumed yet");
+        return Err(ApiError::Unavailable);
+    }
+    if !state.writer().accepting_new_matches() {
+        tracing::warn!(
+            backlog = state.writer().backlog(),
+            failing = state.writer().is_failing(),
+            "readiness: persistence writer failing or behind"
+        );
+        return Err(ApiError::Unavailable);
+    }
+    match tokio::time::timeout(READY_TIMEOUT, state.store().schema_current()).await {
+        Ok(Ok(true)) => Ok(Json(Ready {
             status: "ready".into(),
         })),
+        Ok(Ok(false)) => {
+            tracing::warn!("readiness: the database schema is missing or old");
+            Err(ApiError::Unavailable)
+        }
         Ok(Err(e)) => {
             tracing::warn!(error = %e, "readiness: database unavailable");
             Err(ApiError::Unavailable)

@@ -1,16 +1,28 @@
 //! The room actor: the one task that owns a running match.
 //!
-//! It waits on three things at once: its command queue (submissions, resyncs,
-//! spectators, reconnects), its timer (the engine's next deadline — turn timer or
-//! match clock — or the moment a bot or an absent seat must act), and the server's
-//! shutdown. Every change goes through the engine; every match message gets the
-//! next `seq`, is encoded once and the same bytes are queued to each seat and
-//! spectator without waiting. Persistence is handed to the write-behind writer, so
-//! nothing on the path from a submission to its broadcast touches the database.
+//! It waits on four things at once: its command queue (submissions, resyncs,
+//! spectators, reconnects), the commit of its pending write, its timer (the engine's
+//! next deadline — turn timer or match clock — or the moment a bot or an absent seat
+//! must act), and the server's shutdown. Every change goes through the engine and
+//! never awaits anything.
 //!
-//! When the match ends the room records the result, tells everyone, removes itself
-//! from the registries and returns: its queue, timers, bots and engine state are
-//! dropped with it.
+//! **Durable before visible.** Every sequenced match message (`match_started`,
+//! `turn_started`, `turn_resolved`, `chat`, `match_ended`) and the `ack` of an
+//! accepted turn is held in a [`Pending`] entry until the persistence writer has
+//! committed the write that records it (group commit: one transaction carries many
+//! rooms' writes). Only then is each message given its `seq`'s frame, encoded once
+//! and queued to every seat and spectator. While a write is pending the room
+//! resolves nothing more: every command except `Detach` is deferred, in arrival
+//! order, and answered once the write is visible; its timers wait too. So the engine
+//! is never more than one turn ahead of what clients have seen, a crash loses no
+//! turn anyone saw, and a room waiting for the store blocks no other room.
+//!
+//! **Store outages.** If a commit takes longer than [`STALL`] (the store is down or
+//! behind), the match clock and turn timer are postponed by the whole wait when the
+//! write lands, so players are not charged for the outage.
+//!
+//! When the match ends the room records the result, tells everyone once it is
+//! durable, removes itself from the registries and returns.
 
 use super::{History, RoomCmd};
 use crate::clock;
@@ -21,13 +33,19 @@ use protocol::{
     ChatLine, Clocks, ErrorCode, MatchEnded, MatchStarted, SeatInfo, ServerMsg, Snapshot,
     TurnResolved, TurnStarted,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+use store::{Committed, WriteOp};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use uuid::Uuid;
 
 /// Longest chat line, characters (protocol `chat`).
 const MAX_CHAT_CHARS: usize = 280;
+
+/// A commit that took at least this long means the store was unavailable: the
+/// match clock and turn timer are postponed by the whole wait (rule 9.1, 4.6).
+pub(crate) const STALL: Duration = Duration::from_millis(100);
 
 /// Who plays a seat.
 pub(crate) enum SeatKind {
@@ -66,6 +84,31 @@ impl SeatSlot {
     }
 }
 
+/// One message held until its write is committed.
+enum Out {
+    /// `match_started` (seq 1), built per seat at release (it names the receiver's
+    /// seat and carries the match deadline).
+    Started,
+    /// `turn_started` for the engine's current turn, built at release (so its
+    /// deadlines include any postponement), with this `seq`.
+    TurnStarted(u64),
+    /// A match message with its `seq`.
+    Msg(u64, ServerMsg),
+    /// The `ack` of an accepted request.
+    Ack(ConnHandle, Option<String>),
+}
+
+/// A write on its way to the store and the messages it makes visible.
+struct Pending {
+    committed: Committed,
+    since: Instant,
+    out: Vec<Out>,
+    /// A turn was resolved (or the match started): bots and timers restart at release.
+    new_turn: bool,
+    /// When the submission that caused it was read (turn latency metric).
+    received: Option<std::time::Instant>,
+}
+
 /// The room actor's state. Owned by its task; nothing else can reach it.
 pub(crate) struct Room {
     id: Uuid,
@@ -75,12 +118,31 @@ pub(crate) struct Room {
     /// Spectators by connection id.
     spectators: HashMap<u64, ConnHandle>,
     history: History,
+    /// The last `seq` given to a message (sent or pending).
+    assigned: u64,
     rx: mpsc::Receiver<RoomCmd>,
-    /// When the current turn started (bots think from here).
+    /// The write clients are waiting for, if any.
+    pending: Option<Pending>,
+    /// Commands that arrived while a write was pending, in arrival order.
+    deferred: VecDeque<RoomCmd>,
+    /// When the current turn became visible (bots think from here).
     turn_began: Instant,
     /// When the room must act for the current seat (a bot's move, or the pass of an
     /// absent seat), if it must.
     auto_at: Option<Instant>,
+}
+
+/// How a room begins: a new match waiting for its `CreateMatch` commit, or a match
+/// resumed from the store (its last sent `seq`).
+pub(crate) enum Beginning {
+    /// A new match: `match_started` and the first `turn_started` are shown once the
+    /// match is stored.
+    New(Committed),
+    /// A resumed match whose clients last saw `seq`.
+    Resumed {
+        /// The last `seq` any client can have seen.
+        seq: u64,
+    },
 }
 
 impl Room {
@@ -90,16 +152,34 @@ impl Room {
         m: Match,
         seats: Vec<SeatSlot>,
         rx: mpsc::Receiver<RoomCmd>,
+        beginning: Beginning,
     ) -> Room {
         let cap = state.config().resync_frames;
+        let (history, assigned, pending) = match beginning {
+            Beginning::New(committed) => (
+                History::new(cap),
+                2,
+                Some(Pending {
+                    committed,
+                    since: Instant::now(),
+                    out: vec![Out::Started, Out::TurnStarted(2)],
+                    new_turn: true,
+                    received: None,
+                }),
+            ),
+            Beginning::Resumed { seq } => (History::resumed(cap, seq), seq, None),
+        };
         Room {
             id,
             state,
             m,
             seats,
             spectators: HashMap::new(),
-            history: History::new(cap),
+            history,
+            assigned,
             rx,
+            pending,
+            deferred: VecDeque::new(),
             turn_began: Instant::now(),
             auto_at: None,
         }
@@ -108,15 +188,33 @@ impl Room {
     /// Runs the match to its end (or until the server shuts down), then cleans up.
     pub(crate) async fn run(mut self) {
         let shutdown = self.state.shutdown_token().clone();
-        self.announce_start();
-        while !self.m.is_over() {
+        if self.pending.is_none() {
+            // Resumed: the log may already have ended the match (its result was not
+            // stored), or the turn in progress starts over with a fresh timer.
+            match self.m.end().cloned() {
+                Some(end) => self.end(end),
+                None => {
+                    self.turn_began = Instant::now();
+                    self.schedule_auto();
+                }
+            }
+        }
+        while !self.m.is_over() || self.pending.is_some() {
             let wake = self.next_wake();
             tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => {
-                    tracing::info!(match_id = %self.id, turns = self.m.turns_played(), "server stopping: room left running in the store");
+                    tracing::info!(match_id = %self.id, turns = self.m.turns_played(),
+                        "server stopping: the match stays running in the store and resumes at the next start");
                     break;
                 }
+                res = committed(&mut self.pending) => match res {
+                    Ok(()) => self.release(),
+                    Err(_) => {
+                        tracing::error!(match_id = %self.id, "persistence writer stopped; room stops without showing its pending write");
+                        break;
+                    }
+                },
                 cmd = self.rx.recv() => match cmd {
                     Some(cmd) => self.on_cmd(cmd),
                     None => break, // unreachable while registered: the registry holds a sender
@@ -127,8 +225,12 @@ impl Room {
         self.unregister();
     }
 
-    /// The next instant the room must wake without a command.
+    /// The next instant the room must wake without a command (none while a write is
+    /// pending: clocks wait for what clients can see).
     fn next_wake(&self) -> Option<Instant> {
+        if self.pending.is_some() {
+            return None;
+        }
         let engine = self.m.next_deadline().map(clock::instant_at);
         match (engine, self.auto_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -140,9 +242,88 @@ impl Room {
         self.seats.iter().position(|s| s.player() == Some(player))
     }
 
+    fn next_seq(&mut self) -> u64 {
+        self.assigned += 1;
+        self.assigned
+    }
+
+    /// Hands `op` to the writer; `out` is shown once it is committed.
+    fn write(
+        &mut self,
+        op: WriteOp,
+        out: Vec<Out>,
+        new_turn: bool,
+        received: Option<std::time::Instant>,
+    ) {
+        debug_assert!(self.pending.is_none(), "one pending write at a time");
+        let committed = self.state.writer().send(op);
+        self.auto_at = None;
+        self.pending = Some(Pending {
+            committed,
+            since: Instant::now(),
+            out,
+            new_turn,
+            received,
+        });
+    }
+
+    /// The pending write is durable: show its messages, then answer the commands
+    /// that waited, in order, until one of them makes a new write.
+    fn release(&mut self) {
+        let Some(p) = self.pending.take() else {
+            return;
+        };
+        let waited = p.since.elapsed();
+        if waited >= STALL {
+            self.m.postpone(waited.as_millis() as u64);
+            tracing::warn!(match_id = %self.id, waited_ms = waited.as_millis() as u64,
+                "store was slow: match clock and turn timer postponed");
+        }
+        let ended = self.m.is_over();
+        if ended {
+            self.release_seats();
+        }
+        for out in p.out {
+            match out {
+                Out::Started => self.announce_start(),
+                Out::TurnStarted(seq) => {
+                    if let Some(t) = self.m.current_turn() {
+                        let msg = ServerMsg::TurnStarted(self.turn_started(t, clock::now_ms()));
+                        self.broadcast(seq, &msg);
+                    }
+                }
+                Out::Msg(seq, msg) => self.broadcast(seq, &msg),
+                Out::Ack(conn, req) => conn.ack(req),
+            }
+        }
+        if let Some(at) = p.received {
+            crate::metrics::turn_latency(at.elapsed());
+        }
+        if p.new_turn && !ended {
+            self.turn_began = Instant::now();
+        }
+        if !ended {
+            self.schedule_auto();
+        }
+        while self.pending.is_none() {
+            let Some(cmd) = self.deferred.pop_front() else {
+                break;
+            };
+            self.on_cmd(cmd);
+        }
+    }
+
     // ----- commands -----
 
     fn on_cmd(&mut self, cmd: RoomCmd) {
+        if self.pending.is_some() || self.m.is_over() {
+            match cmd {
+                RoomCmd::Detach { conn_id } => self.detach(conn_id),
+                cmd if self.pending.is_some() => self.deferred.push_back(cmd),
+                cmd => answer_gone(cmd),
+            }
+            return;
+        }
         match cmd {
             RoomCmd::Submit {
                 player,
@@ -159,11 +340,7 @@ impl Room {
                 let seat = Seat::from_index(i);
                 match self.m.submit(seat, turn_number, &plan, clock::now_ms()) {
                     Err(e) => conn.send_error(ErrorCode::from(&e), e.to_string(), req),
-                    Ok(outcome) => {
-                        conn.ack(req);
-                        self.after_turn(outcome);
-                        crate::metrics::turn_latency(received.elapsed());
-                    }
+                    Ok(outcome) => self.after_turn(outcome, Some((conn, req)), Some(received)),
                 }
             }
             RoomCmd::Resync {
@@ -211,58 +388,86 @@ impl Room {
                     self.send_snapshot(&conn, Some(Seat::from_index(i)));
                 }
             }
-            RoomCmd::Detach { conn_id } => {
-                self.spectators.remove(&conn_id);
-                for s in &mut self.seats {
-                    if s.conn.as_ref().is_some_and(|c| c.id() == conn_id) {
-                        s.conn = None;
-                    }
-                }
-                self.schedule_auto();
-            }
+            RoomCmd::Detach { conn_id } => self.detach(conn_id),
             RoomCmd::Chat {
                 player,
                 name,
                 conn,
                 req,
                 text,
-            } => {
-                let seat = self.seat_index_of(player).map(Seat::from_index);
-                if seat.is_none() && !self.spectators.contains_key(&conn.id()) {
-                    conn.send_error(
-                        ErrorCode::NotInMatch,
-                        "you neither play nor watch this match",
-                        req,
-                    );
-                    return;
-                }
-                let n = text.chars().count();
-                if text.chars().any(char::is_control) {
-                    conn.send_error(
-                        ErrorCode::BadJson,
-                        "chat text must not hold control characters",
-                        req,
-                    );
-                    return;
-                }
-                if n == 0 || n > MAX_CHAT_CHARS {
-                    conn.send_error(
-                        ErrorCode::BadJson,
-                        format!("chat text must be 1..={MAX_CHAT_CHARS} characters, got {n}"),
-                        req,
-                    );
-                    return;
-                }
-                conn.ack(req);
-                let name = seat.map_or(name, |s| self.seats[s.index()].info.name.clone());
-                self.broadcast(ServerMsg::Chat(ChatLine {
-                    match_id: self.id,
-                    seat,
-                    name,
-                    text,
-                }));
+            } => self.chat(player, name, conn, req, text),
+        }
+    }
+
+    fn detach(&mut self, conn_id: u64) {
+        self.spectators.remove(&conn_id);
+        for s in &mut self.seats {
+            if s.conn.as_ref().is_some_and(|c| c.id() == conn_id) {
+                s.conn = None;
             }
         }
+        if self.pending.is_none() && !self.m.is_over() {
+            self.schedule_auto();
+        }
+    }
+
+    /// `chat`: stored, then shown to everyone with its `seq`, then acknowledged.
+    fn chat(
+        &mut self,
+        player: Uuid,
+        name: String,
+        conn: ConnHandle,
+        req: Option<String>,
+        text: String,
+    ) {
+        let seat = self.seat_index_of(player).map(Seat::from_index);
+        if seat.is_none() && !self.spectators.contains_key(&conn.id()) {
+            conn.send_error(
+                ErrorCode::NotInMatch,
+                "you neither play nor watch this match",
+                req,
+            );
+            return;
+        }
+        let n = text.chars().count();
+        if text.chars().any(char::is_control) {
+            conn.send_error(
+                ErrorCode::BadJson,
+                "chat text must not hold control characters",
+                req,
+            );
+            return;
+        }
+        if n == 0 || n > MAX_CHAT_CHARS {
+            conn.send_error(
+                ErrorCode::BadJson,
+                format!("chat text must be 1..={MAX_CHAT_CHARS} characters, got {n}"),
+                req,
+            );
+            return;
+        }
+        let name = seat.map_or(name, |s| self.seats[s.index()].info.name.clone());
+        let seq = self.next_seq();
+        let op = WriteOp::Chat(store::ChatEntry {
+            match_id: self.id,
+            seq,
+            seat,
+            name: name.clone(),
+            text: text.clone(),
+            sent_at: clock::datetime(clock::now_ms()),
+        });
+        let msg = ServerMsg::Chat(ChatLine {
+            match_id: self.id,
+            seat,
+            name,
+            text,
+        });
+        self.write(
+            op,
+            vec![Out::Ack(conn, req), Out::Msg(seq, msg)],
+            false,
+            None,
+        );
     }
 
     /// Makes `conn` the live connection of seat `i`.
@@ -286,7 +491,7 @@ impl Room {
                     if matches!(slot.kind, SeatKind::Human(_)) && !slot.connected() {
                         slot.away = true;
                     }
-                    self.after_turn(outcome)
+                    self.after_turn(outcome, None, None)
                 }
                 Expiry::MatchEnded(end) => self.end(end),
             }
@@ -345,7 +550,7 @@ impl Room {
                 }
             }
         };
-        self.after_turn(outcome);
+        self.after_turn(outcome, None, None);
     }
 
     // ----- match messages -----
@@ -358,8 +563,7 @@ impl Room {
         self.seats.iter().map(|s| s.info.clone()).collect()
     }
 
-    /// seq 1: `match_started`, encoded per seat (it names the receiver's seat), then
-    /// the first `turn_started`.
+    /// seq 1: `match_started`, encoded per seat (it names the receiver's seat).
     fn announce_start(&mut self) {
         let seq = self.history.next_unkept();
         let seats = self.seat_infos();
@@ -379,44 +583,66 @@ impl Room {
                 );
             }
         }
-        if let Some(t) = self.m.current_turn().cloned() {
-            self.begin_turn(&t);
-        }
     }
 
-    fn begin_turn(&mut self, t: &TurnStart) {
-        let msg = ServerMsg::TurnStarted(self.turn_started(t, clock::now_ms()));
-        self.broadcast(msg);
-        self.turn_began = Instant::now();
-        self.schedule_auto();
-    }
-
-    /// A turn was resolved: log it, tell everyone, then start the next turn or end.
-    fn after_turn(&mut self, outcome: TurnOutcome) {
+    /// A turn was resolved: write it (and the result, if it ended the match); its
+    /// `turn_resolved`, the submitter's `ack` and the next `turn_started` (or
+    /// `match_ended`) are shown once the write is committed.
+    fn after_turn(
+        &mut self,
+        outcome: TurnOutcome,
+        reply: Option<(ConnHandle, Option<String>)>,
+        received: Option<std::time::Instant>,
+    ) {
         let TurnOutcome {
             record,
             position,
             next,
             end,
         } = outcome;
+        crate::metrics::turn_resolved(record.kind);
+        let seq = self.next_seq();
         let msg = ServerMsg::TurnResolved(TurnResolved::from_record(
             self.id,
             &record,
             engine::standings(&position),
             position,
         ));
-        self.broadcast(msg);
-        crate::metrics::turn_resolved(record.kind);
-        // The writer persists the turn; the room keeps no turn log of its own (the
-        // store has it), so a long match does not grow in memory turn by turn.
-        self.state.writer().send(store::WriteOp::Turns {
+        let clock_ms = self.m.clock_used_ms(clock::now_ms());
+        // The room keeps no turn log of its own (the store has it), so a long match
+        // does not grow in memory turn by turn.
+        let turns = self
+            .m
+            .drain_log()
+            .into_iter()
+            .map(|record| store::LoggedTurn {
+                record,
+                seq,
+                clock_ms,
+            })
+            .collect();
+        let mut out = Vec::with_capacity(3);
+        if let Some((conn, req)) = reply {
+            out.push(Out::Ack(conn, req));
+        }
+        out.push(Out::Msg(seq, msg));
+        let op = WriteOp::Turns {
             match_id: self.id,
-            turns: self.m.drain_log(),
-        });
-        if let Some(end) = end {
-            self.end(end);
-        } else if let Some(next) = next {
-            self.begin_turn(&next);
+            turns,
+        };
+        match (end, next) {
+            (Some(end), _) => {
+                // Both writes go to the ordered writer; the result's commit implies
+                // the turn's, so the room waits for the last one only.
+                let _turn_committed = self.state.writer().send(op);
+                self.finish(end, out);
+            }
+            (None, Some(_)) => {
+                let s = self.next_seq();
+                out.push(Out::TurnStarted(s));
+                self.write(op, out, true, received);
+            }
+            (None, None) => self.write(op, out, true, received),
         }
     }
 
@@ -424,21 +650,30 @@ impl Room {
         MatchEnded::from_end(self.id, end, self.m.seed())
     }
 
-    /// Rule 9.1: the match is over. Hand the result to persistence, tell everyone.
+    /// Rule 9.1: the match is over (clock).
     fn end(&mut self, end: MatchEnd) {
+        self.finish(end, Vec::new());
+    }
+
+    /// Writes the result; `out` and then `match_ended` are shown once it is committed.
+    fn finish(&mut self, end: MatchEnd, mut out: Vec<Out>) {
         self.auto_at = None;
-        self.state
-            .writer()
-            .send(store::WriteOp::Finish(store::MatchResult {
-                id: self.id,
-                seed: self.m.seed(),
-                ended_at: clock::datetime(clock::now_ms()),
-                reason: end.reason,
-                standings: end.standings.clone(),
-            }));
         tracing::info!(match_id = %self.id, reason = ?end.reason, turns = self.m.turns_played(), "match ended");
-        // Free the seats before telling anyone, so a player who reads `match_ended` can
-        // queue or open a lobby at once (the room unregisters itself right after).
+        let op = WriteOp::Finish(store::MatchResult {
+            id: self.id,
+            seed: self.m.seed(),
+            ended_at: clock::datetime(clock::now_ms()),
+            reason: end.reason,
+            standings: end.standings.clone(),
+        });
+        let seq = self.next_seq();
+        out.push(Out::Msg(seq, ServerMsg::MatchEnded(self.match_ended(&end))));
+        self.write(op, out, false, None);
+    }
+
+    /// Frees the seats, so a player who reads `match_ended` can queue or open a lobby
+    /// at once (the room unregisters itself right after).
+    fn release_seats(&self) {
         for s in &self.seats {
             if let Some(p) = s.player() {
                 self.state
@@ -446,15 +681,14 @@ impl Room {
                     .release(p, crate::presence::Busy::Seated(self.id));
             }
         }
-        let msg = ServerMsg::MatchEnded(self.match_ended(&end));
-        self.broadcast(msg);
     }
 
-    /// Gives `msg` the next `seq`, encodes it once, keeps it for resync and queues
-    /// the same bytes to every connected seat and spectator. A connection whose
-    /// queue is closed or full is dropped from the room (its seat is kept).
-    fn broadcast(&mut self, msg: ServerMsg) {
-        let frame: Frame = self.history.push(|seq| encode(Some(seq), &msg));
+    /// Encodes `msg` once with `seq`, keeps it for resync and queues the same bytes to
+    /// every connected seat and spectator. A connection whose queue is closed or full
+    /// is dropped from the room (its seat is kept).
+    fn broadcast(&mut self, seq: u64, msg: &ServerMsg) {
+        let frame: Frame = encode(Some(seq), msg);
+        self.history.keep(seq, frame.clone());
         let mut lost = false;
         for s in &mut self.seats {
             if let Some(c) = &s.conn {
@@ -465,7 +699,7 @@ impl Room {
             }
         }
         self.spectators.retain(|_, c| c.send(frame.clone()));
-        if lost && !self.m.is_over() {
+        if lost && !self.m.is_over() && self.pending.is_none() {
             self.schedule_auto();
         }
     }
@@ -497,34 +731,47 @@ impl Room {
     }
 
     /// Removes the room from the registries; the task then returns and everything it
-    /// owned is dropped.
+    /// owned is dropped. Requests that waited or arrived too late still get an answer.
     fn unregister(&mut self) {
         self.state.rooms().remove(&self.id);
-        for s in &self.seats {
-            if let Some(p) = s.player() {
-                self.state
-                    .presence()
-                    .release(p, crate::presence::Busy::Seated(self.id));
-            }
+        if self.m.is_over() && self.pending.is_none() {
+            self.release_seats();
         }
-        // Requests that arrived too late still get an answer.
         self.rx.close();
+        for cmd in self.deferred.drain(..) {
+            answer_gone(cmd);
+        }
         while let Ok(cmd) = self.rx.try_recv() {
-            match cmd {
-                RoomCmd::Submit { conn, req, .. } => {
-                    conn.send_error(ErrorCode::MatchOver, "the match is over", req)
-                }
-                RoomCmd::Resync { conn, req, .. }
-                | RoomCmd::Spectate { conn, req, .. }
-                | RoomCmd::Chat { conn, req, .. } => conn.send_error(
-                    ErrorCode::MatchNotFound,
-                    "the match is no longer running",
-                    req,
-                ),
-                RoomCmd::Attach { .. } | RoomCmd::Detach { .. } => {}
-            }
+            answer_gone(cmd);
         }
         metrics::gauge!("ludo_rooms_active").decrement(1.0);
+    }
+}
+
+/// Answers a command that reached a room that has ended (or is stopping).
+fn answer_gone(cmd: RoomCmd) {
+    match cmd {
+        RoomCmd::Submit { conn, req, .. } => {
+            conn.send_error(ErrorCode::MatchOver, "the match is over", req)
+        }
+        RoomCmd::Resync { conn, req, .. }
+        | RoomCmd::Spectate { conn, req, .. }
+        | RoomCmd::Chat { conn, req, .. } => conn.send_error(
+            ErrorCode::MatchNotFound,
+            "the match is no longer running",
+            req,
+        ),
+        RoomCmd::Attach { .. } | RoomCmd::Detach { .. } => {}
+    }
+}
+
+/// Resolves when the pending write (if any) is committed.
+async fn committed(
+    pending: &mut Option<Pending>,
+) -> Result<(), tokio::sync::oneshot::error::RecvError> {
+    match pending {
+        Some(p) => (&mut p.committed).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -35,17 +35,33 @@ impl History {
         self.seq
     }
 
+    /// A history whose last sent `seq` is `seq` (a resumed match: nothing older is
+    /// kept, so a gap before it needs a snapshot).
+    pub fn resumed(cap: usize, seq: u64) -> History {
+        History {
+            seq,
+            ..History::new(cap)
+        }
+    }
+
     /// Takes the next `seq` for the frame `make(seq)` builds and keeps it.
     pub fn push(&mut self, make: impl FnOnce(u64) -> Frame) -> Frame {
-        self.seq += 1;
-        let frame = make(self.seq);
+        let frame = make(self.seq + 1);
+        self.keep(self.seq + 1, frame.clone());
+        frame
+    }
+
+    /// Keeps `frame`, sent with `seq` (the next one: `seq` values are kept in order),
+    /// and makes `seq` the last sent.
+    pub fn keep(&mut self, seq: u64, frame: Frame) {
+        debug_assert!(seq > self.seq, "seq {seq} after {}", self.seq);
+        self.seq = seq;
         if self.cap > 0 {
             if self.frames.len() == self.cap {
                 self.frames.pop_front();
             }
-            self.frames.push_back((self.seq, frame.clone()));
+            self.frames.push_back((seq, frame));
         }
-        frame
     }
 
     /// The frames after `last_seq`, in order, when every one of them is still kept;

@@ -4,8 +4,11 @@
 //! needs no lock. Clients only send intentions ([`RoomCmd`]); the room decides.
 //!
 //! [`start`] builds a room from up to four occupants (humans, bots, empty seats),
-//! assigns seats at random, records the match with the persistence writer and
-//! registers the room so connections can find it by match id.
+//! assigns seats at random, records the match (with its secret seed) with the
+//! persistence writer and registers the room so connections can find it by match id;
+//! the room shows `match_started` once that record is committed. [`resume_all`]
+//! rebuilds, at start-up, every match the store has as running (a crash, a restart
+//! or a deploy stopped it) from its seed and turn log, and runs it on.
 //!
 //! Seats nobody is connected to: a disconnected human keeps its seat. While at least
 //! one human of the match is connected, the turns of absent humans and empty seats
@@ -146,6 +149,10 @@ pub enum StartError {
     /// The operating system's random generator failed.
     #[error("no randomness for the seed: {0}")]
     Random(String),
+    /// The store is unavailable or behind ([`store::WriterHandle::accepting_new_matches`]):
+    /// no new match starts until it catches up.
+    #[error("the store is unavailable or behind; no new match can start now")]
+    StoreUnavailable,
 }
 
 /// A fresh match seed from the operating system's CSPRNG (RULES.md §10).
@@ -176,6 +183,9 @@ pub fn start(
 ) -> Result<Uuid, StartError> {
     if occupants.len() > 4 {
         return Err(StartError::TooMany(occupants.len()));
+    }
+    if !state.accepting_new_matches() {
+        return Err(StartError::StoreUnavailable);
     }
     occupants.resize(4, Occupant::Empty);
     occupants.shuffle(&mut rand::rng());
@@ -227,7 +237,7 @@ pub fn start(
             }
         })
         .collect();
-    state
+    let committed = state
         .writer()
         .send(store::WriteOp::CreateMatch(store::NewMatch {
             id,
@@ -244,6 +254,7 @@ pub fn start(
                     name: s.info.name.clone(),
                 })
                 .collect(),
+            secret_seed: Some(seed),
         }));
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
     state.rooms().insert(id, RoomHandle { tx });
@@ -254,7 +265,130 @@ pub fn start(
     }
     metrics::gauge!("ludo_rooms_active").increment(1.0);
     tracing::info!(match_id = %id, mode = mode.name(), "match started");
-    let room = actor::Room::new(id, state.clone(), m, seats, rx);
+    let room = actor::Room::new(
+        id,
+        state.clone(),
+        m,
+        seats,
+        rx,
+        actor::Beginning::New(committed),
+    );
     state.tasks().spawn(room.run());
     Ok(id)
+}
+
+/// Why a stored running match could not be resumed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResumeError {
+    /// The match was stored without its seed (before durable matches).
+    #[error("the match was stored without its seed")]
+    NoSeed,
+    /// The stored seats are not the four seats in turn order.
+    #[error("the stored seats are not the four seats")]
+    Seats,
+    /// The stored turn log does not re-play from the seed.
+    #[error("the stored turn log does not re-play: {0}")]
+    Log(#[from] engine::ReplayMismatch),
+}
+
+/// Resumes one running match from the store: rebuilds it with
+/// [`engine::Match::resume`] (every stored die and event re-checked; the clock charged
+/// only the match time used before the stop; the turn in progress gets a fresh turn
+/// timer), restores its seats (humans keep their seats and find the match in
+/// `welcome.active_matches`; bots get a fresh strategy) and runs it on from the last
+/// `seq` its clients can have seen. Returns the match id.
+///
+/// Errors: [`ResumeError`]; nothing is registered then.
+pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, ResumeError> {
+    let seed = stored.secret_seed.ok_or(ResumeError::NoSeed)?;
+    if stored.seats.len() != 4
+        || stored
+            .seats
+            .iter()
+            .zip(Seat::ALL)
+            .any(|(s, seat)| s.seat != seat)
+    {
+        return Err(ResumeError::Seats);
+    }
+    let now = clock::now_ms();
+    let log: Vec<engine::TurnRecord> = stored.turns.iter().map(|t| t.record.clone()).collect();
+    let clock_used = stored.turns.last().map_or(0, |t| t.clock_ms);
+    let m = Match::resume(stored.rules, stored.mode, seed, &log, clock_used, now)?;
+    // The last message a client can have seen: the last stored turn's
+    // `turn_resolved` (seq s) and, unless that turn ended the match, its successor
+    // `turn_started` (s + 1); or a later stored chat line. A new match's first
+    // `turn_started` is seq 2.
+    let turns_seq = match stored.turns.last() {
+        Some(t) if m.is_over() => t.seq,
+        Some(t) => t.seq + 1,
+        None => 2,
+    };
+    let seq = turns_seq.max(stored.last_chat_seq);
+    let seats: Vec<actor::SeatSlot> = stored
+        .seats
+        .into_iter()
+        .map(|e| {
+            let info = SeatInfo {
+                seat: e.seat,
+                player_id: e.player_id,
+                name: e.name,
+                bot: e.is_bot,
+            };
+            let (kind, conn) = match (e.is_bot, e.player_id) {
+                (true, _) => (
+                    actor::SeatKind::Bot(bot::new_bot(state.config().bot_kind, rand::random())),
+                    None,
+                ),
+                (false, Some(p)) => (actor::SeatKind::Human(p), state.session(p)),
+                (false, None) => (actor::SeatKind::Empty, None),
+            };
+            actor::SeatSlot {
+                info,
+                kind,
+                conn,
+                away: false,
+            }
+        })
+        .collect();
+    let id = stored.id;
+    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+    state.rooms().insert(id, RoomHandle { tx });
+    for s in &seats {
+        if let Some(p) = s.info.player_id {
+            state.presence().seat(p, id);
+        }
+    }
+    metrics::gauge!("ludo_rooms_active").increment(1.0);
+    metrics::counter!("ludo_rooms_resumed_total").increment(1);
+    tracing::info!(match_id = %id, turns = m.turns_played(), seq, "match resumed");
+    let room = actor::Room::new(
+        id,
+        state.clone(),
+        m,
+        seats,
+        rx,
+        actor::Beginning::Resumed { seq },
+    );
+    state.tasks().spawn(room.run());
+    Ok(id)
+}
+
+/// Resumes every match the store has as running (see [`resume`]). A match that
+/// cannot be resumed is logged and left as it is. Returns how many were resumed.
+///
+/// Errors: the store could not be read.
+pub async fn resume_all(state: &AppState) -> Result<usize, store::StoreError> {
+    let running = state.store().running_matches().await?;
+    let mut resumed = 0;
+    for stored in running {
+        let id = stored.id;
+        if state.rooms().contains_key(&id) {
+            continue;
+        }
+        match resume(state, stored) {
+            Ok(_) => resumed += 1,
+            Err(e) => tracing::error!(match_id = %id, error = %e, "running match not resumed"),
+        }
+    }
+    Ok(resumed)
 }

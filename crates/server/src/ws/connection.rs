@@ -226,6 +226,15 @@ impl Session {
         let state = self.state.clone();
         match msg {
             ClientMsg::Ping | ClientMsg::Hello(_) => unreachable!("handled above"),
+            ClientMsg::JoinQueue(_) | ClientMsg::CreateLobby(_)
+                if !state.accepting_new_matches() =>
+            {
+                conn.send_error(
+                    ErrorCode::StoreUnavailable,
+                    "the store is unavailable or behind; no new match can start now",
+                    req,
+                );
+            }
             ClientMsg::JoinQueue(j) => {
                 if let Err(b) = state.presence().claim(player.id, Busy::Queued(j.mode)) {
                     conn.send_error(ErrorCode::AlreadyBusy, busy_text(b), req);

@@ -1,8 +1,9 @@
 //! A PostgreSQL outage in the middle of a match: the server reaches the database
 //! through a TCP [`Gate`]; the gate is closed while the match is played (every
-//! connection cut, new ones refused) and opened after the match has ended. The match
-//! goes on without the database, the writer keeps what it cannot store, and once the
-//! database is back every turn and the result land: nothing is lost.
+//! connection cut, new ones refused) and opened again 2 s later. Durable before
+//! visible: while the database is away the match shows nothing new (the turn waiting
+//! for its commit is held, the writer keeps it); once it is back every turn and the
+//! result land, the match plays on to its end, and nothing is lost.
 
 use crate::backends::*;
 use crate::common::expect_started;
@@ -17,6 +18,8 @@ const FAST: WriterConfig = WriterConfig {
     min_delay: Duration::from_millis(10),
     max_delay: Duration::from_millis(200),
     max_batch: 64,
+    commit_window: Duration::from_millis(2),
+    max_backlog: 1_000,
 };
 
 async fn outage(direct: Store, db_url: String) {
@@ -39,18 +42,18 @@ async fn outage(direct: Store, db_url: String) {
 
     // Some turns are stored, then the database goes away mid-match.
     let t0 = tokio::time::Instant::now();
-    let stored_before = loop {
+    loop {
         let n = direct
             .match_summary(id)
             .await
             .unwrap()
             .map_or(0, |s| s.turn_count);
         if n >= 4 {
-            break n;
+            break;
         }
         assert!(t0.elapsed() < Duration::from_secs(5), "turns are stored");
         tokio::time::sleep(Duration::from_millis(10)).await;
-    };
+    }
     gate.close();
     let (s, v) = srv.get("/readyz").await;
     assert_eq!(
@@ -59,33 +62,38 @@ async fn outage(direct: Store, db_url: String) {
         "{v}"
     );
 
-    // The match is played to its end (rule 9.1 clock) without the database.
-    let played = tokio::time::timeout(Duration::from_secs(20), player)
-        .await
-        .unwrap()
-        .unwrap();
-    let turns = played.resolved.len();
+    // Durable before visible: the match shows nothing while the database is away.
+    let quiet_from = direct.match_summary(id).await.unwrap().unwrap().turn_count;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(!player.is_finished(), "the match waits for the store");
+    assert!(writer.backlog() > 0, "the pending turn waits in the writer");
     assert!(
-        turns > stored_before as usize,
-        "turns were played during the outage"
-    );
-    assert!(
-        writer.backlog() > 0,
-        "the result (and the last turns) wait in the writer"
-    );
-    let during = direct.match_summary(id).await.unwrap().unwrap();
-    assert_eq!(
-        during.status,
-        MatchStatus::Running,
-        "the result is not stored yet"
+        writer.is_failing(),
+        "the writer reports the failing store (readyz 503)"
     );
     assert!(
         gate.refused() > 0,
         "the writer kept trying while the database was down"
     );
+    let during = direct.match_summary(id).await.unwrap().unwrap();
+    assert_eq!(during.status, MatchStatus::Running);
+    assert_eq!(
+        during.turn_count, quiet_from,
+        "nothing was stored meanwhile"
+    );
 
-    // The database is back: everything lands, in order.
+    // The database is back: the match goes on to its end (rule 9.1 clock, postponed
+    // by the outage) and everything lands, in order.
     gate.open();
+    let played = tokio::time::timeout(Duration::from_secs(30), player)
+        .await
+        .expect("the match ends after the store is back")
+        .unwrap();
+    let turns = played.resolved.len();
+    assert!(
+        turns > quiet_from as usize,
+        "turns were played after the outage"
+    );
     tokio::time::timeout(Duration::from_secs(20), writer.flush())
         .await
         .expect("the backlog is written within 20 s of recovery");

@@ -101,6 +101,7 @@ pub fn new_match_of(
         dice_commitment: m.commitment(),
         started_at,
         seats,
+        secret_seed: Some(m.seed()),
     }
 }
 
@@ -130,6 +131,7 @@ pub fn synthetic_match(
         dice_commitment: Seed([seed; 32]).commitment(),
         started_at,
         seats,
+        secret_seed: Some(Seed([seed; 32])),
     }
 }
 

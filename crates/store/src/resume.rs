@@ -1,0 +1,106 @@
+//! Reading back the matches left running, to resume them after a restart: the secret
+//! seed, the seats and the turn log with each turn's `seq` and clock use.
+
+use crate::codec::parse;
+use crate::error::StoreError;
+use crate::model::{LoggedTurn, RunningMatch};
+use crate::rows::{in_turn_order, SeatRow, TurnRow, SEAT_COLUMNS, TURN_COLUMNS};
+use crate::store::{with_pool, Store};
+use chrono::{DateTime, Utc};
+use engine::{RuleSet, Seed};
+use sqlx::types::Json;
+use std::sync::LazyLock;
+use uuid::Uuid;
+
+const RUNNING: &str = "SELECT id, mode, rules, secret_seed, started_at FROM matches \
+    WHERE status = 'running' ORDER BY started_at, id";
+static SEATS_OF: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {SEAT_COLUMNS} FROM match_seats WHERE match_id = $1"));
+static TURNS_OF: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {TURN_COLUMNS}, seq, clock_ms FROM turns WHERE match_id = $1 \
+         ORDER BY turn_number"
+    )
+});
+const LAST_CHAT: &str = "SELECT MAX(seq) FROM match_chat WHERE match_id = $1";
+
+#[derive(sqlx::FromRow)]
+struct RunningRow {
+    id: Uuid,
+    mode: String,
+    rules: Json<RuleSet>,
+    secret_seed: Option<String>,
+    started_at: DateTime<Utc>,
+}
+
+#[derive(sqlx::FromRow)]
+struct LoggedRow {
+    #[sqlx(flatten)]
+    turn: TurnRow,
+    seq: Option<i64>,
+    clock_ms: Option<i64>,
+}
+
+fn non_negative(column: &str, v: Option<i64>) -> Result<u64, StoreError> {
+    u64::try_from(v.unwrap_or(0))
+        .map_err(|_| StoreError::Corrupt(format!("{column}: negative value")))
+}
+
+impl Store {
+    /// Every match with status `running`, oldest first, with what resuming it needs
+    /// ([`RunningMatch`]). Turns stored before durable matches have no `seq` or clock
+    /// use: they read as 0.
+    ///
+    /// Errors: [`StoreError::Unavailable`] when the database cannot be reached;
+    /// [`StoreError::Corrupt`] for a stored value that cannot be read back.
+    pub async fn running_matches(&self) -> Result<Vec<RunningMatch>, StoreError> {
+        let rows: Vec<RunningRow> =
+            with_pool!(self, pool => sqlx::query_as(RUNNING).fetch_all(pool).await)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let secret_seed = r
+                .secret_seed
+                .as_deref()
+                .map(|s| {
+                    serde_json::from_value::<Seed>(serde_json::Value::String(s.to_string()))
+                        .map_err(|_| StoreError::Corrupt("matches.secret_seed".into()))
+                })
+                .transpose()?;
+            let mut seats: Vec<SeatRow> = with_pool!(self, pool => sqlx::query_as(SEATS_OF.as_str())
+                .bind(r.id)
+                .fetch_all(pool)
+                .await)?;
+            in_turn_order(&mut seats)?;
+            let seats = seats.iter().map(SeatRow::entry).collect::<Result<_, _>>()?;
+            let logged: Vec<LoggedRow> = with_pool!(self, pool => sqlx::query_as(TURNS_OF.as_str())
+                .bind(r.id)
+                .fetch_all(pool)
+                .await)?;
+            let turns = logged
+                .into_iter()
+                .map(|l| {
+                    Ok(LoggedTurn {
+                        seq: non_negative("turns.seq", l.seq)?,
+                        clock_ms: non_negative("turns.clock_ms", l.clock_ms)?,
+                        record: l.turn.record()?,
+                    })
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            let (last_chat,): (Option<i64>,) = with_pool!(self, pool => sqlx::query_as(LAST_CHAT)
+                .bind(r.id)
+                .fetch_one(pool)
+                .await)?;
+            out.push(RunningMatch {
+                id: r.id,
+                mode: parse("matches.mode", &r.mode)?,
+                rules: r.rules.0,
+                secret_seed,
+                started_at: r.started_at,
+                seats,
+                turns,
+                last_chat_seq: non_negative("match_chat.seq", last_chat)?,
+            });
+        }
+        Ok(out)
+    }
+}
