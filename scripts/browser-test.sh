@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Browser test of the web client (web/): headless Debian chromium driven by
 # playwright-core (web/tests). Installs chromium with apt-get when /usr/bin/chromium is
-# missing, installs the pinned npm packages, builds and starts the server on a free
-# port with a temporary SQLite database and short clocks, runs the tests (node's test
-# runner), stops the server and exits with the tests' status.
+# missing (and fonts-noto-core when no Bengali or Devanagari font is installed),
+# installs the pinned npm packages, builds the server (into $CARGO_TARGET_DIR when
+# set) and starts it on a free port with a temporary SQLite database and short clocks,
+# runs the tests (node's test runner; extra arguments in $LUDO_TEST_ARGS), stops the
+# server and exits with the tests' status.
 # Screenshots and the server log go to artifacts/.
 #   bash scripts/browser-test.sh
 set -euo pipefail
@@ -16,6 +18,13 @@ if [ ! -x /usr/bin/chromium ]; then
   echo "installing chromium (Debian package)"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
+# Bengali and Devanagari glyphs for the Bengali/Hindi screens (screenshots).
+if ! fc-list :lang=bn | grep -q . || ! fc-list :lang=hi | grep -q .; then
+  echo "installing Noto fonts (Bengali, Devanagari)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-core >/dev/null
 fi
 
 (cd web/tests && npm ci --no-audit --no-fund --loglevel=error)
@@ -60,5 +69,5 @@ for _ in $(seq 1 100); do
 done
 
 status=0
-(cd web/tests && LUDO_TEST_URL="http://127.0.0.1:$PORT" LUDO_ARTIFACTS="$ART" node --test --test-reporter=spec) || status=$?
+(cd web/tests && LUDO_TEST_URL="http://127.0.0.1:$PORT" LUDO_ARTIFACTS="$ART" node --test --test-reporter=spec ${LUDO_TEST_ARGS:-}) || status=$?
 exit "$status"

@@ -2,7 +2,8 @@
 // matches (play or spectate) with animated turns, the plan builder, clocks and
 // scores, reconnect with resync, and the replay viewer. Routes (location.hash):
 // `#/` lobby, `#/match/<id>` a match you play, `#/watch/<id>` spectate,
-// `#/replay/<id>` a finished match's replay.
+// `#/replay/<id>` a finished match's replay. Every text is in the chosen language
+// (i18n.js: English, Bengali, Hindi; the header's menu switches and remembers it).
 
 import { api, Connection } from './net.js';
 import { Board, describeEvent } from './board.js';
@@ -10,7 +11,8 @@ import { PlanBuilder, dieSvg } from './plan.js';
 import { ReplayViewer } from './replay.js';
 import { SEATS } from './notation.js';
 import { initialState, stateFromPosition, removePlanRolls, standings, diffState } from './state.js';
-import { renderScoreboard, renderStandings, planText, clock, cap } from './ui.js';
+import { renderScoreboard, renderStandings, planText } from './ui.js';
+import { t, numList, clock, seatName, modeName, errorMessage, timeOfDay, dateTime, LANGUAGES, currentLanguage, setLanguage, initLanguage, onLanguageChange } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const SESSION_KEY = 'ludo.session';
@@ -34,8 +36,13 @@ function setError(id, text) {
   $(id).textContent = text ?? '';
 }
 
+/** An error for the user: the translated message of its code (else its text). */
 function errText(e) {
-  return e?.code ? `${e.code}: ${e.message}` : String(e?.message ?? e);
+  return e?.code ? errorMessage(e.code) : String(e?.message ?? e);
+}
+
+function li(text) {
+  return Object.assign(document.createElement('li'), { textContent: text });
 }
 
 function loadSession() {
@@ -54,22 +61,22 @@ async function renderLiveMatches() {
   try {
     list = (await api('/api/v1/matches/live')).matches ?? [];
   } catch (e) {
-    ul.replaceChildren(Object.assign(document.createElement('li'), { textContent: `Could not load the running matches: ${errText(e)}` }));
+    ul.replaceChildren(li(t('home.liveFailed', { why: errText(e) })));
     return;
   }
-  // Rebuild only when the list changed, so a focused link keeps its focus.
-  const key = list.slice(0, 10).map((m) => m.id).join(',');
+  // Rebuild only when the list (or the language) changed, so a focused link keeps its focus.
+  const key = `${currentLanguage()}:${list.slice(0, 10).map((m) => m.id).join(',')}`;
   if (ul.dataset.key === key && ul.children.length) return;
   ul.dataset.key = key;
   ul.replaceChildren();
-  if (!list.length) ul.append(Object.assign(document.createElement('li'), { textContent: 'None right now.' }));
+  if (!list.length) ul.append(li(t('home.noneRunning')));
   for (const m of list.slice(0, 10)) {
-    const li = document.createElement('li');
+    const item = document.createElement('li');
     const a = document.createElement('a');
     a.href = `#/watch/${m.id}`;
-    a.textContent = `${cap(m.mode)} · ${m.seats.map((x) => x.name).join(', ')} · since ${new Date(m.started_at).toLocaleTimeString()}`;
-    li.append(a);
-    ul.append(li);
+    a.textContent = t('home.liveItem', { mode: modeName(m.mode), names: m.seats.map((x) => x.name).join(', '), time: timeOfDay(m.started_at) });
+    item.append(a);
+    ul.append(item);
   }
 }
 
@@ -80,22 +87,23 @@ async function renderMyMatches() {
   try {
     list = (await api(`/api/v1/players/${session.player_id}/matches?limit=10`)).matches ?? [];
   } catch (e) {
-    ul.replaceChildren(Object.assign(document.createElement('li'), { textContent: `Could not load your matches: ${errText(e)}` }));
+    ul.replaceChildren(li(t('home.mineFailed', { why: errText(e) })));
     return;
   }
   ul.replaceChildren();
-  if (!list.length) ul.append(Object.assign(document.createElement('li'), { textContent: 'None yet.' }));
+  if (!list.length) ul.append(li(t('home.noneYet')));
   for (const m of list) {
-    const li = document.createElement('li');
+    const item = document.createElement('li');
     const a = document.createElement('a');
     const running = m.status === 'running';
     a.href = running ? `#/match/${m.id}` : `#/replay/${m.id}`;
-    const when = new Date(m.started_at).toLocaleString();
     const me = m.seats.find((s) => s.player_id === session.player_id);
-    const place = me?.result ? ` · place ${me.result.place}, ${me.result.total} points` : '';
-    a.textContent = `${cap(m.mode)} · ${when}${running ? ' · running: resume' : ` · replay${place}`}`;
-    li.append(a);
-    ul.append(li);
+    const params = { mode: modeName(m.mode), when: dateTime(m.started_at) };
+    if (running) a.textContent = t('home.mineRunning', params);
+    else if (me?.result) a.textContent = t('home.mineReplayPlace', { ...params, place: me.result.place, n: me.result.total });
+    else a.textContent = t('home.mineReplay', params);
+    item.append(a);
+    ul.append(item);
   }
 }
 
@@ -122,8 +130,9 @@ function connect() {
   $('who').hidden = false;
   $('who-name').textContent = session.name;
   conn = new Connection(session.token);
-  conn.onStatus = (text, ok) => {
-    $('conn-status').textContent = text;
+  conn.onStatus = (key, ok) => {
+    $('conn-status').dataset.key = key;
+    $('conn-status').textContent = t(key);
     $('conn-status').classList.toggle('ok', ok);
   };
   conn.onAuthFailed = (e) => {
@@ -131,7 +140,7 @@ function connect() {
     session = null;
     $('who').hidden = true;
     show('signin');
-    setError('signin-error', `Your guest session is no longer valid (${errText(e)}). Please enter your name again.`);
+    setError('signin-error', t('signin.expired', { why: errText(e) }));
   };
   conn.onWelcome = (w) => {
     session.name = w.name ?? session.name;
@@ -159,7 +168,7 @@ function onFrame(f) {
   switch (f.t) {
     case 'queue_status':
       $('queue-box').hidden = false;
-      $('queue-status').textContent = `Waiting for a ${d.mode} match: ${d.waiting} player${d.waiting === 1 ? '' : 's'} in the queue; bots fill the empty seats in ${d.bots_in_seconds} s.`;
+      $('queue-status').textContent = t('home.queueStatus', { mode: modeName(d.mode), n: d.waiting, s: d.bots_in_seconds });
       return;
     case 'lobby_state':
       lobby = d;
@@ -174,7 +183,7 @@ function onFrame(f) {
         return;
       }
       setError('home-error', errText(d));
-      if (live) logLine(`Server: ${errText(d)}`, 'error');
+      if (live) logLine(t('log.server', { why: errText(d) }), 'error');
       return;
     case 'pong':
       return;
@@ -232,7 +241,7 @@ function newLive(matchId, yourSeat) {
   $('plan-panel').hidden = true;
   $('match-id').textContent = matchId;
   $('watch-link').href = `#/watch/${matchId}`;
-  $('turn-info').textContent = 'Loading the match…';
+  $('turn-info').textContent = t('match.loading');
   $('view-seat-wrap').hidden = yourSeat !== null;
   board.setViewSeat(SEATS.includes(yourSeat) ? yourSeat : $('view-seat').value);
   board.render(l.state);
@@ -329,7 +338,7 @@ async function handleMatchFrame(l, f) {
       l.matchDeadline = d.match_deadline;
       if (l.yourSeat) board.setViewSeat(l.yourSeat);
       $('view-seat-wrap').hidden = !!l.yourSeat;
-      logLine(`Match started (${d.mode}). ${d.seats.map((s) => `${cap(s.seat)}: ${s.name}`).join(', ')}.${l.yourSeat ? ` You play ${l.yourSeat}.` : ''}`);
+      logLine(`${t('log.started', { mode: modeName(d.mode), seats: d.seats.map((s) => `${seatName(s.seat)}: ${s.name}`).join(', ') })}${l.yourSeat ? ` ${t('log.youPlay', { seat: seatName(l.yourSeat) })}` : ''}`);
       board.render(l.state);
       break;
     }
@@ -344,24 +353,22 @@ async function handleMatchFrame(l, f) {
       l.turn = d.turn ?? null;
       l.turnDeadline = d.clocks.turn_deadline ?? null;
       l.scores = null;
-      if (l.yourSeat) {
-        board.setViewSeat(l.yourSeat);
-        }
+      if (l.yourSeat) board.setViewSeat(l.yourSeat);
       $('view-seat-wrap').hidden = !!l.yourSeat;
       board.render(l.state);
-      logLine(`Synchronised: ${d.turns_played} turns played.`);
+      logLine(t('log.synced', { n: d.turns_played }));
       if (d.ended) endMatch(l, d.ended);
       break;
     }
     case 'turn_started': {
       setTurn(l, d, f.rx);
-      logLine(`Turn ${d.turn_number}: ${who(l, d.seat)} rolled ${d.dice.join(', ')}${d.dropped.length ? ` (dropped ${d.dropped.join(', ')})` : ''}.`);
+      logLine(`${t('log.rolled', { k: d.turn_number, who: who(l, d.seat), dice: numList(d.dice) })}${d.dropped.length ? ` ${t('plan.dropped', { dice: numList(d.dropped) })}` : ''}`);
       break;
     }
     case 'turn_resolved': {
       if (l.planner && d.seat === l.yourSeat) closePlanner(l);
       if (l.turn?.turn_number === d.turn_number) l.turn = null;
-      $('turn-info').textContent = `${who(l, d.seat)}: ${d.kind === 'timeout' ? 'time ran out — passed' : planText(d.plan)}`;
+      $('turn-info').textContent = t('turn.resolved', { who: who(l, d.seat), what: d.kind === 'timeout' ? t('turn.timeRanOut') : planText(d.plan) });
       removePlanRolls(l.state, d.seat, d.plan);
       await board.animate(l.state, d.events, () => (live === l ? stepMs(f) : 0));
       if (d.position) {
@@ -373,7 +380,7 @@ async function handleMatchFrame(l, f) {
         l.state = server;
       }
       for (const ev of d.events) logLine(describeEvent(ev, board, l.names), `ev-${ev.type}`);
-      if (!d.events.length) logLine(`${who(l, d.seat)} ${d.kind === 'timeout' ? 'timed out' : 'passed'}.`);
+      if (!d.events.length) logLine(t(d.kind === 'timeout' ? 'log.timedOut' : 'log.passed', { who: who(l, d.seat) }));
       l.scores = d.scores;
       break;
     }
@@ -382,7 +389,7 @@ async function handleMatchFrame(l, f) {
       break;
     case 'chat': {
       const li = document.createElement('li');
-      li.textContent = `${d.name}${d.seat ? ` (${d.seat})` : ''}: ${d.text}`;
+      li.textContent = `${d.seat ? t('seat.withName', { seat: seatName(d.seat), name: d.name }) : d.name}: ${d.text}`;
       $('chat-log').append(li);
       break;
     }
@@ -394,7 +401,8 @@ async function handleMatchFrame(l, f) {
 
 function who(l, seat) {
   const n = l.names[seat];
-  return n ? `${cap(seat)} (${n}${seat === l.yourSeat ? ', you' : ''})` : cap(seat);
+  if (!n) return seatName(seat);
+  return t('seat.withName', { seat: seatName(seat), name: seat === l.yourSeat ? t('player.you', { name: n }) : n });
 }
 
 function endMatch(l, d) {
@@ -403,12 +411,22 @@ function endMatch(l, d) {
   l.turnDeadline = null;
   closePlanner(l);
   $('final').hidden = false;
-  $('final-reason').textContent = d.reason === 'clock' ? 'The match clock ran out.' : 'Every seat has finished.';
-  renderStandings($('final-standings').querySelector('tbody'), d.standings, l.names, l.yourSeat);
+  renderFinal(l);
   $('final-replay').href = `#/replay/${l.matchId}`;
-  $('turn-info').textContent = `Match over. ${cap(d.standings[0].seat)} wins with ${d.standings[0].total} points.`;
-  logLine(`Match over (${d.reason === 'clock' ? 'clock' : 'all finished'}).`);
+  $('turn-info').textContent = resultText(l);
+  logLine(t(d.reason === 'clock' ? 'end.clock' : 'end.finished'));
   activeMatches = activeMatches.filter((m) => m !== l.matchId);
+}
+
+function resultText(l) {
+  const top = l.ended.standings[0];
+  return t('end.winner', { who: who(l, top.seat), n: top.total });
+}
+
+function renderFinal(l) {
+  const d = l.ended;
+  $('final-reason').textContent = t(d.reason === 'clock' ? 'end.clock' : 'end.finished');
+  renderStandings($('final-standings').querySelector('tbody'), d.standings, l.names, l.yourSeat);
 }
 
 function closePlanner(l) {
@@ -422,19 +440,19 @@ function closePlanner(l) {
 function renderLive(l) {
   if (live !== l) return;
   const rows = l.scores ?? standings(l.state);
-  renderScoreboard($('scoreboard').querySelector('tbody'), rows, l.state, l.names, l.turn?.seat, l.yourSeat);
-  const t = l.turn;
-  if (t && !l.ended) {
-    const mine = t.seat === l.yourSeat;
+  const turn = l.turn;
+  renderScoreboard($('scoreboard').querySelector('tbody'), rows, l.state, l.names, turn?.seat, l.yourSeat);
+  if (turn && !l.ended) {
+    const mine = turn.seat === l.yourSeat;
     if (mine) {
-      $('turn-info').textContent = `Your turn (turn ${t.turn_number}).`;
-      if (!l.planner || l.planner.ctx.turn.turn_number !== t.turn_number) {
+      $('turn-info').textContent = t('turn.yours', { k: turn.turn_number });
+      if (!l.planner || l.planner.ctx.turn.turn_number !== turn.turn_number) {
         closePlanner(l);
-        openPlanner(l, t);
+        openPlanner(l, turn);
       }
     } else {
       closePlanner(l);
-      $('turn-info').textContent = `${who(l, t.seat)} to move (turn ${t.turn_number}).`;
+      $('turn-info').textContent = t('turn.toMove', { who: who(l, turn.seat), k: turn.turn_number });
     }
   }
   board.render(l.state);
@@ -445,18 +463,18 @@ function renderLive(l) {
   tickClocks();
 }
 
-function openPlanner(l, t) {
+function openPlanner(l, turn) {
   const panel = $('plan-panel');
   panel.hidden = false;
   l.planner = new PlanBuilder(panel, {
     seat: l.yourSeat,
     state: l.state,
-    turn: t,
+    turn,
     rules: l.rules,
     board,
     getDirection: () => document.querySelector('input[name="direction"]:checked').value,
-    submit: (plan) => conn.request('submit_turn', { match_id: l.matchId, turn_number: t.turn_number, plan }),
-    pass: () => conn.request('pass', { match_id: l.matchId, turn_number: t.turn_number }),
+    submit: (plan) => conn.request('submit_turn', { match_id: l.matchId, turn_number: turn.turn_number, plan }),
+    pass: () => conn.request('pass', { match_id: l.matchId, turn_number: turn.turn_number }),
   });
   l.planner.render();
   // Take the focus only when it is not busy elsewhere (for example in the chat box).
@@ -471,7 +489,8 @@ function logLine(text, cls = '') {
   if (cls) li.className = cls;
   ol.append(li);
   while (ol.children.length > 150) ol.firstChild.remove();
-  ol.scrollTop = ol.scrollHeight;
+  const box = $('event-log-box');
+  box.scrollTop = box.scrollHeight;
 }
 
 function tickClocks() {
@@ -481,13 +500,13 @@ function tickClocks() {
   const tc = $('turn-clock');
   if (l.turnDeadline && !l.ended) {
     const left = l.turnDeadline - now;
-    tc.textContent = `${clock(left)}${l.turn ? ` · ${cap(l.turn.seat)}` : ''}`;
+    tc.textContent = `${clock(left)}${l.turn ? ` · ${seatName(l.turn.seat)}` : ''}`;
     tc.classList.toggle('urgent', left < 5000 && l.turn?.seat === l.yourSeat);
   } else {
     tc.textContent = '–';
     tc.classList.remove('urgent');
   }
-  $('match-clock').textContent = l.matchDeadline ? (l.ended ? 'over' : clock(l.matchDeadline - now)) : '–';
+  $('match-clock').textContent = l.matchDeadline ? (l.ended ? t('match.over') : clock(l.matchDeadline - now)) : '–';
 }
 setInterval(tickClocks, 250);
 // Keep the list of running matches fresh while the lobby is shown.
@@ -505,13 +524,13 @@ function renderLobby() {
   }
   box.hidden = false;
   $('lobby-code-show').textContent = lobby.code;
-  $('lobby-mode-show').textContent = `· ${lobby.mode}${lobby.fill_with_bots ? ' · bots fill empty seats' : ''}`;
+  $('lobby-mode-show').textContent = `· ${modeName(lobby.mode)}${lobby.fill_with_bots ? ` · ${t('home.botsFill')}` : ''}`;
   const ol = $('lobby-members');
   ol.replaceChildren();
   for (const m of lobby.members) {
-    const li = document.createElement('li');
-    li.textContent = `${m.name}${m.player_id === lobby.host ? ' (host)' : ''}${m.player_id === session?.player_id ? ' — you' : ''}`;
-    ol.append(li);
+    let name = m.player_id === session?.player_id ? t('player.you', { name: m.name }) : m.name;
+    if (m.player_id === lobby.host) name = t('home.host', { name });
+    ol.append(li(name));
   }
   $('lobby-start').hidden = lobby.host !== session?.player_id;
 }
@@ -522,7 +541,7 @@ function wireHome() {
     try {
       await conn.request('join_queue', { mode });
       $('queue-box').hidden = false;
-      if (!$('queue-status').textContent) $('queue-status').textContent = `Waiting for a ${mode} match…`;
+      if (!$('queue-status').textContent) $('queue-status').textContent = t('home.queueWaiting', { mode: modeName(mode) });
     } catch (e) {
       setError('home-error', errText(e));
     }
@@ -578,7 +597,7 @@ async function route() {
   if (kind === 'replay' && id) {
     show('replay');
     const known = live?.matchId === id ? live : null;
-    await replay.load(id, known?.yourSeat, !!known?.ended);
+    await replay.load(id, known?.yourSeat, !!known?.ended, session?.player_id);
     return;
   }
   if (!session) {
@@ -605,7 +624,35 @@ async function route() {
   renderMyMatches();
 }
 
+/** The header's language menu; a switch re-renders what is on screen. */
+function wireLanguage() {
+  const sel = $('lang');
+  for (const { code, name } of LANGUAGES) sel.append(Object.assign(document.createElement('option'), { value: code, textContent: name, lang: code }));
+  sel.value = currentLanguage();
+  sel.addEventListener('change', () => setLanguage(sel.value));
+  onLanguageChange((code) => {
+    sel.value = code;
+    const cs = $('conn-status');
+    if (cs.dataset.key) cs.textContent = t(cs.dataset.key);
+    board.relabel();
+    if (lobby) renderLobby();
+    if (document.body.dataset.screen === 'home') {
+      renderLiveMatches();
+      renderMyMatches();
+    }
+    if (live) {
+      if (live.ended) {
+        renderFinal(live);
+        $('turn-info').textContent = resultText(live);
+      }
+      renderLive(live);
+    }
+  });
+}
+
 function init() {
+  initLanguage();
+  wireLanguage();
   $('signin-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     setError('signin-error', '');
@@ -615,7 +662,7 @@ function init() {
       await signIn(name);
       connect();
     } catch (err) {
-      setError('signin-error', `Could not sign in: ${errText(err)}`);
+      setError('signin-error', t('signin.failed', { why: errText(err) }));
     }
   });
   $('signout').addEventListener('click', signOut);
@@ -654,6 +701,9 @@ window.ludo = {
   },
   get session() {
     return session;
+  },
+  get conn() {
+    return conn;
   },
   dieSvg,
   SEATS,

@@ -2,9 +2,15 @@
 // eight forts, four yards in the corners, four home paths towards the centre and the
 // Homes, pieces with G1–G4/R labels, glow, player-relative tile numbers (rule 2.6)
 // for the viewing seat and direction, plan previews and turn animations.
+// Accessibility: every tile and piece has an accessible name (seat, piece, tile in
+// the viewer's numbering); the viewing seat's selectable pieces are buttons that
+// take the keyboard focus; each seat's pieces have their own shape besides their
+// colour (green circle, red square, blue diamond, yellow triangle).
 
 import { SEATS, PIECES, RING_LEN, FORTS, entry, midpoint, parseLoc, relativeTile, owningEntry } from './notation.js';
 import { applyEvent } from './state.js';
+import { t, num, seatName } from './i18n.js';
+import { SEAT_SHAPES } from './ui.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const C = 500; // centre of the 1000×1000 view box
@@ -31,7 +37,29 @@ function el(name, attrs = {}, parent = null) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const cap = (s) => s[0].toUpperCase() + s.slice(1);
+
+/**
+ * SVG path of a seat's piece shape of "radius" `r` centred on 0,0: circle (green),
+ * square (red), diamond (blue), triangle (yellow).
+ */
+export function shapePath(seat, r) {
+  switch (SEAT_SHAPES[seat]) {
+    case 'square': {
+      const a = r * 0.9;
+      return `M ${-a} ${-a} H ${a} V ${a} H ${-a} Z`;
+    }
+    case 'diamond': {
+      const a = r * 1.25;
+      return `M 0 ${-a} L ${a} 0 L 0 ${a} L ${-a} 0 Z`;
+    }
+    case 'triangle': {
+      const a = r * 1.45;
+      return `M 0 ${-a} L ${a * 0.95} ${a * 0.62} L ${-a * 0.95} ${a * 0.62} Z`;
+    }
+    default:
+      return `M ${-r} 0 A ${r} ${r} 0 1 0 ${r} 0 A ${r} ${r} 0 1 0 ${-r} 0 Z`;
+  }
+}
 
 /**
  * One board view bound to an `<svg>` element. `viewSeat` decides the rotation
@@ -50,6 +78,14 @@ export class Board {
     svg.setAttribute('viewBox', '0 0 1000 1000');
     svg.setAttribute('role', 'group');
     svg.classList.add('board');
+    // Keyboard: Enter or Space on a focused selectable piece chooses it.
+    svg.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' && e.key !== ' ') return;
+      const g = e.target.closest?.('.piece.selectable');
+      if (!g) return;
+      e.preventDefault();
+      this.onPieceClick?.(g.dataset.seat, g.dataset.piece);
+    });
     this.build();
   }
 
@@ -107,11 +143,11 @@ export class Board {
     for (const s of SEATS) {
       const [x, y] = this.point(s, 'yard');
       const yg = el('g', { class: `yard yard-${s}` }, g);
-      el('rect', { x: x - 92, y: y - 92, width: 184, height: 184, rx: 18, fill: COLORS[s].tint, stroke: COLORS[s].fill, 'stroke-width': 4 }, yg);
-      const t = el('text', { x, y: y + (y > C ? 84 : -72), class: 'yard-name', 'text-anchor': 'middle' }, yg);
-      t.textContent = this.seatNames?.[s] ?? cap(s);
-      const title = el('title', {}, yg);
-      title.textContent = `${cap(s)} yard`;
+      el('path', { d: shapePath(s, 11), transform: `translate(${x - 78} ${y + (y > C ? 78 : -78)})`, fill: COLORS[s].fill, class: 'yard-shape', 'aria-hidden': 'true' }, yg);
+      const tx = el('text', { x, y: y + (y > C ? 84 : -72), class: 'yard-name', 'text-anchor': 'middle', 'aria-hidden': 'true' }, yg);
+      tx.textContent = this.seatNames?.[s] ?? seatName(s);
+      const r = el('rect', { x: x - 92, y: y - 92, width: 184, height: 184, rx: 18, fill: COLORS[s].tint, stroke: COLORS[s].fill, 'stroke-width': 4, role: 'img', 'aria-label': t('board.yardOf', { seat: seatName(s), name: this.seatNames?.[s] ?? '' }) });
+      yg.prepend(r);
     }
     // Centre: the four Homes.
     for (const s of SEATS) {
@@ -120,15 +156,13 @@ export class Board {
       const a1 = a + Math.PI / 4;
       const r = 66;
       const d = `M ${C} ${C} L ${C + r * Math.cos(a0)} ${C + r * Math.sin(a0)} A ${r} ${r} 0 0 1 ${C + r * Math.cos(a1)} ${C + r * Math.sin(a1)} Z`;
-      const p = el('path', { d, fill: COLORS[s].fill, class: 'home-wedge' }, g);
-      const title = el('title', {}, p);
-      title.textContent = `${cap(s)} Home`;
+      el('path', { d, fill: COLORS[s].fill, class: 'home-wedge', role: 'img', 'aria-label': t('board.homeOf', { seat: seatName(s) }) }, g);
     }
     // Home paths.
     for (const s of SEATS) {
       for (let k = 1; k <= 7; k++) {
         const [x, y] = this.point(s, `hp:${k}`);
-        el('rect', { x: x - 15, y: y - 15, width: 30, height: 30, rx: 6, fill: COLORS[s].tint, stroke: COLORS[s].fill, 'stroke-width': 2.5, class: 'hp-tile' }, g);
+        el('rect', { x: x - 15, y: y - 15, width: 30, height: 30, rx: 6, fill: COLORS[s].tint, stroke: COLORS[s].fill, 'stroke-width': 2.5, class: 'hp-tile', role: 'img', 'data-seat': s, 'data-hp': k }, g);
       }
     }
     // The ring.
@@ -148,14 +182,14 @@ export class Board {
       if (FORTS.includes(i)) {
         cls.push('fort');
         const a = (this.angle(i) * 180) / Math.PI;
-        el('rect', { x: x - 16, y: y - 16, width: 32, height: 32, rx: 3, fill: '#d9d4c4', stroke: '#4a4537', 'stroke-width': 3.5, transform: `rotate(${a + 45} ${x} ${y})`, class: cls.join(' ') }, g);
+        el('rect', { x: x - 16, y: y - 16, width: 32, height: 32, rx: 3, fill: '#d9d4c4', stroke: '#4a4537', 'stroke-width': 3.5, transform: `rotate(${a + 45} ${x} ${y})`, class: cls.join(' '), role: 'img', 'data-ring': i }, g);
         // battlements: a small tower mark outside the ring
         const a2 = this.angle(i);
         const ox = C + (R_RING + 27) * Math.cos(a2);
         const oy = C + (R_RING + 27) * Math.sin(a2);
         el('path', { d: `M ${ox - 7} ${oy + 5} v -9 h 3 v 3 h 2.5 v -3 h 3 v 3 h 2.5 v -3 h 3 v 9 z`, class: 'fort-mark' }, g);
       } else {
-        el('circle', { cx: x, cy: y, r: TILE_R, fill, stroke, 'stroke-width': sw, class: cls.join(' ') }, g);
+        el('circle', { cx: x, cy: y, r: TILE_R, fill, stroke, 'stroke-width': sw, class: cls.join(' '), role: 'img', 'data-ring': i }, g);
       }
     }
     // Arrows showing the home-path entries of the viewing seat.
@@ -173,16 +207,27 @@ export class Board {
     const dir = this.direction;
     const mid = midpoint(s);
     for (let i = 0; i < RING_LEN; i++) {
-      const t = relativeTile(s, `ring:${i}`, dir);
+      const rel = relativeTile(s, `ring:${i}`, dir);
       const [x, y] = this.point(null, `ring:${i}`);
       const text = el('text', { x, y: y + 4.5, 'text-anchor': 'middle', class: i === mid ? 'tile-num midpoint-num' : 'tile-num', 'data-ring': i }, g);
-      text.textContent = t === null ? '·' : String(t);
+      text.textContent = rel === null ? '·' : num(rel);
     }
     for (let k = 1; k <= 7; k++) {
-      const t = relativeTile(s, `hp:${k}`, dir);
+      const rel = relativeTile(s, `hp:${k}`, dir);
       const [x, y] = this.point(s, `hp:${k}`);
       const text = el('text', { x, y: y + 4.5, 'text-anchor': 'middle', class: 'tile-num', 'data-hp': k }, g);
-      text.textContent = t === null ? `H${k}` : String(t);
+      text.textContent = rel === null ? `H${num(k)}` : num(rel);
+    }
+    this.nameTiles();
+  }
+
+  /** Accessible names of the ring and home-path tiles, in the viewer's numbering. */
+  nameTiles() {
+    for (const e of this.gStatic.querySelectorAll('[data-ring]')) {
+      e.setAttribute('aria-label', this.describe(null, `ring:${e.dataset.ring}`));
+    }
+    for (const e of this.gStatic.querySelectorAll('.hp-tile')) {
+      e.setAttribute('aria-label', t('board.hpTileOf', { seat: seatName(e.dataset.seat), where: this.describe(e.dataset.seat, `hp:${e.dataset.hp}`) }));
     }
   }
 
@@ -204,6 +249,14 @@ export class Board {
   setSeatNames(names) {
     this.seatNames = names;
     this.drawStatic();
+    this.nameTiles();
+  }
+
+  /** Redraws every text after a language switch. */
+  relabel() {
+    this.drawStatic();
+    this.drawLabels();
+    if (this.state) this.render(this.state);
   }
 
   pieceEl(seat, piece) {
@@ -212,16 +265,18 @@ export class Board {
     if (!g) {
       g = el('g', { class: `piece piece-${seat}`, 'data-seat': seat, 'data-piece': piece }, this.gPieces);
       const royal = piece === 'R';
+      // A large transparent disc: a touch target of at least 44 CSS px on a phone.
+      el('circle', { r: 66, class: 'hit' }, g);
       el('circle', { r: PIECE_R + 7, class: 'glow-ring', filter: `url(#glow-${this.svg.id})` }, g);
       if (royal) {
-        // the royal: a larger disc with a gold rim and a crown above its label
-        el('circle', { r: PIECE_R + 2, fill: COLORS[seat].fill, class: 'piece-body royal-body' }, g);
+        // the royal: a larger shape with a gold rim and a crown above its label
+        el('path', { d: shapePath(seat, PIECE_R + 2), fill: COLORS[seat].fill, class: 'piece-body royal-body' }, g);
         el('path', { d: 'M -7 -4 L -7 -11 L -3.5 -7.5 L 0 -12 L 3.5 -7.5 L 7 -11 L 7 -4 Z', class: 'crown' }, g);
       } else {
-        el('circle', { r: PIECE_R, fill: COLORS[seat].fill, class: 'piece-body' }, g);
+        el('path', { d: shapePath(seat, PIECE_R), fill: COLORS[seat].fill, class: 'piece-body' }, g);
       }
-      const t = el('text', { y: royal ? 9 : 4.5, 'text-anchor': 'middle', fill: COLORS[seat].text, class: 'piece-label' }, g);
-      t.textContent = piece;
+      const label = el('text', { y: royal ? 9 : SEAT_SHAPES[seat] === 'triangle' ? 8 : 4.5, 'text-anchor': 'middle', fill: COLORS[seat].text, class: 'piece-label', 'aria-hidden': 'true' }, g);
+      label.textContent = piece;
       el('title', {}, g);
       g.addEventListener('click', () => {
         if (this.onPieceClick && this.selectable.has(`${seat}/${piece}`)) this.onPieceClick(seat, piece);
@@ -302,9 +357,21 @@ export class Board {
         const loc = map[s][p];
         const glowing = state.seats[s].glowing.has(p);
         g.classList.toggle('glowing', glowing && loc !== 'home');
-        g.classList.toggle('selectable', this.selectable.has(`${s}/${p}`));
+        const selectable = this.selectable.has(`${s}/${p}`);
+        g.classList.toggle('selectable', selectable);
         g.classList.toggle('selected', this.selected === `${s}/${p}`);
-        g.querySelector('title').textContent = `${cap(s)} ${p}: ${this.describe(s, loc)}${glowing ? ', glowing' : ''}`;
+        const name = t(glowing ? 'board.pieceGlowing' : 'board.piece', { seat: seatName(s), piece: pieceName(p), where: this.describe(s, loc) });
+        g.querySelector('title').textContent = name;
+        g.setAttribute('aria-label', name);
+        if (selectable) {
+          g.setAttribute('role', 'button');
+          g.setAttribute('tabindex', '0');
+          g.setAttribute('aria-pressed', String(this.selected === `${s}/${p}`));
+        } else {
+          g.setAttribute('role', 'img');
+          g.removeAttribute('tabindex');
+          g.removeAttribute('aria-pressed');
+        }
       }
     }
     this.svg.setAttribute('aria-label', this.summary(state));
@@ -313,24 +380,25 @@ export class Board {
   /** A location as the viewing player reads it (rule 2.6 numbers). */
   describe(seat, loc) {
     const l = parseLoc(loc);
-    if (l.kind === 'yard') return 'Yard';
-    if (l.kind === 'home') return 'Home';
+    if (l.kind === 'yard') return t('loc.yard');
+    if (l.kind === 'home') return t('loc.home');
     if (l.kind === 'hp') {
-      const t = seat === this.viewSeat ? relativeTile(seat, loc, this.direction) : null;
-      return t === null ? `home path ${l.n}` : `home path ${l.n} (tile ${t})`;
+      const rel = seat === this.viewSeat ? relativeTile(seat, loc, this.direction) : null;
+      return rel === null ? t('loc.hp', { k: l.n }) : t('loc.hpTile', { k: l.n, n: rel });
     }
-    const t = relativeTile(this.viewSeat, loc, this.direction);
-    const fort = FORTS.includes(l.n) ? ' (fort)' : '';
-    return t === null ? `ring ${l.n}${fort}` : `tile ${t}${fort}`;
+    const rel = relativeTile(this.viewSeat, loc, this.direction);
+    const fort = FORTS.includes(l.n);
+    if (rel === null) return t(fort ? 'loc.ringFort' : 'loc.ring', { n: l.n });
+    return t(fort ? 'loc.tileFort' : 'loc.tile', { n: rel });
   }
 
   summary(state) {
     const parts = SEATS.map((s) => {
       const x = state.seats[s].pieces;
-      const out = PIECES.filter((p) => x[p] !== 'yard').map((p) => `${p} ${this.describe(s, x[p])}`);
-      return `${cap(s)}: ${out.length ? out.join(', ') : 'all in yard'}`;
+      const out = PIECES.filter((p) => x[p] !== 'yard').map((p) => `${pieceName(p)} ${this.describe(s, x[p])}`);
+      return `${seatName(s)}: ${out.length ? out.join(', ') : t('board.allInYard')}`;
     });
-    return `Board, numbered for ${this.viewSeat} ${this.direction}. ${parts.join('. ')}.`;
+    return `${t('board.summary', { seat: seatName(this.viewSeat), dir: t(`dir.${this.direction}`) })} ${parts.join('. ')}.`;
   }
 
   /** Which of the viewing seat's pieces may be clicked, and which is selected. */
@@ -404,14 +472,14 @@ export class Board {
       } else if (ev.type === 'capture') {
         const g = this.pieceEl(ev.captured_seat, ev.captured);
         g.classList.add('captured');
-        this.float(this.point(ev.captured_seat, ev.tile), `✕ +${ev.points}`, 'fx-capture');
+        this.float(this.point(ev.captured_seat, ev.tile), `✕ +${num(ev.points)}`, 'fx-capture');
         await sleep(stepMs * 3);
         g.classList.remove('captured');
         applyEvent(state, ev);
         this.render(state);
       } else if (ev.type === 'blocked') {
         this.mark(this.point(seat, ev.tile), 'fx-blocked', stepMs * 6);
-        if (ev.penalty) this.float(this.point(seat, ev.at), `blocked −${ev.penalty}`, 'fx-penalty');
+        if (ev.penalty) this.float(this.point(seat, ev.at), t('fx.blocked', { n: ev.penalty }), 'fx-penalty');
         applyEvent(state, ev);
         await sleep(stepMs * 3);
       } else {
@@ -421,8 +489,7 @@ export class Board {
         if (ev.type === 'exit') {
           await sleep(stepMs * 2);
         } else if (loc && (ev.type === 'checkpoint' || ev.type === 'midpoint' || ev.type === 'home')) {
-          const label = { checkpoint: '', midpoint: 'midpoint ', home: 'Home ' }[ev.type];
-          this.float(this.point(seat, loc), `${label}+${ev.points}`, `fx-${ev.type}`);
+          this.float(this.point(seat, loc), t(`fx.${ev.type}`, { n: ev.points }), `fx-${ev.type}`);
           await sleep(ev.type === 'checkpoint' ? stepMs : stepMs * 3);
         }
       }
@@ -433,28 +500,45 @@ export class Board {
   }
 }
 
+/** A piece's spoken name: "G1" for guardians, the word for the royal. */
+export function pieceName(p) {
+  return p === 'R' ? t('piece.royal') : p;
+}
+
+/** A checkpoint (`entry`, `fort:<ring>`, `entry:<seat>`, `midpoint`, `home`) in words. */
+export function checkpointName(cp, seat, board) {
+  const [kind, arg] = String(cp).split(':');
+  if (kind === 'entry' && arg) return t('cp.entryOf', { seat: seatName(arg) });
+  if (kind === 'entry') return t('cp.entry');
+  if (kind === 'fort') return board.describe(seat, `ring:${arg}`);
+  if (kind === 'midpoint') return t('cp.midpoint');
+  if (kind === 'home') return t('loc.home');
+  return String(cp);
+}
+
 /** Human text for one event, with rule 2.6 numbers for `board`'s viewing seat. */
 export function describeEvent(ev, board, names = {}) {
-  const who = (s) => names[s] ? `${cap(s)} (${names[s]})` : cap(s);
+  const who = (s) => (names[s] ? t('seat.withName', { seat: seatName(s), name: names[s] }) : seatName(s));
+  const pieces = (ps) => ps.map(pieceName).join('+');
   switch (ev.type) {
     case 'exit':
-      return `${who(ev.seat)} ${ev.piece} left the yard onto ${board.describe(ev.seat, ev.to)}.`;
+      return t('ev.exit', { who: who(ev.seat), piece: pieceName(ev.piece), to: board.describe(ev.seat, ev.to) });
     case 'move':
-      return `${who(ev.seat)} ${ev.pieces.join('+')} moved ${board.describe(ev.seat, ev.from)} → ${board.describe(ev.seat, ev.path[ev.path.length - 1])} (${ev.path.length} step${ev.path.length === 1 ? '' : 's'}).`;
+      return t('ev.move', { who: who(ev.seat), pieces: pieces(ev.pieces), from: board.describe(ev.seat, ev.from), to: board.describe(ev.seat, ev.path[ev.path.length - 1]), n: ev.path.length });
     case 'blocked':
-      return `${who(ev.seat)} ${ev.pieces.join('+')} blocked before ${board.describe(ev.seat, ev.tile)} by ${cap(ev.by)}: ${ev.lost_steps} step(s) lost${ev.penalty ? `, −${ev.penalty} combat` : ''}.`;
+      return t(ev.penalty ? 'ev.blockedPenalty' : 'ev.blocked', { who: who(ev.seat), pieces: pieces(ev.pieces), tile: board.describe(ev.seat, ev.tile), by: seatName(ev.by), n: ev.lost_steps, penalty: ev.penalty });
     case 'capture':
-      return `${who(ev.seat)} captured ${cap(ev.captured_seat)} ${ev.captured}${ev.cascade ? ' (royal fell)' : ''} on ${board.describe(ev.captured_seat, ev.tile)}: +${ev.points}.`;
+      return t(ev.cascade ? 'ev.captureCascade' : 'ev.capture', { who: who(ev.seat), seat: seatName(ev.captured_seat), piece: pieceName(ev.captured), tile: board.describe(ev.captured_seat, ev.tile), n: ev.points });
     case 'royal_captured':
-      return `${who(ev.seat)} lost its royal to ${cap(ev.by)}; ${ev.guardians.length} guardian(s) sent home, ${ev.rolls_lost.length} roll(s) lost, ${ev.exit_credits} exit credits.`;
+      return t('ev.royalCaptured', { who: who(ev.seat), by: seatName(ev.by), guardians: ev.guardians.length, rolls: ev.rolls_lost.length, n: ev.exit_credits });
     case 'checkpoint':
-      return `${who(ev.seat)} ${ev.piece} reached checkpoint ${ev.checkpoint}: +${ev.points}.`;
+      return t('ev.checkpoint', { who: who(ev.seat), piece: pieceName(ev.piece), cp: checkpointName(ev.checkpoint, ev.seat, board), n: ev.points });
     case 'midpoint':
-      return `${who(ev.seat)} ${ev.piece} reached its midpoint and glows: +${ev.points}.`;
+      return t('ev.midpoint', { who: who(ev.seat), piece: pieceName(ev.piece), n: ev.points });
     case 'home':
-      return `${who(ev.seat)} ${ev.piece} reached Home: +${ev.points}.`;
+      return t('ev.home', { who: who(ev.seat), piece: pieceName(ev.piece), n: ev.points });
     case 'finished':
-      return `${who(ev.seat)} finished in place ${ev.place}${ev.bonus ? ` (bonus +${ev.bonus})` : ''}.`;
+      return t(ev.bonus ? 'ev.finishedBonus' : 'ev.finished', { who: who(ev.seat), n: ev.place, bonus: ev.bonus });
     default:
       return `${ev.type}`;
   }

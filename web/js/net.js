@@ -46,7 +46,7 @@ export class ProtocolError extends Error {
 /**
  * One logical connection: reconnects with backoff, says `hello` with the stored
  * token each time, and delivers server frames in `seq` order per match. Listeners:
- * `onFrame(frame)` for every in-order frame, `onStatus(text, connected)`,
+ * `onFrame(frame)` for every in-order frame, `onStatus(messageKey, connected)`,
  * `onWelcome(welcome)` after each successful hello, `onAuthFailed(error)`.
  */
 export class Connection {
@@ -74,7 +74,7 @@ export class Connection {
   /** Opens the socket (and re-opens it after a drop until `close()`). */
   connect() {
     this.closed = false;
-    this.onStatus('Connecting…', false);
+    this.onStatus('conn.connecting', false);
     const ws = new WebSocket(this.url());
     this.ws = ws;
     ws.onopen = () => {
@@ -100,7 +100,7 @@ export class Connection {
       this.pending.clear();
       this.resyncing.clear();
       if (this.closed) return;
-      this.onStatus('Disconnected — reconnecting…', false);
+      this.onStatus('conn.reconnecting', false);
       setTimeout(() => !this.closed && this.connect(), this.backoff);
       this.backoff = Math.min(this.backoff * 2, 8000);
     };
@@ -172,7 +172,7 @@ export class Connection {
     switch (f.t) {
       case 'welcome':
         this.backoff = 500;
-        this.onStatus('Connected', true);
+        this.onStatus('conn.connected', true);
         clearInterval(this.pinger);
         this.pinger = setInterval(() => this.send('ping'), 20000);
         this.onWelcome(d);

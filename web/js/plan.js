@@ -1,9 +1,11 @@
 // The turn-plan builder (RULES.md rule 4.3): roll store as dice, exit credits,
 // exits, rolls per guardian, royal steps and order, a preview of every path, submit
 // or pass. It checks nothing the server checks: an illegal plan is sent and the
-// server's error message is shown.
+// server's error, translated from its code, is shown.
 
 import { GUARDIANS, entry, simulatePath, parseLoc } from './notation.js';
+import { t, num, numList, errorMessage } from './i18n.js';
+import { pieceName } from './board.js';
 
 const PIPS = {
   1: [[0, 0]],
@@ -52,7 +54,7 @@ export class PlanBuilder {
     this.royalFirst = false;
     const seat = this.ctx.state.seats[this.ctx.seat];
     this.target = GUARDIANS.find((g) => seat.pieces[g] !== 'yard' && seat.pieces[g] !== 'home') ?? 'G1';
-    this.error = '';
+    this.error = null; // {code, text} of the last rejection
     this.busy = false;
   }
 
@@ -106,13 +108,11 @@ export class PlanBuilder {
 
   describePreview(p) {
     const b = this.ctx.board;
-    if (p.bad) {
-      return `${p.piece}: stays in the ${p.from === 'home' ? 'Home' : 'yard'} — ${p.from === 'home' ? 'it never moves again' : 'exit it to move it'} (${p.steps} steps).`;
-    }
+    if (p.bad) return t(p.from === 'home' ? 'plan.previewAtHome' : 'plan.previewInYard', { piece: pieceName(p.piece), n: p.steps });
     const end = p.path.length ? p.path[p.path.length - 1] : p.start ?? p.from;
-    const via = p.exiting ? ' via exit' : '';
     const lost = p.steps - (p.exiting ? p.path.length - 1 : p.path.length);
-    return `${p.piece}: ${b.describe(p.seat, p.from)} → ${b.describe(p.seat, end)}${via}, ${p.steps} step${p.steps === 1 ? '' : 's'}${lost > 0 ? ` (${lost} lost at Home)` : ''}.`;
+    const line = t(p.exiting ? 'plan.previewExit' : 'plan.preview', { piece: pieceName(p.piece), from: b.describe(p.seat, p.from), to: b.describe(p.seat, end), n: p.steps });
+    return lost > 0 ? `${line} ${t('plan.previewLost', { n: lost })}` : line;
   }
 
   render() {
@@ -124,21 +124,23 @@ export class PlanBuilder {
     const root = this.root;
     const focusId = document.activeElement?.id;
     root.replaceChildren();
-    root.append(h('h3', { id: 'plan-h' }, `Your turn — turn ${turn.turn_number}`));
-    root.append(h('p', { class: 'small' }, `Rolled ${turn.dice.join(', ')}${turn.dropped?.length ? ` (dropped ${turn.dropped.join(', ')}: store full)` : ''}. Direction: ${dir}.`));
+    root.append(h('h3', { id: 'plan-h' }, t('plan.title', { n: turn.turn_number })));
+    const rolled = t('plan.rolled', { dice: numList(turn.dice) });
+    const dropped = turn.dropped?.length ? ` ${t('plan.dropped', { dice: numList(turn.dropped) })}` : '';
+    root.append(h('p', { class: 'small' }, `${rolled}${dropped} ${t('plan.directionIs', { dir: t(`dir.${dir}`) })}`));
 
     // Roll store.
-    const store = h('div', { class: 'dice', role: 'group', 'aria-label': 'Roll store: choose a die to give it to the selected guardian', id: 'roll-store' });
-    if (!free.length) store.append(h('span', { class: 'small' }, turn.roll_store.length ? 'All rolls given.' : 'The roll store is empty.'));
+    const store = h('div', { class: 'dice', role: 'group', 'aria-label': t('plan.storeLabel'), id: 'roll-store' });
+    if (!free.length) store.append(h('span', { class: 'small' }, turn.roll_store.length ? t('plan.allGiven') : t('plan.storeEmpty')));
     free.forEach((v, i) => {
-      store.append(h('button', { type: 'button', class: 'die', id: `die-${i}`, 'data-value': v, 'aria-label': `Die ${v}: give to ${this.target}`, html: dieSvg(v), onclick: () => this.giveRoll(v) }));
+      store.append(h('button', { type: 'button', class: 'die', id: `die-${i}`, 'data-value': v, 'aria-label': t('plan.dieLabel', { v: num(v), piece: pieceName(this.target) }), html: dieSvg(v), onclick: () => this.giveRoll(v) }));
     });
-    root.append(h('div', { class: 'store-row' }, h('span', { class: 'label' }, 'Roll store'), store));
+    root.append(h('div', { class: 'store-row' }, h('span', { class: 'label' }, t('plan.store')), store));
     const used = this.exits.size;
-    root.append(h('p', { id: 'exit-credits' }, `Exit credits: ${credits}`, used ? ` (${used} to use)` : '', used > credits ? h('span', { class: 'warn' }, ` — ${used} exits need ${used} credits`) : ''));
+    root.append(h('p', { id: 'exit-credits', 'data-credits': credits }, t('plan.credits', { n: credits }), used ? ` ${t('plan.creditsToUse', { n: used })}` : '', used > credits ? h('span', { class: 'warn' }, ` — ${t('plan.creditsShort', { n: used })}`) : ''));
 
     // Guardians.
-    const fs = h('fieldset', { class: 'guardians' }, h('legend', {}, 'Guardians — choose one, then click dice to give it rolls'));
+    const fs = h('fieldset', { class: 'guardians' }, h('legend', {}, t('plan.guardians')));
     for (const g of GUARDIANS) {
       const loc = st.pieces[g];
       const steps = this.moves[g].reduce((a, b) => a + b, 0);
@@ -146,40 +148,41 @@ export class PlanBuilder {
       row.append(
         h('label', { class: 'g-target' },
           h('input', { type: 'radio', name: 'target', value: g, id: `target-${g}`, checked: this.target === g, onchange: () => this.setTarget(g) }),
-          h('strong', {}, ` ${g}`), h('span', { class: 'small' }, ` ${this.ctx.board.describe(seat, loc)}${st.glowing.has(g) ? ' ✦' : ''}`)),
+          h('strong', {}, ` ${g}`), h('span', { class: 'small' }, ` ${this.ctx.board.describe(seat, loc)}`), st.glowing.has(g) ? h('span', { class: 'small', title: t('plan.glowing') }, ' ✦', h('span', { class: 'sr-only' }, t('plan.glowing'))) : ''),
       );
       if (loc === 'yard') {
-        row.append(h('label', { class: 'g-exit' }, h('input', { type: 'checkbox', id: `exit-${g}`, checked: this.exits.has(g), onchange: (e) => this.setExit(g, e.target.checked) }), ' Exit'));
+        row.append(h('label', { class: 'g-exit check' }, h('input', { type: 'checkbox', id: `exit-${g}`, checked: this.exits.has(g), onchange: (e) => this.setExit(g, e.target.checked) }), ` ${t('plan.exit')}`));
       }
       const chips = h('span', { class: 'chips' });
-      this.moves[g].forEach((v, i) => chips.append(h('button', { type: 'button', class: 'chip', id: `chip-${g}-${i}`, 'aria-label': `Take back die ${v} from ${g}`, onclick: () => this.takeRoll(g, i) }, `${v} ✕`)));
-      if (steps) chips.append(h('span', { class: 'small' }, ` = ${steps}`));
+      this.moves[g].forEach((v, i) => chips.append(h('button', { type: 'button', class: 'chip', id: `chip-${g}-${i}`, 'aria-label': t('plan.takeBack', { v: num(v), piece: g }), onclick: () => this.takeRoll(g, i) }, `${num(v)} ✕`)));
+      if (steps) chips.append(h('span', { class: 'small' }, ` = ${num(steps)}`));
       row.append(chips);
       fs.append(row);
     }
     root.append(fs);
 
     // Royal.
-    const rfs = h('fieldset', { class: 'royal' }, h('legend', {}, `Royal (${this.ctx.board.describe(seat, st.pieces.R)}${st.glowing.has('R') ? ', glowing' : ''})`));
-    const sel = h('select', { id: 'royal-steps', onchange: (e) => this.setRoyal(e.target.value === '' ? null : Number(e.target.value)) }, h('option', { value: '' }, 'stays'));
-    for (let i = 1; i <= (rules?.royal_max_steps ?? 8); i++) sel.append(h('option', { value: i, selected: this.royal === i }, `${i} step${i > 1 ? 's' : ''}`));
-    rfs.append(h('label', { for: 'royal-steps' }, 'Steps '), sel);
-    rfs.append(h('label', {}, h('input', { type: 'checkbox', id: 'royal-first', checked: this.royalFirst, onchange: (e) => { this.royalFirst = e.target.checked; this.update(); } }), ' Royal moves first'));
+    const where = this.ctx.board.describe(seat, st.pieces.R);
+    const rfs = h('fieldset', { class: 'royal' }, h('legend', {}, t(st.glowing.has('R') ? 'plan.royalGlowing' : 'plan.royal', { where })));
+    const sel = h('select', { id: 'royal-steps', onchange: (e) => this.setRoyal(e.target.value === '' ? null : Number(e.target.value)) }, h('option', { value: '' }, t('plan.royalStays')));
+    for (let i = 1; i <= (rules?.royal_max_steps ?? 8); i++) sel.append(h('option', { value: i, selected: this.royal === i }, t('plan.steps', { n: i })));
+    rfs.append(h('label', { for: 'royal-steps', class: 'check' }, t('plan.royalSteps'), ' ', sel));
+    rfs.append(h('label', { class: 'check' }, h('input', { type: 'checkbox', id: 'royal-first', checked: this.royalFirst, onchange: (e) => { this.royalFirst = e.target.checked; this.update(); } }), ` ${t('plan.royalFirst')}`));
     root.append(rfs);
 
     // Preview.
     const prev = this.previews();
     this.ctx.board.showPreview(prev.filter((p) => !p.bad));
     const list = h('ul', { class: 'preview-list', id: 'plan-preview', 'aria-live': 'polite' });
-    if (!prev.length) list.append(h('li', {}, 'Nothing planned: submitting now passes the turn.'));
+    if (!prev.length) list.append(h('li', {}, t('plan.nothing')));
     for (const p of prev) list.append(h('li', {}, this.describePreview(p)));
-    root.append(h('div', {}, h('span', { class: 'label' }, 'Preview'), list));
+    root.append(h('div', {}, h('span', { class: 'label' }, t('plan.previewTitle')), list));
 
-    root.append(h('p', { class: 'error', id: 'plan-error', role: 'alert' }, this.error));
+    root.append(h('p', { class: 'error', id: 'plan-error', role: 'alert', tabindex: '-1', 'data-code': this.error?.code ?? '' }, this.error?.text ?? ''));
     root.append(h('div', { class: 'row' },
-      h('button', { type: 'button', class: 'primary', id: 'plan-submit', disabled: this.busy, onclick: () => this.doSubmit() }, 'Submit plan'),
-      h('button', { type: 'button', id: 'plan-pass', disabled: this.busy, onclick: () => this.doPass() }, 'Pass'),
-      h('button', { type: 'button', id: 'plan-clear', disabled: this.busy, onclick: () => { this.reset(); this.update(); } }, 'Clear')));
+      h('button', { type: 'button', class: 'primary', id: 'plan-submit', disabled: this.busy, onclick: () => this.doSubmit() }, t('plan.submit')),
+      h('button', { type: 'button', id: 'plan-pass', disabled: this.busy, onclick: () => this.doPass() }, t('plan.pass')),
+      h('button', { type: 'button', id: 'plan-clear', disabled: this.busy, onclick: () => { this.reset(); this.update(); } }, t('plan.clear'))));
 
     this.ctx.board.setSelectable(GUARDIANS.map((g) => `${seat}/${g}`), `${seat}/${this.target}`);
     if (focusId) document.getElementById(focusId)?.focus();
@@ -207,7 +210,7 @@ export class PlanBuilder {
 
   giveRoll(v) {
     this.moves[this.target].push(v);
-    this.error = '';
+    this.error = null;
     const idBefore = document.activeElement?.id;
     this.render();
     // keep focus in the dice row when the clicked die vanished
@@ -222,16 +225,16 @@ export class PlanBuilder {
 
   async run(fn) {
     this.busy = true;
-    this.error = '';
+    this.error = null;
     this.render();
     try {
       await fn();
       this.busy = true; // wait for turn_resolved; the panel closes then
-      this.error = '';
+      this.error = null;
       this.render();
     } catch (e) {
       this.busy = false;
-      this.error = e.code ? `${e.code}: ${e.message}` : String(e.message ?? e);
+      this.error = { code: e.code ?? '', text: e.code ? errorMessage(e.code) : String(e.message ?? e) };
       this.render();
       document.getElementById('plan-error')?.focus?.();
     }

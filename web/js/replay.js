@@ -6,7 +6,8 @@ import { api } from './net.js';
 import { Board, describeEvent } from './board.js';
 import { SEATS } from './notation.js';
 import { initialState, cloneState, applyTurnStart, removePlanRolls, applyEvent, standings } from './state.js';
-import { renderScoreboard, renderStandings, planText, cap } from './ui.js';
+import { renderScoreboard, renderStandings, planText } from './ui.js';
+import { t, numList, seatName, modeName, errorMessage, onLanguageChange } from './i18n.js';
 
 /** Positions after each turn: `states[0]` is the start, `states[k]` after turn k. */
 export function replayStates(replay) {
@@ -51,14 +52,28 @@ export class ReplayViewer {
       else return;
       e.preventDefault();
     });
+    onLanguageChange(() => {
+      this.board.relabel();
+      if (!this.replay) return;
+      this.renderHeading();
+      this.renderEnd();
+      this.show(false);
+      document.getElementById('rp-play').textContent = t(this.timer ? 'replay.pause' : 'replay.play');
+    });
+  }
+
+  renderHeading() {
+    document.getElementById('rp-seed').textContent = this.replay.seed ?? t('replay.seedHidden');
+    document.getElementById('replay-h').textContent = t('replay.heading', { mode: modeName(this.replay.mode), n: this.n });
   }
 
   /**
-   * Loads match `id`'s replay; `viewSeat` orients the board. `expectEnd`: the match
+   * Loads match `id`'s replay; `viewSeat` orients the board (else the seat of player
+   * `playerId` when they played in it, else green). `expectEnd`: the match
    * is known to have ended, so a replay without its end (the server stores turns
    * behind the game) is fetched again for a few seconds.
    */
-  async load(id, viewSeat, expectEnd = false) {
+  async load(id, viewSeat, expectEnd = false, playerId = null) {
     this.stop();
     this.id = id;
     const err = document.getElementById('replay-error');
@@ -72,7 +87,7 @@ export class ReplayViewer {
         await new Promise((r) => setTimeout(r, 300));
       }
     } catch (e) {
-      err.textContent = `Could not load the replay: ${e.code ? `${e.code}: ` : ''}${e.message}`;
+      err.textContent = t('replay.loadFailed', { why: e.code ? errorMessage(e.code) : e.message });
       this.replay = null;
       return false;
     }
@@ -83,9 +98,9 @@ export class ReplayViewer {
     this.n = replay.turns.length;
     const slider = document.getElementById('rp-slider');
     slider.max = String(this.n);
-    document.getElementById('rp-seed').textContent = replay.seed ?? '(hidden until the match ends)';
-    document.getElementById('replay-h').textContent = `Replay — ${replay.mode}, ${this.n} turns`;
-    const vs = viewSeat && SEATS.includes(viewSeat) ? viewSeat : 'green';
+    this.renderHeading();
+    const own = replay.seats?.find((s) => playerId && s.player_id === playerId)?.seat;
+    const vs = [viewSeat, own].find((s) => SEATS.includes(s)) ?? 'green';
     document.getElementById('replay-view-seat').value = vs;
     this.board.setViewSeat(vs);
     this.board.setSeatNames(this.names);
@@ -99,13 +114,13 @@ export class ReplayViewer {
     const box = document.getElementById('rp-end');
     box.hidden = !end;
     if (!end) return;
-    document.getElementById('rp-end-reason').textContent = end.reason === 'clock' ? 'The match clock ran out.' : 'Every seat finished.';
+    document.getElementById('rp-end-reason').textContent = t(end.reason === 'clock' ? 'end.clock' : 'end.finished');
     renderStandings(document.querySelector('#rp-standings tbody'), end.standings, this.names);
     // The client-side re-play must reach the recorded result.
     const mine = standings(this.states[this.n]);
     const same = end.standings.every((s) => mine.find((m) => m.seat === s.seat)?.total === s.total);
     const check = document.getElementById('rp-check');
-    check.textContent = same ? 'The turns re-played here give exactly these totals.' : 'Warning: the re-played totals differ from the recorded result.';
+    check.textContent = t(same ? 'replay.checkOk' : 'replay.checkBad');
     check.className = same ? 'ok' : 'warn';
     check.dataset.match = String(same);
   }
@@ -135,16 +150,23 @@ export class ReplayViewer {
     if (!detailsOnly) this.board.render(st);
     document.getElementById('rp-slider').value = String(k);
     const turn = k > 0 ? this.replay.turns[k - 1] : null;
-    const label = turn ? `Turn ${k} of ${this.n}: ${cap(turn.seat)}${this.names[turn.seat] ? ` (${this.names[turn.seat]})` : ''}` : `Start (turn 0 of ${this.n})`;
-    document.getElementById('rp-turn').textContent = label;
+    const who = turn ? (this.names[turn.seat] ? t('seat.withName', { seat: seatName(turn.seat), name: this.names[turn.seat] }) : seatName(turn.seat)) : '';
+    const label = turn ? t('replay.turnOf', { k, n: this.n, who }) : t('replay.start', { n: this.n });
+    const rt = document.getElementById('rp-turn');
+    rt.textContent = label;
+    rt.dataset.turn = String(k);
+    rt.dataset.turns = String(this.n);
+    document.getElementById('rp-slider').setAttribute('aria-valuetext', label);
     const det = document.getElementById('rp-details');
     det.replaceChildren();
     if (turn) {
       const p = document.createElement('p');
-      p.textContent = `Rolled ${turn.dice.join(', ')} · ${turn.kind === 'plan' ? planText(turn.plan) : turn.kind === 'timeout' ? 'timed out (passed)' : 'passed'}`;
+      p.textContent = `${t('plan.rolled', { dice: numList(turn.dice) })} · ${turn.kind === 'plan' ? planText(turn.plan) : t(turn.kind === 'timeout' ? 'turn.timedOut' : 'turn.passed')}`;
       det.append(p);
       const ol = document.createElement('ol');
       ol.className = 'log';
+      ol.tabIndex = 0; // it may scroll: reachable by keyboard
+      ol.setAttribute('aria-label', t('match.events'));
       for (const ev of turn.events) {
         const li = document.createElement('li');
         li.textContent = describeEvent(ev, this.board, this.names);
@@ -152,12 +174,12 @@ export class ReplayViewer {
       }
       if (!turn.events.length) {
         const li = document.createElement('li');
-        li.textContent = 'Nothing moved.';
+        li.textContent = t('replay.nothingMoved');
         ol.append(li);
       }
       det.append(ol);
     } else {
-      det.textContent = 'Every piece is in its yard.';
+      det.textContent = t('replay.startText');
     }
     renderScoreboard(document.querySelector('#replay-scoreboard tbody'), standings(st), st, this.names, turn?.seat);
     ['rp-first', 'rp-prev'].forEach((id) => (document.getElementById(id).disabled = k === 0));
@@ -170,7 +192,7 @@ export class ReplayViewer {
       return;
     }
     const btn = document.getElementById('rp-play');
-    btn.textContent = 'Pause';
+    btn.textContent = t('replay.pause');
     if (this.k >= this.n) this.go(0);
     const tick = async () => {
       if (!this.timer) return;
@@ -188,6 +210,6 @@ export class ReplayViewer {
     clearTimeout(this.timer);
     this.timer = null;
     const btn = document.getElementById('rp-play');
-    btn.textContent = 'Play';
+    btn.textContent = t('replay.play');
   }
 }

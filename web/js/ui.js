@@ -1,14 +1,15 @@
 // Small DOM helpers shared by the live match and the replay viewer: scoreboards,
-// standings tables and plan text.
+// standings tables and plan text, in the current language (i18n.js); the seats' shapes.
 
 import { SEATS, GUARDIANS } from './notation.js';
+import { t, num, numList, seatName } from './i18n.js';
 
-/** "green" → "Green". */
-export const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : '');
+/** Shape drawn with each seat's colour, so seats differ without colour too. */
+export const SEAT_SHAPES = { green: 'circle', red: 'square', blue: 'diamond', yellow: 'triangle' };
 
 function cell(tr, text, tag = 'td', cls = '') {
   const c = document.createElement(tag);
-  c.textContent = String(text);
+  c.textContent = typeof text === 'number' ? num(text) : String(text);
   if (cls) c.className = cls;
   if (tag === 'th') c.scope = 'row';
   tr.append(c);
@@ -19,13 +20,13 @@ function seatCell(tr, seat, names, you) {
   const c = document.createElement('th');
   c.scope = 'row';
   const dot = document.createElement('span');
-  dot.className = `dot dot-${seat}`;
+  dot.className = `dot dot-${seat} shape-${SEAT_SHAPES[seat]}`;
   dot.setAttribute('aria-hidden', 'true');
-  c.append(dot, ` ${cap(seat)}`);
+  c.append(dot, ` ${seatName(seat)}`);
   if (names?.[seat]) {
     const n = document.createElement('span');
     n.className = 'small name';
-    n.textContent = ` ${names[seat]}${you === seat ? ' (you)' : ''}`;
+    n.textContent = you === seat ? t('player.you', { name: names[seat] }) : names[seat];
     c.append(n);
   }
   tr.append(c);
@@ -43,6 +44,7 @@ export function renderScoreboard(tbody, rows, state, names, toMove, you) {
     if (!r) continue;
     const tr = document.createElement('tr');
     tr.dataset.seat = seat;
+    tr.dataset.total = String(r.total);
     if (seat === toMove) tr.className = 'to-move';
     cell(tr, r.place);
     seatCell(tr, seat, names, you);
@@ -51,7 +53,7 @@ export function renderScoreboard(tbody, rows, state, names, toMove, you) {
     cell(tr, r.bonus, 'td', 'num');
     cell(tr, r.total, 'td', 'num total');
     const st = state?.seats?.[seat];
-    cell(tr, st ? st.rolls.join(' ') || '–' : '', 'td', 'rolls');
+    cell(tr, st ? numList(st.rolls, ' ') || '–' : '', 'td', 'rolls');
     cell(tr, st ? st.exit_credits : '', 'td', 'num');
     tbody.append(tr);
   }
@@ -67,7 +69,7 @@ export function renderStandings(tbody, rows, names, you) {
     tr.dataset.place = String(r.place);
     cell(tr, r.place);
     seatCell(tr, r.seat, null, null);
-    cell(tr, `${names?.[r.seat] ?? ''}${you === r.seat ? ' (you)' : ''}`);
+    cell(tr, you === r.seat ? t('player.you', { name: names?.[r.seat] ?? '' }) : names?.[r.seat] ?? '');
     cell(tr, r.progress, 'td', 'num');
     cell(tr, r.combat, 'td', 'num');
     cell(tr, r.bonus, 'td', 'num');
@@ -76,18 +78,12 @@ export function renderStandings(tbody, rows, names, you) {
   }
 }
 
-/** A plan in words: "forward · exit G1 · G2 ← 3+4 · royal 5 (first)". */
+/** A plan in words: "Forward · exit G1 · G2 ← 3+4 · royal 5 (first)". */
 export function planText(plan) {
-  if (!plan) return 'pass';
-  const parts = [plan.direction ?? 'forward'];
-  if (plan.exits?.length) parts.push(`exit ${plan.exits.join(', ')}`);
-  for (const g of GUARDIANS) if (plan.moves?.[g]?.length) parts.push(`${g} ← ${plan.moves[g].join('+')}`);
-  if (plan.royal) parts.push(`royal ${plan.royal}${plan.royal_first ? ' (first)' : ''}`);
-  return parts.length === 1 ? 'pass' : parts.join(' · ');
-}
-
-/** m:ss from milliseconds (never negative). */
-export function clock(ms) {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  if (!plan) return t('plan.pass');
+  const parts = [t(`dir.${plan.direction ?? 'forward'}`)];
+  if (plan.exits?.length) parts.push(t('plan.textExit', { pieces: plan.exits.join(', ') }));
+  for (const g of GUARDIANS) if (plan.moves?.[g]?.length) parts.push(`${g} ← ${numList(plan.moves[g], '+')}`);
+  if (plan.royal) parts.push(t(plan.royal_first ? 'plan.textRoyalFirst' : 'plan.textRoyal', { n: plan.royal }));
+  return parts.length === 1 ? t('plan.pass') : parts.join(' · ');
 }

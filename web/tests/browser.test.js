@@ -1,8 +1,18 @@
-// End-to-end test of the web client in a real browser (Debian's chromium, headless,
-// driven by playwright-core): sign in, start a private match with three bots, play
-// every own turn through the UI until the match clock ends it, reload mid-match,
-// spectate from a second browser, compare the standings shown with
-// `GET /api/v1/matches/{id}`, and step through the replay.
+// End-to-end tests of the web client in a real browser (Debian's chromium, headless,
+// driven by playwright-core), on a phone: 390×844 portrait with touch emulation.
+//
+// 1. English: sign in, start a private match with three bots, play every own turn
+//    through the UI (taps; the first valid turn with the keyboard alone) until the
+//    match clock ends it, reload mid-match, spectate from a second phone held in
+//    landscape, compare the standings shown with `GET /api/v1/matches/{id}`, check
+//    from the REST replay that every plan the UI sent was resolved as that plan,
+//    and step through the replay.
+// 2. Bengali (the browser's language is bn-BD) at 360×780: quick play, a whole
+//    match, the translated texts on every screen, the language switch (remembered
+//    over a reload).
+// On every screen: `document.documentElement.scrollWidth` is at most the viewport
+// width, touch targets are at least 44 × 44 CSS px, and axe-core reports no serious
+// or critical violation (home, match and replay screens).
 //
 // Needs LUDO_TEST_URL (the server, e.g. http://127.0.0.1:8123) and a server started
 // with short clocks; scripts/browser-test.sh does all of that. Screenshots go to
@@ -10,7 +20,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -23,15 +34,25 @@ const ARGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--disable-default-apps', '--disable-extensions', '--metrics-recording-only', '--no-default-browser-check',
 ];
+const AXE_SOURCE = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SKIP = !BASE && 'LUDO_TEST_URL is not set: run scripts/browser-test.sh';
+const now = () => new Date().toISOString().slice(11, 23);
 
-/** A fresh browser profile (its own --user-data-dir) with one page. */
-async function openBrowser(label, errors) {
+/**
+ * A fresh browser profile (its own --user-data-dir) with one page: a phone of
+ * `width`×`height` CSS px with touch, in `locale` (navigator.languages).
+ */
+async function openBrowser(label, errors, { width = 390, height = 844, locale = 'en-GB' } = {}) {
   const dir = await mkdtemp(path.join(tmpdir(), `ludo-${label}-`));
   const ctx = await chromium.launchPersistentContext(dir, {
     executablePath: CHROMIUM,
     headless: true,
     args: ARGS,
-    viewport: { width: 1440, height: 1000 },
+    viewport: { width, height },
+    isMobile: true,
+    hasTouch: true,
+    deviceScaleFactor: 1,
+    locale,
   });
   const page = ctx.pages()[0] ?? (await ctx.newPage());
   // Short action timeouts: the match clock may end the match in the middle of a turn.
@@ -40,7 +61,71 @@ async function openBrowser(label, errors) {
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(`${label} console: ${m.text()}`);
   });
-  return { ctx, page, close: async () => { await ctx.close(); await rm(dir, { recursive: true, force: true }); } };
+  // The last WebSocket frames, for the diagnosis of a stuck turn.
+  page.frames_ = [];
+  page.on('websocket', (ws) => {
+    const note = (dir) => (f) => {
+      let t = '?';
+      try {
+        const j = JSON.parse(f.payload);
+        t = `${j.t}${j.seq ? `#${j.seq}` : ''}${j.d?.turn_number ? ` turn ${j.d.turn_number}` : ''}${j.d?.code ? ` ${j.d.code}` : ''}`;
+      } catch {
+        // not JSON
+      }
+      page.frames_.push(`${now()} ${dir} ${t}`);
+      if (page.frames_.length > 30) page.frames_.shift();
+    };
+    ws.on('framereceived', note('<'));
+    ws.on('framesent', note('>'));
+    ws.on('close', () => page.frames_.push(`${now()} closed`));
+  });
+  return { ctx, page, width, close: async () => { await ctx.close(); await rm(dir, { recursive: true, force: true }); } };
+}
+
+/** No horizontal overflow: the document is no wider than the viewport. */
+async function assertFits(page, where) {
+  const { sw, vw } = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, vw: window.innerWidth }));
+  assert.ok(sw <= vw, `${where}: scrollWidth ${sw} > viewport ${vw}`);
+}
+
+/**
+ * Every visible control (buttons, links styled as buttons or list links, selects,
+ * text fields, summaries, labels around radios and check boxes, the replay
+ * slider, the player's selectable board pieces) is at least 44 × 44 CSS px.
+ */
+async function assertTouchTargets(page, where) {
+  const small = await page.evaluate(() => {
+    const sel = 'button, a.button, ul.links a, .top h1 a, select, input:not([type]), input[type=text], input[type=range], summary, label.check, .g-target, .piece.selectable .hit';
+    const out = [];
+    for (const e of document.querySelectorAll(sel)) {
+      const r = e.getBoundingClientRect();
+      if (!r.width || !r.height || e.closest('[hidden], .sr-only')) continue;
+      if (r.width < 43.5 || r.height < 43.5) out.push(`${e.tagName.toLowerCase()}#${e.id || ''}.${e.getAttribute('class') || ''} "${(e.textContent || '').trim().slice(0, 20)}" ${Math.round(r.width)}×${Math.round(r.height)}`);
+    }
+    return out;
+  });
+  assert.deepEqual(small, [], `${where}: touch targets under 44 px`);
+}
+
+/** axe-core on the whole page: no serious or critical violation. */
+async function assertAxe(page, where) {
+  // Evaluated through the DevTools protocol, so a strict Content-Security-Policy
+  // (no inline script) does not stop it.
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(await AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad, [], `${where}: axe-core violations`);
+}
+
+/** All three checks of a screen, and its screenshot. */
+async function checkScreen(page, name, { axe = false } = {}) {
+  await assertFits(page, name);
+  await assertTouchTargets(page, name);
+  if (axe) await assertAxe(page, name);
+  await page.screenshot({ path: path.join(ART, `${name}.png`), fullPage: true });
 }
 
 async function signIn(page, name) {
@@ -48,34 +133,96 @@ async function signIn(page, name) {
   // The client runs under the server's Content-Security-Policy (no inline script or
   // style); a violation would show up as a console error, which the test refuses.
   assert.match(res.headers()['content-security-policy'] ?? '', /script-src 'self'/, 'the page is served under the CSP');
+  await page.waitForSelector('#screen-signin:not([hidden])');
   await page.fill('#signin-name', name);
-  await page.click('#signin-form button[type=submit]');
+  await page.tap('#signin-form button[type=submit]');
   await page.waitForSelector('#screen-home:not([hidden])');
   await page.waitForSelector('#conn-status.ok');
 }
 
-/** Standings of the UI table: {seat: total}. */
-async function shownTotals(page, selector) {
-  return page.$$eval(`${selector} tbody tr`, (rows) => Object.fromEntries(rows.map((r) => [r.dataset.seat, Number(r.dataset.total)])));
+/** The player's board: its own Yard is drawn in the bottom-left quarter (nearest the player). */
+async function assertOwnSeatNearest(page, seat) {
+  const { yard, board } = await page.evaluate((s) => {
+    const r = (e) => {
+      const b = e.getBoundingClientRect();
+      return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+    };
+    return { yard: r(document.querySelector(`#board .yard-${s} rect`)), board: r(document.querySelector('#board')) };
+  }, seat);
+  assert.ok(yard.y > board.y && yard.x < board.x, `own yard ${JSON.stringify(yard)} is bottom-left of the board centre ${JSON.stringify(board)}`);
+}
+
+/** Presses Tab (or Shift+Tab) until the focused element matches `selector`. */
+async function tabTo(page, selector, back = false) {
+  for (let i = 0; i < 80; i++) {
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+  }
+  throw new Error(`could not reach ${selector} with the keyboard`);
+}
+
+/** A plan as the REST replay records it, for comparison. */
+function normPlan(p) {
+  const moves = {};
+  for (const g of ['G1', 'G2', 'G3', 'G4']) if (p.moves?.[g]?.length) moves[g] = [...p.moves[g]];
+  return { direction: p.direction, exits: [...(p.exits ?? [])].sort(), moves, royal: p.royal ?? null, royal_first: !!p.royal_first };
 }
 
 /**
- * Plays the turn shown in the plan panel through the UI. Turn `n` (0-based count
- * of own turns) varies the plan: exits when there are credits, dice spread over
- * guardians, royal steps, royal first, and backward now and then.
+ * Waits for turn `k` (the plan just submitted) to be over: the panel closed or moved
+ * on to a later turn. (Whether the server resolved it as the plan sent is checked
+ * from the REST replay at the end: a timeout also closes the panel.) An error shown
+ * in the panel fails the test, unless the match clock ended the match (returns
+ * false then).
+ */
+async function awaitAccepted(page, n, k) {
+  let outcome;
+  try {
+    outcome = await Promise.race([
+      page.waitForFunction((turn) => document.querySelector('#plan-panel').hidden || window.ludo.live?.turn?.turn_number !== turn, k, { timeout: 15000 }).then(() => 'resolved'),
+      page.waitForFunction(() => (document.querySelector('#plan-error')?.textContent ?? '').length > 0, null, { timeout: 15000 }).then(() => 'error'),
+    ]);
+  } catch (e) {
+    const dump = await page.evaluate(() => {
+      const c = window.ludo.conn;
+      return { turn: window.ludo.live?.turn, queue: window.ludo.live?.queue.length, pumping: window.ludo.live?.pumping, ws: c?.ws?.readyState, held: [...(c?.held ?? new Map()).values()].map((l) => l.map((f) => `${f.seq}:${f.t}`)), lastSeq: [...(c?.lastSeq ?? new Map()).values()], resyncing: [...(c?.resyncing ?? [])], pending: c?.pending?.size, error: document.querySelector('#plan-error')?.textContent, busy: document.querySelector('#plan-submit')?.disabled, info: document.querySelector('#turn-info').textContent, log: [...document.querySelectorAll('#event-log li')].slice(-8).map((li) => li.textContent) };
+    });
+    console.log('stuck after submit:', JSON.stringify(dump, null, 1), page.frames_);
+    throw e;
+  }
+  if (outcome === 'error') {
+    const code = await page.getAttribute('#plan-error', 'data-code').catch(() => '');
+    if (code === 'match_over' || (await page.isVisible('#final'))) return false;
+    console.log('rejected:', page.frames_);
+    assert.fail(`own turn ${n}: the server rejected the plan: ${code}: ${await page.textContent('#plan-error')}`);
+  }
+  return true;
+}
+
+/**
+ * Plays the turn shown in the plan panel with taps. Turn `n` (0-based count of own
+ * turns) varies the plan: exits when there are credits, dice spread over
+ * guardians, royal steps, royal first, and backward now and then. Returns
+ * {turn_number, plan} of the plan the UI was told to send, or null when the match
+ * ended first.
  */
 async function playTurn(page, n) {
+  const t0 = Date.now();
   const panel = page.locator('#plan-panel');
+  const turnNumber = await page.evaluate(() => window.ludo.live.turn.turn_number);
   const dir = n % 4 === 3 ? 'backward' : 'forward';
-  await page.check(`input[name=direction][value=${dir}]`);
+  await page.tap(`input[name=direction][value=${dir}]`);
+  const plan = { direction: dir, exits: [], moves: {}, royal_first: false };
   // Exit one yard guardian when credits allow.
-  const credits = Number((await page.textContent('#exit-credits')).match(/\d+/)[0]);
+  const credits = Number(await page.getAttribute('#exit-credits', 'data-credits'));
   const exitBoxes = panel.locator('input[id^=exit-]');
   let exited = null;
   if (credits > 0 && (await exitBoxes.count()) > 0) {
     const box = exitBoxes.first();
     exited = (await box.getAttribute('id')).slice(5);
-    await box.check();
+    await box.tap();
+    assert.ok(await page.isChecked(`#exit-${exited}`), `tap checked exit ${exited}: ${page.frames_.slice(-3)}`);
+    plan.exits.push(exited);
   }
   // Guardians that may take rolls: on the board or exiting now.
   const movable = await page.evaluate((ex) => {
@@ -86,56 +233,159 @@ async function playTurn(page, n) {
   let k = 0;
   while (movable.length && (await panel.locator('#roll-store button.die').count()) > 0 && k < 4) {
     const g = movable[k % movable.length];
-    await page.check(`#target-${g}`);
-    await panel.locator('#roll-store button.die').first().click();
+    await page.tap(`#target-${g}`);
+    assert.ok(await page.isChecked(`#target-${g}`), `tap chose ${g}`);
+    const die = panel.locator('#roll-store button.die').first();
+    const v = Number(await die.getAttribute('data-value'));
+    const before = await panel.locator(`button[id^=chip-${g}-]`).count();
+    await die.tap();
+    assert.equal(await panel.locator(`button[id^=chip-${g}-]`).count(), before + 1, `tap gave die ${v} to ${g}`);
+    (plan.moves[g] ??= []).push(v);
     k += 1;
   }
   const royalHome = await page.evaluate(() => window.ludo.live.state.seats[window.ludo.live.yourSeat].pieces.R === 'home');
   if (n % 2 === 0 && !royalHome) {
-    await page.selectOption('#royal-steps', String((n % 8) + 1));
-    if (n % 4 === 0) await page.check('#royal-first');
+    plan.royal = (n % 8) + 1;
+    await page.selectOption('#royal-steps', String(plan.royal));
+    if (n % 4 === 0) {
+      await page.tap('#royal-first');
+      assert.ok(await page.isChecked('#royal-first'), 'tap checked royal first');
+      plan.royal_first = true;
+    }
   }
   const planned = await panel.locator('#plan-preview li').count();
   assert.ok(planned >= 1, 'the preview lists the plan');
-  await page.click('#plan-submit');
-  // Either the turn resolves (panel closes) or the server explains a rejection.
-  let outcome;
-  try {
-    outcome = await Promise.race([
-      page.waitForSelector('#plan-panel', { state: 'hidden', timeout: 15000 }).then(() => 'resolved'),
-      page.waitForFunction(() => (document.querySelector('#plan-error')?.textContent ?? '').length > 0, null, { timeout: 15000 }).then(() => 'error'),
-    ]);
-  } catch (e) {
-    const dump = await page.evaluate(() => ({ turn: window.ludo.live?.turn, queue: window.ludo.live?.queue.length, info: document.querySelector('#turn-info').textContent, log: [...document.querySelectorAll('#event-log li')].slice(-8).map((li) => li.textContent) }));
-    console.log('stuck after submit:', JSON.stringify(dump, null, 1));
-    throw e;
-  }
-  const turnInfo = await page.textContent('#turn-info');
-  const err = outcome === 'error' ? await page.textContent('#plan-error') : '';
-  if (outcome !== 'resolved' || n % 10 === 0) console.log(`[${new Date().toISOString().slice(11, 23)}] own turn ${n}: ${outcome}${err ? ` (${err})` : ''} — ${turnInfo}`);
-  if (outcome === 'error' && (await panel.isVisible())) {
-    await page.click('#plan-pass');
-    await page.waitForSelector('#plan-panel', { state: 'hidden', timeout: 15000 }).catch(() => {});
-  }
+  await page.tap('#plan-submit');
+  const ok = await awaitAccepted(page, n, turnNumber);
+  page.turnMs = Math.max(page.turnMs ?? 0, Date.now() - t0);
+  if (n % 10 === 0) console.log(`[${now()}] own turn ${n} (turn ${turnNumber}): ${ok ? 'accepted' : 'match over'} — ${await page.textContent('#turn-info')}`);
+  return ok ? { turn_number: turnNumber, plan } : null;
 }
 
-test('a match against three bots through the UI, spectating, standings and replay', { skip: !BASE && 'LUDO_TEST_URL is not set: run scripts/browser-test.sh', timeout: 170_000 }, async () => {
+/** Milliseconds left on the current turn's clock, as the page counts it. */
+function turnLeft(page) {
+  return page.evaluate(() => {
+    const l = window.ludo.live;
+    return l?.turnDeadline ? l.turnDeadline - (Date.now() + l.offset) : 0;
+  });
+}
+
+/** Passes the own turn shown (Pass button) and waits until it is over. */
+async function passTurn(page) {
+  const k = await page.evaluate(() => window.ludo.live.turn?.turn_number);
+  await page.tap('#plan-pass');
+  await page.waitForFunction((turn) => document.querySelector('#plan-panel').hidden || window.ludo.live?.turn?.turn_number !== turn, k, { timeout: 15000 });
+}
+
+/**
+ * Plays own turns until the final standings show; reloads the page once after three
+ * turns. Returns the plans sent ({turn_number, plan}).
+ */
+async function playToEnd(page, matchId, sent, { reload = true } = {}) {
+  let played = 0;
+  let reloaded = !reload;
+  for (;;) {
+    const which = await Promise.race([
+      page.waitForSelector('#plan-panel:not([hidden])', { timeout: 120000 }).then(() => 'turn'),
+      page.waitForSelector('#final:not([hidden])', { timeout: 120000 }).then(() => 'final'),
+    ]);
+    if (which === 'final') break;
+    if (played === 3 && !reloaded) {
+      reloaded = true;
+      console.log(`[${now()}] reloading`);
+      await page.reload();
+      console.log(`[${now()}] reloaded`);
+      await page.waitForSelector('#screen-match:not([hidden])', { timeout: 15000 });
+      await page.waitForFunction((id) => window.ludo.live?.matchId === id && window.ludo.live?.mode, matchId, { timeout: 15000 });
+      await page.waitForFunction(() => document.querySelectorAll('#scoreboard tbody tr').length === 4);
+      console.log(`[${now()}] resynced`, page.frames_.slice(-6));
+      continue;
+    }
+    // A turn whose clock is nearly out (the test was busy elsewhere) is left to time
+    // out: the plans checked against the replay are the ones sent in time.
+    if ((await turnLeft(page)) < 4000) {
+      const k = await page.evaluate(() => window.ludo.live.turn?.turn_number);
+      await page.waitForFunction((turn) => document.querySelector('#plan-panel').hidden || window.ludo.live?.turn?.turn_number !== turn, k, { timeout: 15000 });
+      continue;
+    }
+    let r;
+    try {
+      r = await playTurn(page, played);
+    } catch (e) {
+      // The match clock may end the match mid-turn (the panel vanishes).
+      if (await page.isVisible('#final')) break;
+      throw e;
+    }
+    if (!r) break;
+    sent.push(r);
+    played += 1;
+    if (played === 6) await page.screenshot({ path: path.join(ART, `${page.artPrefix}-04-midgame.png`) });
+  }
+  return played;
+}
+
+/** Polls `GET /api/v1/matches/{id}` until the match is stored as ended. */
+async function endedMatch(matchId) {
+  let info;
+  for (let i = 0; i < 50; i++) {
+    const res = await fetch(`${BASE}/api/v1/matches/${matchId}`);
+    assert.equal(res.status, 200);
+    info = await res.json();
+    if (info.status === 'ended' && info.standings) return info;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.fail(`match ${matchId} not stored as ended: ${JSON.stringify(info).slice(0, 300)}`);
+}
+
+/**
+ * Issue 17.1: the server resolved every plan the UI sent as that plan. From the
+ * REST replay, each turn the test played is a turn of its own seat, of kind
+ * "plan", with exactly the exits, rolls per guardian, royal steps, order and
+ * direction the UI was told to use. (A plan that moves nothing is recorded by the
+ * engine as kind "pass" with the empty plan; at least three must be real plans.)
+ */
+async function assertPlansResolved(matchId, seat, sent) {
+  const replay = await (await fetch(`${BASE}/api/v1/matches/${matchId}/replay`)).json();
+  const isEmpty = (p) => !p.exits.length && !Object.keys(p.moves).length && p.royal == null;
+  const real = sent.filter((s) => !isEmpty(s.plan));
+  assert.ok(real.length >= 3, `${real.length} non-empty plans sent through the UI`);
+  for (const { turn_number: k, plan } of sent) {
+    const turn = replay.turns.find((x) => x.turn_number === k);
+    assert.ok(turn, `turn ${k} is in the replay`);
+    assert.equal(turn.seat, seat, `turn ${k} is the test's seat`);
+    if (isEmpty(plan)) {
+      assert.equal(turn.kind, 'pass', `turn ${k}: an empty plan is a pass`);
+      assert.deepEqual(turn.plan.exits, []);
+      assert.deepEqual(turn.plan.moves, {});
+      continue;
+    }
+    assert.equal(turn.kind, 'plan', `turn ${k} resolved as a plan, not ${turn.kind}`);
+    assert.deepEqual(normPlan(turn.plan), normPlan(plan), `turn ${k}: the resolved plan is the one built in the UI`);
+  }
+  return real.length;
+}
+
+test('a match against three bots on a phone: touch, keyboard, spectating, standings, plans resolved, replay, audits', { skip: SKIP, timeout: 200_000 }, async () => {
   await mkdir(ART, { recursive: true });
   const errors = [];
   const player = await openBrowser('player', errors);
   const { page } = player;
+  page.artPrefix = 'web';
   let watcher = null;
   try {
+    await page.goto(BASE);
+    await page.waitForSelector('#screen-signin:not([hidden])');
+    assert.equal(await page.getAttribute('html', 'lang'), 'en');
+    await checkScreen(page, 'web-00-signin');
     await signIn(page, 'Tester');
-    await page.screenshot({ path: path.join(ART, 'web-00-lobby.png') });
+    await checkScreen(page, 'web-01-home', { axe: true });
 
     // A private lobby, bots fill the three empty seats.
-    await page.check('input[name=lobby-mode][value=journey]');
-    await page.check('#lobby-bots');
-    await page.click('#lobby-create-btn');
+    await page.tap('input[name=lobby-mode][value=journey]');
+    await page.tap('#lobby-create-btn');
     await page.waitForSelector('#lobby-box:not([hidden])');
     assert.match(await page.textContent('#lobby-code-show'), /^[A-Z0-9]{6}$/);
-    await page.click('#lobby-start');
+    await page.tap('#lobby-start');
     await page.waitForSelector('#screen-match:not([hidden])');
     await page.waitForFunction(() => document.querySelectorAll('#scoreboard tbody tr').length === 4);
     const matchId = (await page.textContent('#match-id')).trim();
@@ -146,141 +396,149 @@ test('a match against three bots through the UI, spectating, standings and repla
     assert.equal(seats.filter((s) => s.bot).length, 3);
     const mySeat = await page.evaluate(() => window.ludo.live.yourSeat);
     assert.ok(['green', 'red', 'blue', 'yellow'].includes(mySeat));
+    await assertOwnSeatNearest(page, mySeat);
 
-    // First own turn: an illegal choice is explained by the server's error.
+    // Accessible names: tiles and pieces name seat, piece and tile.
+    assert.equal(await page.getAttribute(`#board .piece[data-seat=${mySeat}][data-piece=R]`, 'aria-label'), `${mySeat[0].toUpperCase()}${mySeat.slice(1)} royal, Yard`);
+    const entryRing = { green: 0, red: 17, blue: 34, yellow: 51 }[mySeat];
+    assert.equal(await page.getAttribute(`#board circle[data-ring="${entryRing}"]`, 'aria-label'), 'tile 1');
+    assert.equal(await page.getAttribute(`#board [data-ring="${(entryRing + 7) % 68}"]`, 'aria-label'), 'tile 8 (fort)');
+
+    // First own turn: an illegal choice is explained by the server's error code,
+    // translated.
     await page.waitForSelector('#plan-panel:not([hidden])', { timeout: 30000 });
-    await page.screenshot({ path: path.join(ART, 'web-01-first-turn.png') });
+    const t0 = Date.now();
     const yardGuardian = await page.evaluate(() => {
       const l = window.ludo.live;
       return ['G1', 'G2', 'G3', 'G4'].find((g) => l.state.seats[l.yourSeat].pieces[g] === 'yard');
     });
     assert.ok(yardGuardian, 'at the first turn a guardian is in the yard');
-    await page.check(`#target-${yardGuardian}`);
-    await page.locator('#roll-store button.die').first().click();
-    await page.click('#plan-submit');
-    await page.waitForFunction(() => /piece_in_yard/.test(document.querySelector('#plan-error')?.textContent ?? ''), null, { timeout: 10000 });
-    const errText = await page.textContent('#plan-error');
-    assert.match(errText, new RegExp(`piece_in_yard: .*${yardGuardian}`));
+    // A tap on the player's own piece on the board selects it as the target.
+    await page.tap(`#board .piece[data-seat=${mySeat}][data-piece=${yardGuardian}]`);
+    assert.ok(await page.isChecked(`#target-${yardGuardian}`), 'tapping the piece selected it');
+    await page.locator('#roll-store button.die').first().tap();
+    await page.tap('#plan-submit');
+    await page.waitForFunction(() => document.querySelector('#plan-error')?.dataset.code === 'piece_in_yard', null, { timeout: 10000 });
+    assert.equal(await page.textContent('#plan-error'), 'A guardian you move is in the Yard: exit it in the same plan.');
 
     // Direction toggle renumbers the tiles (rule 2.6): our entry tile is 1 both
     // ways, the tile after it is 2 forward and 68 backward.
-    const entryRing = { green: 0, red: 17, blue: 34, yellow: 51 }[mySeat];
     const label = (r) => page.textContent(`#board text[data-ring="${r}"]`);
-    await page.check('input[name=direction][value=forward]');
     assert.equal(await label(entryRing), '1');
     assert.equal(await label((entryRing + 1) % 68), '2');
-    await page.check('input[name=direction][value=backward]');
+    await page.tap('input[name=direction][value=backward]');
     assert.equal(await label(entryRing), '1');
     assert.equal(await label((entryRing + 1) % 68), '68');
-    await page.check('input[name=direction][value=forward]');
+    await page.tap('input[name=direction][value=forward]');
 
-    // Exit + dice on the exiting guardian: the preview draws the path.
-    await page.click('#plan-clear');
-    await page.check(`#exit-${yardGuardian}`);
-    await page.check(`#target-${yardGuardian}`);
-    await page.locator('#roll-store button.die').first().click();
+    // The valid plan of this turn with the keyboard alone: Clear, check "Exit" of a
+    // yard guardian, choose it with the arrow keys, give it the first die, submit.
+    const sent = [];
+    const turnNumber = await page.evaluate(() => window.ludo.live.turn.turn_number);
+    await page.focus('#plan-submit'); // where the keyboard user is after the error
+    await tabTo(page, '#plan-clear');
+    await page.keyboard.press('Enter');
+    await tabTo(page, `#exit-${yardGuardian}`, true);
+    await page.keyboard.press('Space');
+    assert.ok(await page.isChecked(`#exit-${yardGuardian}`));
+    // The player's own pieces on the board are buttons: Enter on one chooses it.
+    const other = ['G1', 'G2', 'G3', 'G4'].find((g) => g !== yardGuardian);
+    await tabTo(page, `#board .piece.selectable[data-seat=${mySeat}][data-piece=${other}]`, true);
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('role')), 'button');
+    await page.keyboard.press('Enter');
+    assert.ok(await page.isChecked(`#target-${other}`), 'Enter on the board piece chose it');
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-pressed')), 'true');
+    // Back in the panel, the arrow keys move the choice along the guardians.
+    await tabTo(page, 'input[name=target]');
+    for (let i = 0; i < 4 && !(await page.isChecked(`#target-${yardGuardian}`)); i++) await page.keyboard.press('ArrowUp');
+    assert.ok(await page.isChecked(`#target-${yardGuardian}`), 'the arrow keys chose the guardian');
+    await tabTo(page, '#die-0', true);
+    const die = Number(await page.getAttribute('#die-0', 'data-value'));
+    await page.keyboard.press('Enter');
     assert.ok((await page.locator('#board .preview-path').count()) >= 1, 'a preview path is drawn');
-    await page.screenshot({ path: path.join(ART, 'web-02-preview.png') });
-    await page.click('#plan-submit');
-    await page.waitForSelector('#plan-panel', { state: 'hidden', timeout: 15000 });
+    await tabTo(page, '#plan-submit');
+    await page.keyboard.press('Enter');
+    assert.ok(await awaitAccepted(page, 'keyboard', turnNumber), 'the keyboard plan was accepted');
+    sent.push({ turn_number: turnNumber, plan: { direction: 'forward', exits: [yardGuardian], moves: { [yardGuardian]: [die] }, royal_first: false } });
+    console.log(`[${now()}] first turn played by keyboard in ${Date.now() - t0} ms`);
 
-    console.log(`[${new Date().toISOString().slice(11, 23)}] first turn played`);
-    // A spectator in another browser sees the same match.
-    watcher = await openBrowser('watcher', errors);
+    // The match screen with the plan panel open: layout, touch targets and axe.
+    await page.waitForSelector('#plan-panel:not([hidden])', { timeout: 30000 });
+    await checkScreen(page, 'web-02-turn', { axe: true });
+    await passTurn(page);
+
+    // A spectator on another phone, held in landscape, sees the same match.
+    watcher = await openBrowser('watcher', errors, { width: 844, height: 390 });
     await signIn(watcher.page, 'Watcher');
-    // The running match is listed for spectators; its link opens the live view.
-    await watcher.page.click(`#live-matches a[href="#/watch/${matchId}"]`, { timeout: 15000 });
+    await watcher.page.tap(`#live-matches a[href="#/watch/${matchId}"]`, { timeout: 15000 });
     await watcher.page.waitForSelector('#screen-match:not([hidden])');
     await watcher.page.waitForFunction(() => document.querySelectorAll('#scoreboard tbody tr').length === 4 && window.ludo.live?.yourSeat === null && window.ludo.live?.mode);
-    await watcher.page.waitForFunction(() => /turn|moving|to move/i.test(document.querySelector('#turn-info').textContent));
-    await watcher.page.screenshot({ path: path.join(ART, 'web-03-spectator.png') });
+    await watcher.page.waitForFunction(() => /turn|to move/i.test(document.querySelector('#turn-info').textContent));
+    await checkScreen(watcher.page, 'web-03-spectator-landscape');
     // Quick play from the lobby: bots fill the empty seats (bot-fill wait 0 s here).
     await watcher.page.goto(`${BASE}/#/`);
     await watcher.page.waitForSelector('#screen-home:not([hidden])');
-    await watcher.page.click('#qp-clash');
+    await watcher.page.tap('#qp-clash');
     await watcher.page.waitForSelector('#screen-match:not([hidden])', { timeout: 15000 });
     await watcher.page.waitForFunction(() => window.ludo.live?.mode === 'clash' && window.ludo.live.seats.filter((s) => s.bot).length === 3 && window.ludo.live.yourSeat);
     await watcher.close();
     watcher = null;
+    console.log(`[${now()}] spectator done`);
 
-    console.log(`[${new Date().toISOString().slice(11, 23)}] spectator done`);
     // Play on until the match clock ends the match; reload once mid-match.
-    let played = 0;
-    let reloaded = false;
-    for (;;) {
-      const which = await Promise.race([
-        page.waitForSelector('#plan-panel:not([hidden])', { timeout: 120000 }).then(() => 'turn'),
-        page.waitForSelector('#final:not([hidden])', { timeout: 120000 }).then(() => 'final'),
-      ]);
-      if (which === 'final') break;
-      if (played === 3 && !reloaded) {
-        reloaded = true;
-        console.log(`[${new Date().toISOString().slice(11, 23)}] reloading`);
-        await page.reload();
-        await page.waitForSelector('#screen-match:not([hidden])', { timeout: 15000 });
-        await page.waitForFunction((id) => window.ludo.live?.matchId === id && window.ludo.live?.mode, matchId, { timeout: 15000 });
-        await page.waitForFunction(() => document.querySelectorAll('#scoreboard tbody tr').length === 4);
-        continue;
-      }
-      try {
-        await playTurn(page, played);
-      } catch (e) {
-        // The match clock may end the match mid-turn (the panel vanishes).
-        if (await page.isVisible('#final')) break;
-        throw e;
-      }
-      played += 1;
-      if (played === 6) await page.screenshot({ path: path.join(ART, 'web-04-midgame.png') });
-    }
-    console.log(`[${new Date().toISOString().slice(11, 23)}] match over after ${played} own turns`);
-    assert.ok(played >= 3, `played ${played} turns through the UI`);
-    assert.ok(reloaded, 'the page was reloaded mid-match');
+    const played = await playToEnd(page, matchId, sent);
+    console.log(`[${now()}] match over after ${played} more own turns; the slowest took ${page.turnMs} ms`);
+    assert.ok(played >= 2, `played ${played} turns through the UI`);
     await page.waitForTimeout(300);
-    await page.screenshot({ path: path.join(ART, 'web-05-final.png') });
+    await checkScreen(page, 'web-05-final');
 
     // The standings shown are the server's.
     const shown = await shownTotals(page, '#final-standings');
-    // The server stores turns behind the game: poll until the match is stored as ended.
-    let info;
-    for (let i = 0; i < 50; i++) {
-      const res = await fetch(`${BASE}/api/v1/matches/${matchId}`);
-      assert.equal(res.status, 200);
-      info = await res.json();
-      if (info.status === 'ended' && info.standings) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    assert.equal(info.status, 'ended');
-    const serverStandings = info.standings;
-    assert.equal(serverStandings.length, 4, JSON.stringify(info).slice(0, 300));
-    assert.deepEqual(shown, Object.fromEntries(serverStandings.map((s) => [s.seat, s.total])));
+    const info = await endedMatch(matchId);
+    assert.equal(info.standings.length, 4, JSON.stringify(info).slice(0, 300));
+    assert.deepEqual(shown, Object.fromEntries(info.standings.map((s) => [s.seat, s.total])));
     const places = await page.$$eval('#final-standings tbody tr', (rows) => rows.map((r) => [r.dataset.seat, Number(r.dataset.place)]));
-    assert.deepEqual(places, serverStandings.map((s) => [s.seat, s.place]));
+    assert.deepEqual(places, info.standings.map((s) => [s.seat, s.place]));
+    // The live region announces the result (numbers grouped by Intl).
+    const top = info.standings[0];
+    const topName = seats.find((s) => s.seat === top.seat).name;
+    const cap = (s) => s[0].toUpperCase() + s.slice(1);
+    assert.equal(await page.textContent('#turn-info'), `Match over. ${cap(top.seat)} (${top.seat === mySeat ? `${topName} (you)` : topName}) wins with ${new Intl.NumberFormat('en').format(top.total)} points.`);
+    assert.equal(await page.getAttribute('#turn-info', 'aria-live'), 'polite');
+
+    // Every plan sent from the UI was resolved as that plan (issue 17.1).
+    await assertPlansResolved(matchId, mySeat, sent);
 
     // The replay viewer: re-playing every turn's events reaches the same totals.
-    await page.click('#final-replay');
+    await page.tap('#final-replay');
     await page.waitForSelector('#screen-replay:not([hidden])');
-    await page.waitForFunction(() => /of \d+/.test(document.querySelector('#rp-turn').textContent));
-    const turns = Number((await page.textContent('#rp-turn')).match(/of (\d+)/)[1]);
-    assert.ok(turns >= played, `${turns} turns in the replay`);
-    await page.click('#rp-last');
+    await page.waitForFunction(() => Number(document.querySelector('#rp-turn').dataset.turns) > 0);
+    const turns = Number(await page.getAttribute('#rp-turn', 'data-turns'));
+    assert.ok(turns >= sent.length, `${turns} turns in the replay`);
+    await page.tap('#rp-last');
     assert.equal(await page.getAttribute('#rp-check', 'data-match'), 'true');
     assert.deepEqual(await shownTotals(page, '#rp-standings'), shown);
-    const last = await page.$$eval('#replay-scoreboard tbody tr', (rows) => Object.fromEntries(rows.map((r) => [r.dataset.seat, Number(r.querySelector('td.total').textContent)])));
-    assert.deepEqual(last, shown);
-    await page.screenshot({ path: path.join(ART, 'web-06-replay-end.png') });
-    // Step backward and forward.
-    await page.click('#rp-prev');
-    assert.match(await page.textContent('#rp-turn'), new RegExp(`^Turn ${turns - 1} of ${turns}`));
-    await page.click('#rp-first');
+    assert.deepEqual(await shownTotals(page, '#replay-scoreboard'), shown);
+    // The shown totals are the numbers formatted by Intl ("3,610").
+    const cells = await page.$$eval('#replay-scoreboard tbody tr', (rows) => Object.fromEntries(rows.map((r) => [r.dataset.seat, r.querySelector('td.total').textContent])));
+    assert.deepEqual(cells, Object.fromEntries(Object.entries(shown).map(([s, v]) => [s, new Intl.NumberFormat('en').format(v)])));
+    await checkScreen(page, 'web-06-replay-end', { axe: true });
+    // Step backward and forward (buttons and arrow keys).
+    await page.tap('#rp-prev');
+    assert.match(await page.textContent('#rp-turn'), new RegExp(`^Turn ${turns - 1} of ${turns}: `));
+    await page.tap('#rp-first');
     assert.match(await page.textContent('#rp-turn'), /^Start/);
     assert.equal(await page.locator('#replay-board .piece').count(), 20);
+    await page.focus('#rp-next');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.getAttribute('#rp-turn', 'data-turn'), '1');
     const mid = Math.max(1, Math.floor(turns / 2));
     await page.$eval('#rp-slider', (el, v) => {
       el.value = String(v);
       el.dispatchEvent(new Event('input', { bubbles: true }));
     }, mid - 1);
-    await page.click('#rp-next');
-    await page.waitForFunction((k) => document.querySelector('#rp-turn').textContent.startsWith(`Turn ${k} of`), mid);
+    await page.tap('#rp-next');
+    await page.waitForFunction((k) => document.querySelector('#rp-turn').dataset.turn === String(k), mid);
     await page.waitForTimeout(1500);
     await page.screenshot({ path: path.join(ART, 'web-07-replay-mid.png') });
 
@@ -289,8 +547,113 @@ test('a match against three bots through the UI, spectating, standings and repla
     await page.waitForSelector(`#my-matches a[href="#/replay/${matchId}"]`);
 
     assert.deepEqual(errors, [], 'no script errors in the pages');
+  } catch (e) {
+    console.log('script errors so far:', errors);
+    throw e;
   } finally {
     if (watcher) await watcher.close();
     await player.close();
   }
 });
+
+test('the same flow in Bengali at 360 px: translated texts, Intl numbers, the remembered language switch', { skip: SKIP, timeout: 200_000 }, async () => {
+  await mkdir(ART, { recursive: true });
+  const errors = [];
+  const player = await openBrowser('bn', errors, { width: 360, height: 780, locale: 'bn-BD' });
+  const { page } = player;
+  page.artPrefix = 'bn';
+  try {
+    // The browser's language (bn-BD) chooses Bengali.
+    await page.goto(BASE);
+    await page.waitForSelector('#screen-signin:not([hidden])');
+    assert.equal(await page.getAttribute('html', 'lang'), 'bn');
+    assert.equal(await page.textContent('#signin-h'), 'অতিথি হিসেবে খেলুন');
+    assert.equal(await page.inputValue('#lang'), 'bn');
+    await checkScreen(page, 'bn-00-signin');
+    await signIn(page, 'পরীক্ষক');
+    assert.equal(await page.textContent('#conn-status'), 'সংযুক্ত');
+    assert.equal(await page.textContent('#qp-h'), 'দ্রুত খেলা');
+    assert.equal(await page.textContent('#qp-clash'), 'লড়াই');
+    await checkScreen(page, 'bn-01-home', { axe: true });
+
+    // Quick play (clash): bots fill the seats at once here.
+    await page.tap('#qp-clash');
+    await page.waitForSelector('#screen-match:not([hidden])', { timeout: 15000 });
+    await page.waitForFunction(() => window.ludo.live?.mode === 'clash' && window.ludo.live.yourSeat && document.querySelectorAll('#scoreboard tbody tr').length === 4);
+    const matchId = (await page.textContent('#match-id')).trim();
+    const mySeat = await page.evaluate(() => window.ludo.live.yourSeat);
+    const seatBn = { green: 'সবুজ', red: 'লাল', blue: 'নীল', yellow: 'হলুদ' };
+    assert.deepEqual(await page.$$eval('#scoreboard thead th', (ths) => ths.map((th) => th.textContent)), ['#', 'আসন', 'অগ্রগতি', 'লড়াই', 'বোনাস', 'মোট', 'Rolls', 'Exit']);
+    const rowSeats = await page.$$eval('#scoreboard tbody th', (ths) => ths.map((th) => th.firstChild.nextSibling.textContent.trim()));
+    assert.deepEqual(rowSeats, ['সবুজ', 'লাল', 'নীল', 'হলুদ']);
+    await assertOwnSeatNearest(page, mySeat);
+    assert.equal(await page.getAttribute(`#board .piece[data-seat=${mySeat}][data-piece=R]`, 'aria-label'), `${seatBn[mySeat]} রাজকীয়, Yard`);
+
+    await page.waitForSelector('#plan-panel:not([hidden])', { timeout: 30000 });
+    // The plan panel speaks Bengali, numbers in Bengali digits (Intl).
+    assert.match(await page.textContent('#plan-h'), /^আপনার পালা — পালা [০-৯]+$/);
+    assert.match(await page.textContent('#plan-submit'), /^পরিকল্পনা জমা দিন$/);
+    assert.match(await page.textContent('#exit-credits'), /^Exit credits: [০-৯]+/);
+    assert.match(await page.textContent('#turn-clock'), /^[০-৯]+:[০-৯]{2}/);
+    // A server error code, translated.
+    const yardGuardian = await page.evaluate(() => {
+      const l = window.ludo.live;
+      return ['G1', 'G2', 'G3', 'G4'].find((g) => l.state.seats[l.yourSeat].pieces[g] === 'yard');
+    });
+    await page.tap(`#target-${yardGuardian}`);
+    await page.locator('#roll-store button.die').first().tap();
+    await page.tap('#plan-submit');
+    await page.waitForFunction(() => document.querySelector('#plan-error')?.dataset.code === 'piece_in_yard', null, { timeout: 10000 });
+    assert.equal(await page.textContent('#plan-error'), 'যে রক্ষককে চালাচ্ছেন সে Yard-এ আছে: একই পরিকল্পনায় তাকে বের করুন।');
+    await checkScreen(page, 'bn-02-turn', { axe: true });
+    await passTurn(page);
+
+    const sent = [];
+    const played = await playToEnd(page, matchId, sent, { reload: false });
+    console.log(`[${now()}] Bengali match over after ${played} own turns; the slowest took ${page.turnMs} ms`);
+    await page.waitForTimeout(300);
+    assert.equal(await page.textContent('#final-h'), 'চূড়ান্ত স্থান');
+    assert.equal(await page.textContent('#final-reason'), 'ম্যাচের ঘড়ি শেষ হয়ে গেছে।');
+    await checkScreen(page, 'bn-05-final');
+    const info = await endedMatch(matchId);
+    const top = info.standings[0];
+    const topName = (await page.evaluate(() => window.ludo.live.seats)).find((s) => s.seat === top.seat).name;
+    const who = `${seatBn[top.seat]} (${top.seat === mySeat ? `${topName} (আপনি)` : topName})`;
+    assert.equal(await page.textContent('#turn-info'), `ম্যাচ শেষ। ${new Intl.NumberFormat('bn').format(top.total)} পয়েন্ট নিয়ে ${who} জিতেছে।`);
+    assert.match(await page.textContent('#turn-info'), /[০-৯]/, 'Bengali digits');
+    await assertPlansResolved(matchId, mySeat, sent);
+
+    await page.tap('#final-replay');
+    await page.waitForSelector('#screen-replay:not([hidden])');
+    await page.waitForFunction(() => Number(document.querySelector('#rp-turn').dataset.turns) > 0);
+    assert.match(await page.textContent('#replay-h'), /^রিপ্লে — লড়াই, [০-৯]+টি পালা$/);
+    assert.match(await page.textContent('#rp-turn'), /^শুরু/);
+    await page.tap('#rp-last');
+    assert.equal(await page.textContent('#rp-check'), 'এখানে আবার খেলা পালাগুলো ঠিক এই মোট পয়েন্টই দেয়।');
+    await checkScreen(page, 'bn-06-replay', { axe: true });
+
+    // The switch: Hindi, remembered over a reload; back to English.
+    await page.selectOption('#lang', 'hi');
+    assert.equal(await page.getAttribute('html', 'lang'), 'hi');
+    assert.match(await page.textContent('#replay-h'), /^रीप्ले — भिड़ंत, \d+ बारियाँ$/);
+    await page.reload();
+    await page.waitForSelector('#screen-replay:not([hidden])');
+    await page.waitForFunction(() => Number(document.querySelector('#rp-turn').dataset.turns) > 0);
+    assert.equal(await page.inputValue('#lang'), 'hi');
+    // Still the player's own view: their seat bottom-left.
+    assert.equal(await page.inputValue('#replay-view-seat'), mySeat);
+    assert.equal(await page.textContent('#rp-first'), '« पहली');
+    await checkScreen(page, 'hi-06-replay', { axe: true });
+    await page.selectOption('#lang', 'en');
+    assert.equal(await page.textContent('#rp-first'), '« First');
+
+    assert.deepEqual(errors, [], 'no script errors in the pages');
+  } finally {
+    await player.close();
+  }
+});
+
+/** Standings of the UI table: {seat: total}. */
+async function shownTotals(page, selector) {
+  return page.$$eval(`${selector} tbody tr`, (rows) => Object.fromEntries(rows.map((r) => [r.dataset.seat, Number(r.dataset.total)])));
+}

@@ -1,0 +1,161 @@
+// Languages of the web client: English, Bengali and Hindi. Messages live in
+// `i18n/{en,bn,hi}.js` (one flat object of keys each; game terms follow the seed
+// texts of ../shared/seeds). The language is taken from a remembered choice
+// (`localStorage['ludo.lang']`), else from the browser's languages, else English.
+// Numbers, dates and clocks are formatted with `Intl` for the chosen language.
+//
+// A message is a string with `{name}` placeholders, or an object of plural forms
+// (`{one, other}`, chosen with `Intl.PluralRules` on the parameter `n`). Number
+// parameters are formatted with `Intl.NumberFormat`; strings are inserted as given.
+
+import en from './i18n/en.js';
+import bn from './i18n/bn.js';
+import hi from './i18n/hi.js';
+
+/** The message tables by language code. */
+export const MESSAGES = { en, bn, hi };
+/** Supported languages in menu order, with their own names. */
+export const LANGUAGES = [
+  { code: 'en', name: 'English' },
+  { code: 'bn', name: 'বাংলা' },
+  { code: 'hi', name: 'हिन्दी' },
+];
+/** localStorage key of the remembered choice. */
+export const LANG_KEY = 'ludo.lang';
+
+let lang = 'en';
+let numberFmt = new Intl.NumberFormat('en');
+let plural = new Intl.PluralRules('en');
+const listeners = new Set();
+
+/**
+ * The language to use: `stored` when it is supported, else the first of the
+ * browser's `preferred` languages (BCP 47 tags, e.g. "bn-BD") whose primary
+ * subtag is supported, else "en".
+ */
+export function pickLanguage(stored, preferred = []) {
+  if (stored && MESSAGES[stored]) return stored;
+  for (const tag of preferred) {
+    const primary = String(tag).toLowerCase().split('-')[0];
+    if (MESSAGES[primary]) return primary;
+  }
+  return 'en';
+}
+
+/** The current language code. */
+export function currentLanguage() {
+  return lang;
+}
+
+/**
+ * Message `key` in the current language with `params` filled in. A key missing in
+ * the language falls back to English; a key missing everywhere is returned as is
+ * (and logged, so the browser test's console check catches it).
+ */
+export function t(key, params = {}) {
+  let msg = MESSAGES[lang][key] ?? MESSAGES.en[key];
+  if (msg === undefined) {
+    console.error(`i18n: no message for "${key}"`);
+    return key;
+  }
+  if (typeof msg === 'object') msg = msg[plural.select(Number(params.n ?? 0))] ?? msg.other;
+  return msg.replace(/\{(\w+)\}/g, (m, name) => {
+    if (!(name in params)) return m;
+    const v = params[name];
+    return typeof v === 'number' ? numberFmt.format(v) : String(v);
+  });
+}
+
+/** A number in the current language's digits and grouping. */
+export function num(n) {
+  return numberFmt.format(n);
+}
+
+/** A list of numbers ("3, 4, 6") in the current language. */
+export function numList(xs, sep = ', ') {
+  return xs.map((x) => numberFmt.format(x)).join(sep);
+}
+
+/** Time of day of an RFC 3339 / epoch-ms instant. */
+export function timeOfDay(t) {
+  return new Intl.DateTimeFormat(lang, { timeStyle: 'short' }).format(new Date(t));
+}
+
+/** Date and time of an instant. */
+export function dateTime(t) {
+  return new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(t));
+}
+
+/** m:ss from milliseconds (rounded up, never negative), in the language's digits. */
+export function clock(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const two = new Intl.NumberFormat(lang, { minimumIntegerDigits: 2 });
+  return `${numberFmt.format(Math.floor(s / 60))}:${two.format(s % 60)}`;
+}
+
+/** A seat's name ("Green"). */
+export function seatName(seat) {
+  return t(`seat.${seat}`);
+}
+
+/** A mode's name ("Journey"). */
+export function modeName(mode) {
+  return t(`mode.${mode}`);
+}
+
+/**
+ * The translated message of a server (or client) error code; unknown codes get a
+ * general message naming the code.
+ */
+export function errorMessage(code) {
+  const key = `error.${code}`;
+  if (code && (MESSAGES[lang][key] ?? MESSAGES.en[key])) return t(key);
+  return t('error.unknown', { code: code ?? '?' });
+}
+
+/**
+ * Translates the static page: `data-i18n` (text), `data-i18n-label` (aria-label),
+ * `data-i18n-placeholder` and `data-i18n-title` name message keys.
+ */
+export function translatePage(root = document) {
+  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
+  for (const el of root.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
+  for (const el of root.querySelectorAll('[data-i18n-placeholder]')) el.setAttribute('placeholder', t(el.dataset.i18nPlaceholder));
+  for (const el of root.querySelectorAll('[data-i18n-title]')) el.setAttribute('title', t(el.dataset.i18nTitle));
+}
+
+/** Switches to `code` (remembered in localStorage), re-translates, tells listeners. */
+export function setLanguage(code, { remember = true } = {}) {
+  lang = MESSAGES[code] ? code : 'en';
+  numberFmt = new Intl.NumberFormat(lang);
+  plural = new Intl.PluralRules(lang);
+  if (remember) {
+    try {
+      localStorage.setItem(LANG_KEY, lang);
+    } catch {
+      // storage may be unavailable (private mode): the choice lasts for this page
+    }
+  }
+  if (typeof document !== 'undefined') {
+    document.documentElement.lang = lang;
+    document.title = t('app.title');
+    translatePage();
+  }
+  for (const fn of listeners) fn(lang);
+}
+
+/** Calls `fn(lang)` after every language switch. */
+export function onLanguageChange(fn) {
+  listeners.add(fn);
+}
+
+/** Picks the language at start-up (stored choice, then the browser's) without storing it. */
+export function initLanguage() {
+  let stored = null;
+  try {
+    stored = localStorage.getItem(LANG_KEY);
+  } catch {
+    stored = null;
+  }
+  setLanguage(pickLanguage(stored, navigator.languages ?? [navigator.language]), { remember: false });
+}
