@@ -338,6 +338,7 @@ async function handleMatchFrame(l, f) {
       l.matchDeadline = d.match_deadline;
       if (l.yourSeat) board.setViewSeat(l.yourSeat);
       $('view-seat-wrap').hidden = !!l.yourSeat;
+      $('leave-match').hidden = !l.yourSeat;
       logLine(`${t('log.started', { mode: modeName(d.mode), seats: d.seats.map((s) => `${seatName(s.seat)}: ${s.name}`).join(', ') })}${l.yourSeat ? ` ${t('log.youPlay', { seat: seatName(l.yourSeat) })}` : ''}`);
       board.render(l.state);
       break;
@@ -355,6 +356,7 @@ async function handleMatchFrame(l, f) {
       l.scores = null;
       if (l.yourSeat) board.setViewSeat(l.yourSeat);
       $('view-seat-wrap').hidden = !!l.yourSeat;
+      $('leave-match').hidden = !l.yourSeat || !!d.ended;
       board.render(l.state);
       logLine(t('log.synced', { n: d.turns_played }));
       if (d.ended) endMatch(l, d.ended);
@@ -387,6 +389,10 @@ async function handleMatchFrame(l, f) {
     case 'match_ended':
       endMatch(l, d);
       break;
+    case 'seat_left':
+      logLine(t('log.left', { who: who(l, d.seat) }));
+      if (d.seat === l.yourSeat) $('leave-match').hidden = true;
+      break;
     case 'chat': {
       const li = document.createElement('li');
       li.textContent = `${d.seat ? t('seat.withName', { seat: seatName(d.seat), name: d.name }) : d.name}: ${d.text}`;
@@ -414,8 +420,14 @@ function endMatch(l, d) {
   renderFinal(l);
   $('final-replay').href = `#/replay/${l.matchId}`;
   $('turn-info').textContent = resultText(l);
-  logLine(t(d.reason === 'clock' ? 'end.clock' : 'end.finished'));
+  logLine(t(endReasonKey(d.reason)));
+  $('leave-match').hidden = true;
   activeMatches = activeMatches.filter((m) => m !== l.matchId);
+}
+
+/** The message key of a match's end reason (rule 9.1, and the server's `abandoned`). */
+export function endReasonKey(reason) {
+  return { clock: 'end.clock', abandoned: 'end.abandoned' }[reason] ?? 'end.finished';
 }
 
 function resultText(l) {
@@ -425,7 +437,7 @@ function resultText(l) {
 
 function renderFinal(l) {
   const d = l.ended;
-  $('final-reason').textContent = t(d.reason === 'clock' ? 'end.clock' : 'end.finished');
+  $('final-reason').textContent = t(endReasonKey(d.reason));
   renderStandings($('final-standings').querySelector('tbody'), d.standings, l.names, l.yourSeat);
 }
 
@@ -572,6 +584,19 @@ function wireHome() {
   $('lobby-start').addEventListener('click', () => {
     setError('home-error', '');
     conn.send('start_lobby');
+  });
+  // Leave the running match for good (`leave_match`): a bot plays the seat.
+  $('leave-match').addEventListener('click', async () => {
+    if (!live || !window.confirm(t('match.leaveConfirm'))) return;
+    const id = live.matchId;
+    try {
+      await conn.request('leave_match', { match_id: id });
+    } catch (e) {
+      logLine(errText(e));
+      return;
+    }
+    activeMatches = activeMatches.filter((m) => m !== id);
+    location.hash = '#/';
   });
   $('lobby-leave').addEventListener('click', () => {
     conn.send('leave_lobby');

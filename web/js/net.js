@@ -90,7 +90,7 @@ export class Connection {
       f.rx = Date.now();
       this.receive(f);
     };
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       clearInterval(this.pinger);
       for (const [, p] of this.pending) {
@@ -100,6 +100,13 @@ export class Connection {
       this.pending.clear();
       this.resyncing.clear();
       if (this.closed) return;
+      // 4000: the same player signed in on another tab or device, which now holds
+      // the session; reconnecting would only take it back (proto/README.md §2).
+      if (ev.code === 4000) {
+        this.closed = true;
+        this.onStatus('conn.replaced', false);
+        return;
+      }
       this.onStatus('conn.reconnecting', false);
       setTimeout(() => !this.closed && this.connect(), this.backoff);
       this.backoff = Math.min(this.backoff * 2, 8000);

@@ -114,7 +114,7 @@ export class ReplayViewer {
     const box = document.getElementById('rp-end');
     box.hidden = !end;
     if (!end) return;
-    document.getElementById('rp-end-reason').textContent = t(end.reason === 'clock' ? 'end.clock' : 'end.finished');
+    document.getElementById('rp-end-reason').textContent = t({ clock: 'end.clock', abandoned: 'end.abandoned' }[end.reason] ?? 'end.finished');
     renderStandings(document.querySelector('#rp-standings tbody'), end.standings, this.names);
     // The client-side re-play must reach the recorded result.
     const mine = standings(this.states[this.n]);

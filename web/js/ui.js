@@ -69,7 +69,8 @@ export function renderStandings(tbody, rows, names, you) {
     tr.dataset.place = String(r.place);
     cell(tr, r.place);
     seatCell(tr, r.seat, null, null);
-    cell(tr, you === r.seat ? t('player.you', { name: names?.[r.seat] ?? '' }) : names?.[r.seat] ?? '');
+    const name = you === r.seat ? t('player.you', { name: names?.[r.seat] ?? '' }) : names?.[r.seat] ?? '';
+    cell(tr, r.left ? `${name} (${t('standing.left')})` : name);
     cell(tr, r.progress, 'td', 'num');
     cell(tr, r.combat, 'td', 'num');
     cell(tr, r.bonus, 'td', 'num');

@@ -13,6 +13,7 @@ export default {
   'conn.connecting': 'Connecting…',
   'conn.connected': 'Connected',
   'conn.reconnecting': 'Disconnected — reconnecting…',
+  'conn.replaced': 'Opened in another tab or device — this one stopped.',
 
   'signin.title': 'Play as a guest',
   'signin.name': 'Your name',
@@ -111,6 +112,11 @@ export default {
 
   'end.clock': 'The match clock ran out.',
   'end.finished': 'Every seat has finished.',
+  'end.abandoned': 'Every player was away: the match was abandoned.',
+  'log.left': '{who} left the match; a bot plays the seat.',
+  'standing.left': 'left',
+  'match.leave': 'Leave match',
+  'match.leaveConfirm': 'Leave this match? A bot plays your seat, and it ranks last.',
   'end.winner': 'Match over. {who} wins with {n} points.',
   'final.title': 'Final standings',
 

@@ -16,6 +16,7 @@ export default {
   'conn.connecting': 'जुड़ रहे हैं…',
   'conn.connected': 'जुड़े हुए',
   'conn.reconnecting': 'संपर्क टूटा — फिर से जुड़ रहे हैं…',
+  'conn.replaced': 'दूसरे टैब या डिवाइस में खुला है — यहाँ बंद।',
 
   'signin.title': 'मेहमान के रूप में खेलें',
   'signin.name': 'आपका नाम',
@@ -111,6 +112,11 @@ export default {
 
   'end.clock': 'मैच की घड़ी समाप्त हो गई।',
   'end.finished': 'सभी खिलाड़ियों ने खेल पूरा कर लिया।',
+  'end.abandoned': 'सभी खिलाड़ी अनुपस्थित थे: खेल छोड़ दिया गया।',
+  'log.left': '{who} ने खेल छोड़ दिया; सीट एक बॉट खेलेगा।',
+  'standing.left': 'छोड़ा',
+  'match.leave': 'खेल छोड़ें',
+  'match.leaveConfirm': 'यह खेल छोड़ें? आपकी सीट एक बॉट खेलेगा, और वह सबसे नीचे रहेगी।',
   'end.winner': 'मैच समाप्त। {who} {n} अंकों के साथ जीता।',
   'final.title': 'अंतिम स्थान',
 
