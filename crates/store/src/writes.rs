@@ -87,17 +87,6 @@ fn four_seats(seats: impl Iterator<Item = Seat>, what: &str) -> Result<(), Store
     Ok(())
 }
 
-/// What the result write found.
-enum Finish {
-    /// The result was written.
-    Written,
-    /// No such match.
-    Missing,
-    /// Nothing changed: the match had ended already or the seed does not match the
-    /// `stored` commitment.
-    Unchanged { stored: String },
-}
-
 /// Checks a new match's seats, commitment and (if given) secret seed.
 fn check_new_match(m: &NewMatch) -> Result<(), StoreError> {
     four_seats(m.seats.iter().map(|s| s.seat), "seats")?;
@@ -131,41 +120,12 @@ impl Store {
     /// the commitment is not 64 lowercase hex digits, or a `player_id` names no
     /// stored player. Nothing is written then.
     pub async fn create_match(&self, m: &NewMatch) -> Result<(), StoreError> {
-        check_new_match(m)?;
-        let now = micros(Utc::now());
-        let res: Result<(), sqlx::Error> = with_pool!(self, pool => async {
-            let mut tx = pool.begin().await?;
-            let inserted = sqlx::query(INSERT_MATCH)
-                .bind(m.id)
-                .bind(name(&m.mode))
-                .bind(Json(&m.rules))
-                .bind(&m.dice_commitment)
-                .bind(now)
-                .bind(micros(m.started_at))
-                .bind(m.secret_seed.map(|s| s.to_hex()))
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            if inserted == 1 {
-                for s in &m.seats {
-                    sqlx::query(INSERT_SEAT)
-                        .bind(m.id)
-                        .bind(name(&s.seat))
-                        .bind(s.player_id)
-                        .bind(s.is_bot)
-                        .bind(&s.name)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-            }
-            tx.commit().await
-        }
-        .await);
-        match res {
-            Err(sqlx::Error::Database(db)) if db.is_foreign_key_violation() => Err(
-                StoreError::Invalid("a seat names a player that is not stored".into()),
-            ),
-            other => other.map_err(StoreError::from),
+        match self.apply_batch(&[WriteOp::CreateMatch(m.clone())]).await {
+            // The only foreign key of a new match: a seat's player.
+            Err(StoreError::UnknownMatch(_)) => Err(StoreError::Invalid(
+                "a seat names a player that is not stored".into(),
+            )),
+            other => other,
         }
     }
 
@@ -226,55 +186,7 @@ impl Store {
     /// are not the four seats once each or the seed's SHA-256 is not the match's
     /// commitment. Nothing is written then.
     pub async fn finish_match(&self, r: &MatchResult) -> Result<(), StoreError> {
-        four_seats(r.standings.iter().map(|s| s.seat), "standings")?;
-        let commitment = r.seed.commitment();
-        let outcome: Finish = with_pool!(self, pool => async {
-            let mut tx = pool.begin().await?;
-            let updated = sqlx::query(END_MATCH)
-                .bind(r.id)
-                .bind(r.seed.to_hex())
-                .bind(micros(r.ended_at))
-                .bind(name(&r.reason))
-                .bind(&commitment)
-                .bind(r.end_seq.map(|s| s as i64))
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            if updated == 0 {
-                let state: Option<(String, String)> = sqlx::query_as(MATCH_STATE)
-                    .bind(r.id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                return Ok::<_, sqlx::Error>(match state {
-                    None => Finish::Missing,
-                    Some((_, stored)) => Finish::Unchanged { stored },
-                });
-            }
-            for s in &r.standings {
-                sqlx::query(SEAT_RESULT)
-                    .bind(r.id)
-                    .bind(name(&s.seat))
-                    .bind(s.place as i32)
-                    .bind(s.progress)
-                    .bind(s.combat)
-                    .bind(s.bonus)
-                    .bind(s.total)
-                    .bind(s.finished.map(i32::from))
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            tx.commit().await?;
-            Ok(Finish::Written)
-        }
-        .await)?;
-        match outcome {
-            Finish::Written => Ok(()),
-            Finish::Missing => Err(StoreError::UnknownMatch(r.id)),
-            Finish::Unchanged { stored } if stored != commitment => Err(StoreError::Invalid(
-                "the seed does not match the match's dice commitment".into(),
-            )),
-            Finish::Unchanged { .. } => Ok(()),
-        }
+        self.apply_batch(&[WriteOp::Finish(r.clone())]).await
     }
 }
 
