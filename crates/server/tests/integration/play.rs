@@ -257,14 +257,18 @@ async fn match_clock_expiry_ends_the_match_with_standings() {
         st.rooms().is_empty() && st.presence().is_empty()
     })
     .await;
+    // The room is gone, but the ended match still answers: a snapshot of its end
+    // (issue 12.7), not match_not_found.
     clients[0]
         .send(json!({"t": "spectate", "d": {"match_id": id}}))
         .await;
-    clients[0]
-        .recv_until(
-            |m| matches!(m, ServerMsg::Error(e) if e.code == protocol::ErrorCode::MatchNotFound),
-        )
+    let (f, _) = clients[0]
+        .recv_until(|m| matches!(m, ServerMsg::Snapshot(_) | ServerMsg::Error(_)))
         .await;
+    match f.msg {
+        ServerMsg::Snapshot(snap) => assert_eq!(snap.ended.as_ref(), Some(&e)),
+        other => panic!("expected the ended match's snapshot, got {other:?}"),
+    }
     s.state.writer().flush().await;
     let summary = s.store.match_summary(id).await.unwrap().unwrap();
     assert_eq!(summary.status, store::MatchStatus::Ended);
