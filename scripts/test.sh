@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/ensure-postgres.sh
+bash scripts/ensure-nats.sh
 
 if [ ! -d ../shared/scenarios ]; then
   echo "error: ../shared/scenarios is missing (the shared rule scenarios must sit beside the repo)" >&2
