@@ -36,7 +36,7 @@ pub(crate) struct CandKey {
 
 impl Cand {
     /// A plan in `dir` that only exits the guardians in `exits`.
-    pub fn new(dir: Direction, exits: u8) -> Cand {
+    pub(crate) fn new(dir: Direction, exits: u8) -> Cand {
         Cand {
             dir,
             exits,
@@ -45,25 +45,25 @@ impl Cand {
     }
 
     /// Every roll the plan uses.
-    pub fn used(&self) -> Rolls {
+    pub(crate) fn used(&self) -> Rolls {
         self.moves
             .iter()
             .fold(Rolls::default(), |acc, r| acc.plus(r))
     }
 
     /// True when some guardian moves.
-    pub fn moves_any(&self) -> bool {
+    pub(crate) fn moves_any(&self) -> bool {
         self.moves.iter().any(|m| !m.is_empty())
     }
 
     /// This candidate with guardian `g` (0..=3) given `rolls`.
-    pub fn with_move(mut self, g: usize, rolls: Rolls) -> Cand {
+    pub(crate) fn with_move(mut self, g: usize, rolls: Rolls) -> Cand {
         self.moves[g] = rolls;
         self
     }
 
     /// This candidate with a royal move of `steps`, first or last.
-    pub fn with_royal(mut self, steps: u8, first: bool) -> Cand {
+    pub(crate) fn with_royal(mut self, steps: u8, first: bool) -> Cand {
         self.royal = Some(steps);
         self.royal_first = first;
         self
@@ -71,7 +71,7 @@ impl Cand {
 
     /// The de-duplication key. The direction is dropped (set to forward) when nothing
     /// moves, because exits alone do not depend on it.
-    pub fn key(&self) -> CandKey {
+    pub(crate) fn key(&self) -> CandKey {
         let moving = self.moves_any() || self.royal.is_some();
         CandKey {
             dir: if moving { self.dir } else { Direction::Forward },
@@ -84,7 +84,7 @@ impl Cand {
     }
 
     /// The engine plan (§11 notation).
-    pub fn to_plan(self) -> Plan {
+    pub(crate) fn to_plan(self) -> Plan {
         let mut plan = Plan::new(self.dir);
         for g in PieceId::GUARDIANS {
             if self.exits & (1 << g.index()) != 0 {
@@ -106,7 +106,7 @@ impl Cand {
     /// The compact form of an engine plan, or `None` when the plan names an unknown
     /// piece, a roll outside 1..=6, or royal steps outside 1..=255 (such a plan is
     /// illegal anyway, rule 4.5).
-    pub fn from_plan(plan: &Plan) -> Option<Cand> {
+    pub(crate) fn from_plan(plan: &Plan) -> Option<Cand> {
         let mut c = Cand::new(plan.direction, 0);
         for name in &plan.exits {
             let g = name.parse::<PieceId>().ok().filter(|p| !p.is_royal())?;

@@ -3,14 +3,14 @@
 
 /// A multiset of die values 1..=6, stored as a count per face.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Rolls {
+pub(crate) struct Rolls {
     /// `counts[v]` rolls of value `v`; `counts[0]` is always 0.
     counts: [u8; 7],
 }
 
 impl Rolls {
     /// The multiset of `vals`; values outside 1..=6 are ignored (a store never holds them).
-    pub fn from_slice(vals: &[u8]) -> Rolls {
+    pub(crate) fn from_slice(vals: &[u8]) -> Rolls {
         let mut r = Rolls::default();
         for &v in vals {
             if (1..=6).contains(&v) {
@@ -21,22 +21,22 @@ impl Rolls {
     }
 
     /// Number of rolls.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.counts.iter().map(|&c| c as usize).sum()
     }
 
     /// True when no roll is held.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Sum of the values, in steps.
-    pub fn sum(&self) -> u16 {
+    pub(crate) fn sum(&self) -> u16 {
         (1..=6u16).map(|v| v * self.counts[v as usize] as u16).sum()
     }
 
     /// The union of both multisets.
-    pub fn plus(&self, other: &Rolls) -> Rolls {
+    pub(crate) fn plus(&self, other: &Rolls) -> Rolls {
         let mut r = *self;
         for v in 1..=6 {
             r.counts[v] += other.counts[v];
@@ -45,7 +45,7 @@ impl Rolls {
     }
 
     /// `self` without `other`, or `None` when `other` is not contained in `self`.
-    pub fn minus(&self, other: &Rolls) -> Option<Rolls> {
+    pub(crate) fn minus(&self, other: &Rolls) -> Option<Rolls> {
         let mut r = *self;
         for v in 1..=6 {
             r.counts[v] = r.counts[v].checked_sub(other.counts[v])?;
@@ -54,7 +54,7 @@ impl Rolls {
     }
 
     /// The values in ascending order.
-    pub fn to_vec(self) -> Vec<u8> {
+    pub(crate) fn to_vec(self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len());
         for v in 1..=6u8 {
             out.extend(std::iter::repeat_n(v, self.counts[v as usize] as usize));
@@ -64,7 +64,7 @@ impl Rolls {
 
     /// Every distinct non-zero sum a sub-multiset can make, ascending, each with one
     /// sub-multiset of that sum that uses the fewest rolls (so more rolls stay stored).
-    pub fn subset_sums(&self) -> Vec<(u16, Rolls)> {
+    pub(crate) fn subset_sums(&self) -> Vec<(u16, Rolls)> {
         let total = self.sum() as usize;
         // best[s] = fewest-roll subset of sum s found so far (0/1 knapsack over each roll).
         let mut best: Vec<Option<(u8, Rolls)>> = vec![None; total + 1];
@@ -90,7 +90,7 @@ impl Rolls {
     }
 
     /// A fewest-roll sub-multiset whose values add up to `sum` steps, if one exists.
-    pub fn subset_with_sum(&self, sum: u16) -> Option<Rolls> {
+    pub(crate) fn subset_with_sum(&self, sum: u16) -> Option<Rolls> {
         if sum == 0 || sum > self.sum() {
             return None;
         }

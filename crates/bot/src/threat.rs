@@ -67,7 +67,7 @@ impl ThreatMap {
     /// finished. `tail` is [`dice_tail`] for the rule set's `dice_per_turn`. The
     /// victim's own guardians are left out of the blockade check (the map is reused
     /// for every candidate plan of one turn).
-    pub fn build(pos: &Position, victim: Seat, tail: &[f32], w: &Weights) -> ThreatMap {
+    pub(crate) fn build(pos: &Position, victim: Seat, tail: &[f32], w: &Weights) -> ThreatMap {
         const N: usize = RING_LEN as usize;
         let mut survive_single = [1.0f32; N];
         let mut survive_pair = [1.0f32; N];
@@ -196,7 +196,7 @@ impl ThreatMap {
 
     /// Chance that a lone piece of the victim on `loc` is captured. Zero off the ring,
     /// on forts and on the victim's own entry tile (rule 7.6).
-    pub fn single(&self, victim: Seat, loc: Location) -> f32 {
+    pub(crate) fn single(&self, victim: Seat, loc: Location) -> f32 {
         match loc {
             Location::Ring(r) if !is_fort(r) && r != victim.entry() => self.single[r as usize],
             _ => 0.0,
@@ -205,7 +205,7 @@ impl ThreatMap {
 
     /// Chance that a group of two or more of the victim's guardians on `loc` is
     /// captured. Zero off the ring, on forts and on the victim's own entry tile.
-    pub fn pair(&self, victim: Seat, loc: Location) -> f32 {
+    pub(crate) fn pair(&self, victim: Seat, loc: Location) -> f32 {
         match loc {
             Location::Ring(r) if !is_fort(r) && r != victim.entry() => self.pair[r as usize],
             _ => 0.0,

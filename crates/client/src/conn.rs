@@ -14,6 +14,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 pub const READ_BUFFER_BYTES: usize = 8 * 1024;
 
 /// An open WebSocket to the server's `/ws`.
+#[derive(Debug)]
 pub struct Connection {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
     next_id: u64,

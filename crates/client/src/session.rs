@@ -53,6 +53,7 @@ pub fn match_of(msg: &ServerMsg) -> Option<Uuid> {
 }
 
 /// An authenticated session on one socket.
+#[derive(Debug)]
 pub struct Session {
     endpoint: Endpoint,
     guest: Guest,

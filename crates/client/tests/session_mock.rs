@@ -169,8 +169,7 @@ async fn bad_token_is_not_authenticated() {
     let server = tokio::spawn(async move { accept_hello(&l, vec![]).await });
     let err = Session::connect(&ep, guest("bad"), "test")
         .await
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert_eq!(err.code(), Some(ErrorCode::NotAuthenticated), "{err}");
     server.await.unwrap();
 }

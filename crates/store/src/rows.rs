@@ -64,11 +64,11 @@ pub(crate) struct TurnRow {
 }
 
 impl SeatRow {
-    pub fn seat(&self) -> Result<Seat, StoreError> {
+    pub(crate) fn seat(&self) -> Result<Seat, StoreError> {
         parse("match_seats.seat", &self.seat)
     }
 
-    pub fn entry(&self) -> Result<SeatEntry, StoreError> {
+    pub(crate) fn entry(&self) -> Result<SeatEntry, StoreError> {
         Ok(SeatEntry {
             seat: self.seat()?,
             player_id: self.player_id,
@@ -78,7 +78,7 @@ impl SeatRow {
     }
 
     /// The seat's result, once written (all result columns set).
-    pub fn result(&self) -> Result<Option<SeatResult>, StoreError> {
+    pub(crate) fn result(&self) -> Result<Option<SeatResult>, StoreError> {
         let (Some(place), Some(progress), Some(combat), Some(bonus), Some(total)) = (
             self.place,
             self.progress,
@@ -102,7 +102,7 @@ impl SeatRow {
         }))
     }
 
-    pub fn summary(&self) -> Result<SeatSummary, StoreError> {
+    pub(crate) fn summary(&self) -> Result<SeatSummary, StoreError> {
         let e = self.entry()?;
         Ok(SeatSummary {
             seat: e.seat,
@@ -114,7 +114,7 @@ impl SeatRow {
     }
 
     /// The engine standing, once the result is written.
-    pub fn standing(&self) -> Result<Option<Standing>, StoreError> {
+    pub(crate) fn standing(&self) -> Result<Option<Standing>, StoreError> {
         let seat = self.seat()?;
         Ok(self.result()?.map(|r| Standing {
             seat,
@@ -139,12 +139,12 @@ pub(crate) fn in_turn_order(rows: &mut [SeatRow]) -> Result<(), StoreError> {
 }
 
 impl MatchRow {
-    pub fn status(&self) -> Result<MatchStatus, StoreError> {
+    pub(crate) fn status(&self) -> Result<MatchStatus, StoreError> {
         parse("matches.status", &self.status)
     }
 
     /// The summary, with `seats` already in turn order.
-    pub fn summary(&self, seats: &[SeatRow]) -> Result<MatchSummary, StoreError> {
+    pub(crate) fn summary(&self, seats: &[SeatRow]) -> Result<MatchSummary, StoreError> {
         Ok(MatchSummary {
             id: self.id,
             mode: parse("matches.mode", &self.mode)?,
@@ -169,7 +169,7 @@ impl MatchRow {
 }
 
 impl TurnRow {
-    pub fn record(self) -> Result<TurnRecord, StoreError> {
+    pub(crate) fn record(self) -> Result<TurnRecord, StoreError> {
         Ok(TurnRecord {
             turn_number: u32::try_from(self.turn_number)
                 .map_err(|_| StoreError::Corrupt("turns.turn_number out of range".into()))?,

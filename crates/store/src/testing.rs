@@ -38,6 +38,7 @@ pub fn url_via(url: &str, addr: SocketAddr) -> String {
 }
 
 /// A fresh PostgreSQL database `<prefix>_<uuid>`, dropped by [`TempPg::drop_db`].
+#[derive(Debug)]
 pub struct TempPg {
     /// The database name.
     pub name: String,
@@ -95,6 +96,7 @@ where
 /// A TCP gate in front of a database. Open: forwards each connection. Closed: cuts
 /// every forwarded connection at once and accepts and drops new ones, so the
 /// database looks down to everything behind the gate.
+#[derive(Debug)]
 pub struct Gate {
     /// Where to connect instead of the database.
     pub addr: SocketAddr,
@@ -102,6 +104,7 @@ pub struct Gate {
     refused: Arc<AtomicUsize>,
 }
 
+#[derive(Debug)]
 struct GateState {
     open: bool,
     /// Cancelled on close: every connection forwarded since the last close ends.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The `*.json` files directly in `dir`, sorted by name. Panics when `dir` cannot be
 /// read or holds no `*.json` file: a missing scenario set is a failure, not a skip.
-pub fn scenario_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn scenario_files(dir: &Path) -> Vec<PathBuf> {
     let entries = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("scenario folder {} cannot be read: {e}", dir.display()));
     let mut files: Vec<PathBuf> = entries
@@ -30,7 +30,7 @@ pub fn scenario_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Checks one scenario file: `Ok(())` or the reason it failed.
-pub fn check_file(path: &Path) -> Result<(), String> {
+pub(crate) fn check_file(path: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
     let s: Scenario =
         serde_json::from_str(&text).map_err(|e| format!("not a scenario file: {e}"))?;
@@ -39,7 +39,7 @@ pub fn check_file(path: &Path) -> Result<(), String> {
 
 /// Runs every scenario of `dir`; panics listing every failing file with its first
 /// difference. Returns how many files passed.
-pub fn run_all(dir: &Path) -> usize {
+pub(crate) fn run_all(dir: &Path) -> usize {
     let files = scenario_files(dir);
     let failures: Vec<String> = files
         .iter()
@@ -69,7 +69,7 @@ pub fn run_all(dir: &Path) -> usize {
 /// `RULES.md` of the shared folder: `$LUDO_SHARED_DIR/RULES.md` (or its parent's, when
 /// `LUDO_SHARED_DIR` names the scenarios folder itself), else
 /// `../../../shared/RULES.md` relative to this crate. Panics when it cannot be read.
-pub fn rules_md() -> String {
+pub(crate) fn rules_md() -> String {
     let mut candidates = Vec::new();
     if let Some(d) = std::env::var_os("LUDO_SHARED_DIR") {
         let d = PathBuf::from(d);
@@ -87,7 +87,7 @@ pub fn rules_md() -> String {
 /// The numbers RULES.md defines: sections (`## 11. …` gives `"11"`), rules (a line
 /// starting `4.5 ` gives `"4.5"`) and the numbered steps of a rule (the `1.`, `2.`, …
 /// lines under `5.2` give `"5.2.1"`, `"5.2.2"`, …).
-pub fn rule_numbers(rules_md: &str) -> std::collections::BTreeSet<String> {
+pub(crate) fn rule_numbers(rules_md: &str) -> std::collections::BTreeSet<String> {
     let mut out = std::collections::BTreeSet::new();
     let mut rule: Option<String> = None;
     let mut next_step = 1;
@@ -124,7 +124,7 @@ pub fn rule_numbers(rules_md: &str) -> std::collections::BTreeSet<String> {
 
 /// The rule numbers a scenario's `rule` field cites: the comma-separated list before
 /// any `[` or `(` note, e.g. `"5.2.3, 7.4 (S 001)"` gives `["5.2.3", "7.4"]`.
-pub fn cited_rules(rule: &str) -> Vec<String> {
+pub(crate) fn cited_rules(rule: &str) -> Vec<String> {
     let head = rule.split(['[', '(']).next().unwrap_or("");
     head.split(',')
         .map(str::trim)

@@ -6,23 +6,23 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The workspace's `proto/` directory.
-pub fn proto_dir() -> PathBuf {
+pub(crate) fn proto_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto")
 }
 
 /// Reads `proto/<rel>` as text.
-pub fn read(rel: &str) -> String {
+pub(crate) fn read(rel: &str) -> String {
     let path = proto_dir().join(rel);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
 /// Parses `proto/<rel>` as JSON.
-pub fn read_json(rel: &str) -> Value {
+pub(crate) fn read_json(rel: &str) -> Value {
     serde_json::from_str(&read(rel)).unwrap_or_else(|e| panic!("{rel} is not JSON: {e}"))
 }
 
 /// A validator for the schema file `proto/<name>` with `format` checks on (uuid …).
-pub fn validator(name: &str) -> jsonschema::Validator {
+pub(crate) fn validator(name: &str) -> jsonschema::Validator {
     jsonschema::options()
         .should_validate_formats(true)
         .build(&read_json(name))
@@ -30,7 +30,7 @@ pub fn validator(name: &str) -> jsonschema::Validator {
 }
 
 /// Every validation error of `instance`, as `path: message` lines (empty when valid).
-pub fn errors(v: &jsonschema::Validator, instance: &Value) -> Vec<String> {
+pub(crate) fn errors(v: &jsonschema::Validator, instance: &Value) -> Vec<String> {
     v.iter_errors(instance)
         .map(|e| format!("{}: {e}", e.instance_path))
         .collect()

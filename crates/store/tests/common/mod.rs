@@ -13,23 +13,23 @@ use uuid::Uuid;
 
 // Each test binary uses a different subset of these.
 #[allow(unused_imports)]
-pub use store::testing::{authority, run_catching, url_via, Gate, TempPg};
+pub(crate) use store::testing::{authority, run_catching, url_via, Gate, TempPg};
 
 /// A SQLite file under the temp directory with a unique name; [`TempSqlite::remove`]
 /// deletes it with its WAL files.
-pub struct TempSqlite {
+pub(crate) struct TempSqlite {
     pub path: PathBuf,
     pub url: String,
 }
 
 impl TempSqlite {
-    pub fn new() -> TempSqlite {
+    pub(crate) fn new() -> TempSqlite {
         let path = std::env::temp_dir().join(format!("ludo_store_{}.db", Uuid::new_v4().simple()));
         let url = format!("sqlite://{}", path.display());
         TempSqlite { path, url }
     }
 
-    pub fn remove(self) {
+    pub(crate) fn remove(self) {
         for suffix in ["", "-wal", "-shm"] {
             let mut p = self.path.clone().into_os_string();
             p.push(suffix);
@@ -40,7 +40,7 @@ impl TempSqlite {
 
 /// A real match: `turns` turns of random legal plans (engine::legal::random_plan,
 /// seeded) in `mode`, then ended by the match clock (rule 9.1).
-pub fn play_short_match(seed: u8, mode: Mode, turns: usize) -> Match {
+pub(crate) fn play_short_match(seed: u8, mode: Mode, turns: usize) -> Match {
     let mut m = Match::new(RuleSet::default(), mode, Seed([seed; 32]), 0).expect("default rules");
     let mut rng = ChaCha8Rng::seed_from_u64(seed as u64);
     for _ in 0..turns {
@@ -59,14 +59,14 @@ pub fn play_short_match(seed: u8, mode: Mode, turns: usize) -> Match {
 }
 
 /// A fixed instant plus `minutes`.
-pub fn at(minutes: i64) -> DateTime<Utc> {
+pub(crate) fn at(minutes: i64) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap()
         + Duration::minutes(minutes)
         + Duration::microseconds(123_456)
 }
 
 /// Seats in turn order: `humans[i]` (id, name) in seat i, bots in the rest.
-pub fn seats(humans: &[(Uuid, &str)]) -> Vec<SeatEntry> {
+pub(crate) fn seats(humans: &[(Uuid, &str)]) -> Vec<SeatEntry> {
     Seat::ALL
         .iter()
         .enumerate()
@@ -88,7 +88,7 @@ pub fn seats(humans: &[(Uuid, &str)]) -> Vec<SeatEntry> {
 }
 
 /// The [`NewMatch`] of an engine match.
-pub fn new_match_of(
+pub(crate) fn new_match_of(
     id: Uuid,
     m: &Match,
     started_at: DateTime<Utc>,
@@ -106,7 +106,7 @@ pub fn new_match_of(
 }
 
 /// The [`MatchResult`] of an ended engine match.
-pub fn result_of(id: Uuid, m: &Match, ended_at: DateTime<Utc>) -> MatchResult {
+pub(crate) fn result_of(id: Uuid, m: &Match, ended_at: DateTime<Utc>) -> MatchResult {
     let end = m.end().expect("match has ended");
     MatchResult {
         id,
@@ -119,7 +119,7 @@ pub fn result_of(id: Uuid, m: &Match, ended_at: DateTime<Utc>) -> MatchResult {
 }
 
 /// A synthetic match with seed `[seed; 32]`, for history and leaderboard data.
-pub fn synthetic_match(
+pub(crate) fn synthetic_match(
     seed: u8,
     mode: Mode,
     started_at: DateTime<Utc>,
@@ -138,7 +138,7 @@ pub fn synthetic_match(
 
 /// A synthetic result: `(place, total)` per seat in turn order; the total is all
 /// progress.
-pub fn synthetic_result(
+pub(crate) fn synthetic_result(
     id: Uuid,
     seed: u8,
     ended_at: DateTime<Utc>,
@@ -168,12 +168,12 @@ pub fn synthetic_result(
 }
 
 /// A valid token hash (64 lowercase hex digits) for test guest `n`.
-pub fn token_hash(n: u64) -> String {
+pub(crate) fn token_hash(n: u64) -> String {
     format!("{n:064x}")
 }
 
 /// Creates a guest named `name` and returns its id.
-pub async fn guest(store: &Store, n: u64, name: &str) -> Uuid {
+pub(crate) async fn guest(store: &Store, n: u64, name: &str) -> Uuid {
     let id = Uuid::new_v4();
     store
         .create_guest(id, name, &token_hash(n))
