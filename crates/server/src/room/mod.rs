@@ -21,6 +21,7 @@ mod actor;
 mod history;
 
 pub use history::History;
+pub(crate) use actor::wire_change;
 
 use crate::clock;
 use crate::state::AppState;
