@@ -537,14 +537,15 @@ fn play() -> Played {
                 members: 2,
             }],
         })));
-    p.server
-        .push(unsequenced(ServerMsg::RematchOffered(crate::RematchOffered {
+    p.server.push(unsequenced(ServerMsg::RematchOffered(
+        crate::RematchOffered {
             match_id: MATCH_ID,
             code: LOBBY_CODE.into(),
             mode: Mode::Journey,
             host: BO,
             host_name: "Bo".into(),
-        })));
+        },
+    )));
     p.server.push(unsequenced(ServerMsg::LobbyState(LobbyState {
         code: LOBBY_CODE.into(),
         mode: Mode::Journey,

@@ -163,7 +163,9 @@ mod tests {
         assert!(r[1].mu > 25.0 && r[2].mu < 25.0);
         assert!(close(r[1].mu - 25.0, 25.0 - r[2].mu));
         assert!(r.iter().all(|x| x.sigma < 25.0 / 3.0));
-        assert!(r.iter().all(|x| close(x.conservative, x.mu - 3.0 * x.sigma)));
+        assert!(r
+            .iter()
+            .all(|x| close(x.conservative, x.mu - 3.0 * x.sigma)));
     }
 
     /// The crate's published two-player example (`weng_lin` docs, skillratings

@@ -144,10 +144,9 @@ macro_rules! rate_in_tx {
                         .bind(&mode)
                         .fetch_optional(&mut *$tx)
                         .await?;
-                    let r = cur.map_or_else(
-                        $crate::rating::Rating::initial,
-                        |(mu, sigma)| $crate::rating::Rating::new(mu, sigma),
-                    );
+                    let r = cur.map_or_else($crate::rating::Rating::initial, |(mu, sigma)| {
+                        $crate::rating::Rating::new(mu, sigma)
+                    });
                     before.push((r, *rank));
                 }
                 let after = $crate::rating::rate(&before);
@@ -282,8 +281,7 @@ impl Store {
             .bind(id)
             .fetch_all(pool)
             .await)?;
-        let ratings: Vec<(String, f64, f64, i64)> =
-            with_pool!(self, pool => sqlx::query_as(PROFILE_RATINGS)
+        let ratings: Vec<(String, f64, f64, i64)> = with_pool!(self, pool => sqlx::query_as(PROFILE_RATINGS)
             .bind(id)
             .fetch_all(pool)
             .await)?;
@@ -331,8 +329,7 @@ impl Store {
     }
 
     async fn recompute(&self) -> Result<Recomputed, StoreError> {
-        let matches: Vec<(Uuid, String)> =
-            with_pool!(self, pool => sqlx::query_as(ENDED_IN_ORDER)
+        let matches: Vec<(Uuid, String)> = with_pool!(self, pool => sqlx::query_as(ENDED_IN_ORDER)
             .fetch_all(pool)
             .await)?;
         let seat_rows: Vec<RatingSeatRow> = with_pool!(self, pool => sqlx::query_as(ENDED_SEATS)

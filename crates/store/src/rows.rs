@@ -2,8 +2,8 @@
 
 use crate::codec::{parse, small};
 use crate::error::StoreError;
-use crate::rating::{Rating, RatingChange};
 use crate::model::{MatchStatus, MatchSummary, SeatEntry, SeatResult, SeatSummary};
+use crate::rating::{Rating, RatingChange};
 use chrono::{DateTime, Utc};
 use engine::{Event, Plan, RuleSet, Seat, Standing, TurnRecord};
 use sqlx::types::Json;
@@ -111,11 +111,15 @@ impl SeatRow {
 
     /// The seat's rating change, when the match rated it.
     pub fn rating_change(&self) -> Option<RatingChange> {
-        match (self.mu_before, self.sigma_before, self.mu_after, self.sigma_after) {
-            (Some(mb), Some(sb), Some(ma), Some(sa)) => Some(RatingChange::new(
-                Rating::new(mb, sb),
-                Rating::new(ma, sa),
-            )),
+        match (
+            self.mu_before,
+            self.sigma_before,
+            self.mu_after,
+            self.sigma_after,
+        ) {
+            (Some(mb), Some(sb), Some(ma), Some(sa)) => {
+                Some(RatingChange::new(Rating::new(mb, sb), Rating::new(ma, sa)))
+            }
             _ => None,
         }
     }

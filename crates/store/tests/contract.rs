@@ -42,7 +42,11 @@ async fn ratings(store: &Store) {
     // (humans in seat order, (place, total) per seat, seat that left)
     let games: Vec<(Vec<(Uuid, &str)>, [(u8, i64); 4], Option<Seat>)> = vec![
         // Kim beats Lou; the bots in between do not count.
-        (vec![(lou, "Lou"), (kim, "Kim")], [(3, 10), (1, 90), (2, 50), (4, 0)], None),
+        (
+            vec![(lou, "Lou"), (kim, "Kim")],
+            [(3, 10), (1, 90), (2, 50), (4, 0)],
+            None,
+        ),
         // Kim, Lou and Max: Max wins, Kim and Lou tie.
         (
             vec![(kim, "Kim"), (lou, "Lou"), (max, "Max")],
@@ -50,7 +54,11 @@ async fn ratings(store: &Store) {
             None,
         ),
         // Max left: he ranks below Kim (and the bots) whatever his points.
-        (vec![(max, "Max"), (kim, "Kim")], [(4, 95), (1, 60), (2, 20), (3, 0)], Some(Seat::Green)),
+        (
+            vec![(max, "Max"), (kim, "Kim")],
+            [(4, 95), (1, 60), (2, 20), (3, 0)],
+            Some(Seat::Green),
+        ),
         // Only Lou is human: nothing is rated.
         (vec![(lou, "Lou")], [(1, 99), (2, 10), (3, 5), (4, 0)], None),
     ];
@@ -61,7 +69,13 @@ async fn ratings(store: &Store) {
         w.send(WriteOp::CreateMatch(nm.clone())).await.unwrap();
         let mut r = synthetic_result(nm.id, seed, at(630 + i as i64), results);
         if let Some(seat) = left {
-            w.send(WriteOp::Leave { match_id: nm.id, seat, seq: 5 }).await.unwrap();
+            w.send(WriteOp::Leave {
+                match_id: nm.id,
+                seat,
+                seq: 5,
+            })
+            .await
+            .unwrap();
             // Standings mark the leaver (ranked last, as the engine does).
             for st in &mut r.standings {
                 st.left = st.seat == seat;
@@ -76,7 +90,10 @@ async fn ratings(store: &Store) {
     let kim1 = by_seat(&first, Seat::Red);
     let lou1 = by_seat(&first, Seat::Green);
     assert!(kim1.change > 0.0 && lou1.change < 0.0 || kim1.after.mu > lou1.after.mu);
-    assert!(kim1.after.mu > 25.0 && lou1.after.mu < 25.0, "{kim1:?} {lou1:?}");
+    assert!(
+        kim1.after.mu > 25.0 && lou1.after.mu < 25.0,
+        "{kim1:?} {lou1:?}"
+    );
     let second = store.rating_changes(ids[1]).await.unwrap();
     assert_eq!(second.len(), 3);
     // Kim and Lou tie: each is rated from where it stood.
@@ -293,7 +310,10 @@ async fn match_lifecycle(store: &Store) {
     assert_eq!(
         changes,
         vec![
-            (Seat::Green, RatingChange::new(Rating::initial(), expected[0])),
+            (
+                Seat::Green,
+                RatingChange::new(Rating::initial(), expected[0])
+            ),
             (Seat::Red, RatingChange::new(Rating::initial(), expected[1])),
         ]
     );

@@ -28,12 +28,12 @@ use super::{History, RoomCmd};
 use crate::clock;
 use crate::state::AppState;
 use crate::ws::{encode, ConnHandle, Frame};
+use backon::{ExponentialBuilder, Retryable};
 use engine::{Expiry, Match, MatchEnd, Seat, TurnOutcome, TurnStart};
 use protocol::{
     ChatLine, Clocks, ErrorCode, MatchEnded, MatchStarted, SeatInfo, ServerMsg, Snapshot,
     TurnResolved, TurnStarted,
 };
-use backon::{ExponentialBuilder, Retryable};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -125,7 +125,12 @@ fn then_ratings(committed: Committed, store: store::Store, id: Uuid, slot: Ratin
             .with_max_times(RATING_READS);
         match (|| store.rating_changes(id)).retry(backoff).await {
             Ok(changes) => {
-                let _ = slot.set(changes.into_iter().map(|(s, c)| (s, wire_change(c))).collect());
+                let _ = slot.set(
+                    changes
+                        .into_iter()
+                        .map(|(s, c)| (s, wire_change(c)))
+                        .collect(),
+                );
             }
             Err(e) => {
                 tracing::warn!(match_id = %id, error = %e, "rating changes not read; match_ended is shown without them");
@@ -853,7 +858,12 @@ impl Room {
             .filter(|s| s.info.player_id.is_some())
             .count();
         let committed = if humans >= 2 {
-            then_ratings(committed, self.state.store().clone(), self.id, ratings.clone())
+            then_ratings(
+                committed,
+                self.state.store().clone(),
+                self.id,
+                ratings.clone(),
+            )
         } else {
             committed
         };

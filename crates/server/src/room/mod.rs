@@ -20,8 +20,8 @@
 mod actor;
 mod history;
 
-pub use history::History;
 pub(crate) use actor::wire_change;
+pub use history::History;
 
 use crate::clock;
 use crate::state::AppState;

@@ -534,7 +534,9 @@ impl Session {
             // The match's last message: its `match_ended` (0 for a match recorded
             // before its seq was).
             seq: end_seq,
-            ended: Some(protocol::MatchEnded::from_end(match_id, &end, seed).with_ratings(&ratings)),
+            ended: Some(
+                protocol::MatchEnded::from_end(match_id, &end, seed).with_ratings(&ratings),
+            ),
         })
     }
 
@@ -558,7 +560,9 @@ impl Session {
         let Some(summary) = summary else {
             // A room whose start is not stored yet is running, not unknown.
             let (code, text) = match self.state.presence().active_match(player.id) {
-                Some(m) if m == match_id => (ErrorCode::MatchNotEnded, "the match is still running"),
+                Some(m) if m == match_id => {
+                    (ErrorCode::MatchNotEnded, "the match is still running")
+                }
                 _ => (ErrorCode::MatchNotFound, "no such match"),
             };
             self.conn.send_error(code, text, req);
