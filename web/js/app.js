@@ -21,6 +21,7 @@ let session = null; // {token, player_id, name}
 let conn = null;
 let live = null; // the match on screen (see newLive)
 let lobby = null;
+let rematchCode = null; // the code of the last rematch offered to this player
 let activeMatches = [];
 const board = new Board($('board'), { onPieceClick: (seat, piece) => live?.planner?.setTarget(piece) });
 const replay = new ReplayViewer();
@@ -77,6 +78,56 @@ async function renderLiveMatches() {
     a.textContent = t('home.liveItem', { mode: modeName(m.mode), names: m.seats.map((x) => x.name).join(', '), time: timeOfDay(m.started_at) });
     item.append(a);
     ul.append(item);
+  }
+}
+
+/** A skill rating (μ − 3σ, skill points) with one decimal, in the current language. */
+function ratingText(x, sign = false) {
+  return new Intl.NumberFormat(currentLanguage(), {
+    minimumFractionDigits: 1,
+    maximumFractionDigits: 1,
+    signDisplay: sign ? 'exceptZero' : 'auto',
+  }).format(x);
+}
+
+/** Open public lobbies (the `lobby_list` pushed after `subscribe_lobbies`), each with a join button. */
+let openLobbies = [];
+function renderOpenLobbies() {
+  const ul = $('open-lobbies');
+  ul.replaceChildren();
+  if (!openLobbies.length) ul.append(li(t('home.noOpenLobbies')));
+  for (const l of openLobbies) {
+    const item = li(t('home.openLobbyItem', { mode: modeName(l.mode), name: l.host_name, n: l.members }) + ' ');
+    const b = Object.assign(document.createElement('button'), { type: 'button', textContent: t('home.join') });
+    b.addEventListener('click', () => {
+      setError('home-error', '');
+      conn.send('join_lobby', { code: l.code });
+    });
+    item.append(b);
+    ul.append(item);
+  }
+}
+
+/** The rated leaderboards (`GET /api/v1/leaderboard`) and the player's own ratings (`GET /api/v1/players/{id}`). */
+async function renderRatings() {
+  for (const mode of ['journey', 'clash']) {
+    const ol = $(`board-${mode}`);
+    try {
+      const rows = (await api(`/api/v1/leaderboard?mode=${mode}&limit=10`)).players ?? [];
+      ol.replaceChildren();
+      if (!rows.length) ol.append(li(t('home.noRanked')));
+      for (const r of rows) ol.append(li(t('home.boardItem', { name: r.name, r: ratingText(r.rating.conservative), n: r.rated_matches })));
+    } catch (e) {
+      ol.replaceChildren(li(errText(e)));
+    }
+  }
+  if (!session) return;
+  try {
+    const p = await api(`/api/v1/players/${session.player_id}`);
+    const of = (m) => ratingText(p.modes.find((x) => x.mode === m)?.rating?.conservative ?? 0);
+    $('my-rating').textContent = t('home.myRating', { j: of('journey'), c: of('clash') });
+  } catch (e) {
+    $('my-rating').textContent = errText(e);
   }
 }
 
@@ -143,6 +194,7 @@ function connect() {
     setError('signin-error', t('signin.expired', { why: errText(e) }));
   };
   conn.onWelcome = (w) => {
+    conn.send('subscribe_lobbies');
     session.name = w.name ?? session.name;
     $('who-name').textContent = session.name;
     activeMatches = w.active_matches ?? [];
@@ -173,6 +225,15 @@ function onFrame(f) {
     case 'lobby_state':
       lobby = d;
       renderLobby();
+      return;
+    case 'lobby_list':
+      openLobbies = d.lobbies ?? [];
+      renderOpenLobbies();
+      return;
+    case 'rematch_offered':
+      rematchCode = d.code;
+      $('rematch-text').textContent = t('final.rematchOffered', { name: d.host_name });
+      $('rematch-box').hidden = false;
       return;
     case 'error':
       if (live && !live.mode && (d.code === 'match_not_found' || d.code === 'not_in_match')) {
@@ -238,6 +299,7 @@ function newLive(matchId, yourSeat) {
   $('event-log').replaceChildren();
   $('chat-log').replaceChildren();
   $('final').hidden = true;
+  $('rematch-box').hidden = true;
   $('plan-panel').hidden = true;
   $('match-id').textContent = matchId;
   $('watch-link').href = `#/watch/${matchId}`;
@@ -439,6 +501,11 @@ function renderFinal(l) {
   const d = l.ended;
   $('final-reason').textContent = t(endReasonKey(d.reason));
   renderStandings($('final-standings').querySelector('tbody'), d.standings, l.names, l.yourSeat);
+  // A rated seat's change (match_ended standings carry it for rated human seats).
+  const mine = d.standings.find((s) => s.seat === l.yourSeat)?.rating;
+  $('final-rating').textContent = mine ? t('final.ratingChange', { r: ratingText(mine.after.conservative), d: ratingText(mine.change, true) }) : '';
+  // Only a player of the match may offer a rematch.
+  $('final-rematch').hidden = !l.yourSeat;
 }
 
 function closePlanner(l) {
@@ -573,7 +640,7 @@ function wireHome() {
     e.preventDefault();
     setError('home-error', '');
     const mode = document.querySelector('input[name="lobby-mode"]:checked').value;
-    conn.send('create_lobby', { mode, private: true, fill_with_bots: $('lobby-bots').checked });
+    conn.send('create_lobby', { mode, private: !$('lobby-public').checked, fill_with_bots: $('lobby-bots').checked });
   });
   $('lobby-join').addEventListener('submit', (e) => {
     e.preventDefault();
@@ -596,6 +663,19 @@ function wireHome() {
       return;
     }
     activeMatches = activeMatches.filter((m) => m !== id);
+    location.hash = '#/';
+  });
+  $('final-rematch').addEventListener('click', () => {
+    if (!live?.ended) return;
+    setError('home-error', '');
+    conn.send('offer_rematch', { match_id: live.matchId });
+    location.hash = '#/';
+  });
+  $('rematch-accept').addEventListener('click', () => {
+    if (!rematchCode) return;
+    setError('home-error', '');
+    conn.send('join_lobby', { code: rematchCode });
+    $('rematch-box').hidden = true;
     location.hash = '#/';
   });
   $('lobby-leave').addEventListener('click', () => {
@@ -647,6 +727,7 @@ async function route() {
   show('home');
   renderLiveMatches();
   renderMyMatches();
+  renderRatings();
 }
 
 /** The header's language menu; a switch re-renders what is on screen. */
@@ -664,7 +745,9 @@ function wireLanguage() {
     if (document.body.dataset.screen === 'home') {
       renderLiveMatches();
       renderMyMatches();
+      renderRatings();
     }
+    renderOpenLobbies();
     if (live) {
       if (live.ended) {
         renderFinal(live);

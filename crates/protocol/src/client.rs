@@ -68,6 +68,24 @@ pub enum ClientMsg {
     LeaveMatch(MatchRef),
     /// Keep-alive. Answer: `pong`.
     Ping,
+    /// Watch the list of open public lobbies (those created with `private: false`)
+    /// of this server. Answer: `ack`, then `lobby_list` with the whole list at once
+    /// and again after every change (a public lobby opens, gains or loses a member,
+    /// starts or closes) until `unsubscribe_lobbies` or the socket closes. Join one
+    /// with `join_lobby` and its code. Subscribing again just sends the list again.
+    SubscribeLobbies,
+    /// Stop the `lobby_list` updates. Answer: `ack` (also when not subscribed).
+    UnsubscribeLobbies,
+    /// After `match_ended`: offer the other human players of that match a rematch.
+    /// The sender hosts a new private lobby of the same mode that fills empty seats
+    /// with bots (answer: `ack` and `lobby_state`), and every other human of the
+    /// match who is online gets `rematch_offered` with its code (accept: `join_lobby`
+    /// with it). If a rematch of that match is already open, the sender joins it
+    /// instead. Errors: `match_not_found` (no such match), `not_in_match` (the sender
+    /// had no seat in it), `match_not_ended` (it is still running), `already_busy`
+    /// (the sender is queued, in a lobby or seated), `lobby_full` (the open rematch
+    /// is full), `store_unavailable`.
+    OfferRematch(MatchRef),
 }
 
 /// `hello` payload.
@@ -155,7 +173,7 @@ pub struct Resync {
     pub last_seq: u64,
 }
 
-/// Payload naming a match (`spectate`).
+/// Payload naming a match (`spectate`, `leave_match`, `offer_rematch`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MatchRef {
@@ -195,11 +213,14 @@ impl ClientMsg {
             ClientMsg::Chat(_) => "chat",
             ClientMsg::LeaveMatch(_) => "leave_match",
             ClientMsg::Ping => "ping",
+            ClientMsg::SubscribeLobbies => "subscribe_lobbies",
+            ClientMsg::UnsubscribeLobbies => "unsubscribe_lobbies",
+            ClientMsg::OfferRematch(_) => "offer_rematch",
         }
     }
 
     /// Every client message type tag.
-    pub const TYPES: [&'static str; 14] = [
+    pub const TYPES: [&'static str; 17] = [
         "hello",
         "join_queue",
         "leave_queue",
@@ -214,5 +235,8 @@ impl ClientMsg {
         "chat",
         "leave_match",
         "ping",
+        "subscribe_lobbies",
+        "unsubscribe_lobbies",
+        "offer_rematch",
     ];
 }

@@ -3,8 +3,8 @@
 //! ([`TurnStart::deadline_ms`], [`engine::Match::deadline_ms`]) are the wire's Unix-ms
 //! deadlines unchanged.
 
-use crate::server::{MatchEnded, TurnResolved, TurnStarted};
-use engine::{MatchEnd, Position, Seed, Standing, TurnRecord, TurnStart};
+use crate::server::{FinalStanding, MatchEnded, RatingChange, TurnResolved, TurnStarted};
+use engine::{MatchEnd, Position, Seat, Seed, Standing, TurnRecord, TurnStart};
 use uuid::Uuid;
 
 /// Where a finished match's replay is served: `/api/v1/matches/{match_id}/replay`.
@@ -64,10 +64,29 @@ impl MatchEnded {
     pub fn from_end(match_id: Uuid, end: &MatchEnd, seed: Seed) -> MatchEnded {
         MatchEnded {
             match_id,
-            standings: end.standings.clone(),
+            standings: end
+                .standings
+                .iter()
+                .map(|s| FinalStanding {
+                    standing: s.clone(),
+                    rating: None,
+                })
+                .collect(),
             reason: end.reason,
             seed: seed.to_hex(),
             replay_url: replay_url(match_id),
         }
+    }
+
+    /// Sets each seat's rating change from `changes` (seat, change); seats not
+    /// named keep none.
+    pub fn with_ratings(mut self, changes: &[(Seat, RatingChange)]) -> MatchEnded {
+        for s in &mut self.standings {
+            s.rating = changes
+                .iter()
+                .find(|(seat, _)| *seat == s.standing.seat)
+                .map(|(_, c)| *c);
+        }
+        self
     }
 }

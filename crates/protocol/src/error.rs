@@ -44,6 +44,9 @@ pub enum ErrorCode {
     StaleTurn,
     /// Something failed inside the server; nothing was changed.
     Internal,
+    /// `offer_rematch` named a match that is still running (a rematch follows
+    /// `match_ended`).
+    MatchNotEnded,
     /// The store (database) is unavailable or behind, so no new match can start
     /// (queues and lobbies refuse until it catches up; running matches hold their
     /// turns meanwhile). Nothing was changed; try again shortly.
@@ -79,7 +82,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every error code, in declaration order (frames, session, engine).
-    pub const ALL: [ErrorCode; 30] = {
+    pub const ALL: [ErrorCode; 31] = {
         use ErrorCode::*;
         [
             BadJson,
@@ -98,6 +101,7 @@ impl ErrorCode {
             AlreadyBusy,
             StaleTurn,
             Internal,
+            MatchNotEnded,
             StoreUnavailable,
             NotYourTurn,
             MatchOver,
@@ -135,6 +139,7 @@ impl ErrorCode {
             AlreadyBusy => "already_busy",
             StaleTurn => "stale_turn",
             Internal => "internal",
+            MatchNotEnded => "match_not_ended",
             StoreUnavailable => "store_unavailable",
             NotYourTurn => "not_your_turn",
             MatchOver => "match_over",

@@ -527,6 +527,25 @@ fn play() -> Played {
             seat: Seat::Red,
         }),
     });
+    p.server
+        .push(unsequenced(ServerMsg::LobbyList(crate::LobbyList {
+            lobbies: vec![crate::LobbyInfo {
+                code: "P4RTY9".into(),
+                mode: Mode::Clash,
+                fill_with_bots: true,
+                host_name: "Bo".into(),
+                members: 2,
+            }],
+        })));
+    p.server.push(unsequenced(ServerMsg::RematchOffered(
+        crate::RematchOffered {
+            match_id: MATCH_ID,
+            code: LOBBY_CODE.into(),
+            mode: Mode::Journey,
+            host: BO,
+            host_name: "Bo".into(),
+        },
+    )));
     p.server.push(unsequenced(ServerMsg::LobbyState(LobbyState {
         code: LOBBY_CODE.into(),
         mode: Mode::Journey,
@@ -579,6 +598,12 @@ fn extra_client_frames(ada_turn: u32) -> Vec<ClientFrame> {
         client(
             Some("c6"),
             ClientMsg::LeaveMatch(MatchRef { match_id: MATCH_ID }),
+        ),
+        client(Some("p1"), ClientMsg::SubscribeLobbies),
+        client(Some("p2"), ClientMsg::UnsubscribeLobbies),
+        client(
+            Some("r1"),
+            ClientMsg::OfferRematch(MatchRef { match_id: MATCH_ID }),
         ),
     ]
 }

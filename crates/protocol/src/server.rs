@@ -56,6 +56,53 @@ pub enum ServerMsg {
     /// A seat's player left the match (`leave_match`): a bot plays the seat from now
     /// on, and it ranks below every seat that stayed. Sequenced like `turn_resolved`.
     SeatLeft(SeatLeft),
+    /// The open public lobbies (after `subscribe_lobbies`, and on every change).
+    LobbyList(LobbyList),
+    /// Another player of a match you played offers a rematch: join its lobby with
+    /// `join_lobby` and `code` to accept.
+    RematchOffered(RematchOffered),
+}
+
+/// One open public lobby in `lobby_list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LobbyInfo {
+    /// Join code (`join_lobby`).
+    #[schemars(pattern(r"^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$"))]
+    pub code: String,
+    /// journey or clash.
+    pub mode: Mode,
+    /// Empty seats get bots when the host starts.
+    pub fill_with_bots: bool,
+    /// The host's display name.
+    pub host_name: String,
+    /// Members now (1..=4; a lobby with 4 is full and not listed).
+    #[schemars(range(min = 1, max = 4))]
+    pub members: u32,
+}
+
+/// `lobby_list` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LobbyList {
+    /// Every open public lobby of this server with a free seat, oldest first (at
+    /// most 100).
+    #[schemars(length(max = 100))]
+    pub lobbies: Vec<LobbyInfo>,
+}
+
+/// `rematch_offered` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RematchOffered {
+    /// The ended match the rematch follows.
+    pub match_id: Uuid,
+    /// The rematch lobby's join code (accept: `join_lobby` with it).
+    #[schemars(pattern(r"^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$"))]
+    pub code: String,
+    /// journey or clash (the match's mode).
+    pub mode: Mode,
+    /// Who offers it (the lobby's host).
+    pub host: Uuid,
+    /// The host's display name.
+    pub host_name: String,
 }
 
 /// `welcome` payload.
@@ -244,14 +291,62 @@ pub struct Snapshot {
     pub ended: Option<MatchEnded>,
 }
 
+/// A skill rating: the Weng-Lin (OpenSkill) model's belief over a player's skill
+/// in one mode, in skill points. A new player has `mu` 25 and `sigma` 25/3 ≈ 8.333,
+/// so `conservative` 0; leaderboards rank by `conservative`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Rating {
+    /// Estimated skill (skill points).
+    pub mu: f64,
+    /// Uncertainty of `mu`, its standard deviation (skill points); it shrinks as
+    /// the player plays.
+    pub sigma: f64,
+    /// `mu − 3·sigma` (skill points): the rating shown and ranked by.
+    pub conservative: f64,
+}
+
+/// How a match changed one player's rating in the match's mode. Only human seats
+/// of a match with two or more human players are rated; bots never are; a seat
+/// whose player left ranks below every seat that stayed; equal places tie.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RatingChange {
+    /// The rating before the match.
+    pub before: Rating,
+    /// The rating after it.
+    pub after: Rating,
+    /// `after.conservative − before.conservative` (skill points; may be negative).
+    pub change: f64,
+}
+
+/// One line of `match_ended.standings`: the seat's final result (rule 9.2) and, for
+/// a rated seat, its rating change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FinalStanding {
+    /// The result (the fields of a standing: seat, place, points, finished, left).
+    #[serde(flatten)]
+    pub standing: Standing,
+    /// The seat's rating change; absent for a bot's seat and in a match that rated
+    /// nothing (fewer than two human players).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<RatingChange>,
+}
+
+impl std::ops::Deref for FinalStanding {
+    type Target = Standing;
+    fn deref(&self) -> &Standing {
+        &self.standing
+    }
+}
+
 /// `match_ended` payload.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MatchEnded {
     /// The match.
     pub match_id: Uuid,
-    /// Final standings, best first; equal totals share a place (RULES.md rule 9.2).
+    /// Final standings, best first; equal totals share a place (RULES.md rule 9.2);
+    /// rated seats carry their rating change.
     #[schemars(length(min = 4, max = 4))]
-    pub standings: Vec<Standing>,
+    pub standings: Vec<FinalStanding>,
     /// all_finished or clock.
     pub reason: EndReason,
     /// The match seed (hex), now revealed: SHA-256 of its bytes is `dice_commitment`.
@@ -319,6 +414,8 @@ impl ServerMsg {
             ServerMsg::Pong => "pong",
             ServerMsg::Chat(_) => "chat",
             ServerMsg::SeatLeft(_) => "seat_left",
+            ServerMsg::LobbyList(_) => "lobby_list",
+            ServerMsg::RematchOffered(_) => "rematch_offered",
         }
     }
 
@@ -336,7 +433,7 @@ impl ServerMsg {
     }
 
     /// Every server message type tag.
-    pub const TYPES: [&'static str; 13] = [
+    pub const TYPES: [&'static str; 15] = [
         "welcome",
         "queue_status",
         "lobby_state",
@@ -350,5 +447,7 @@ impl ServerMsg {
         "pong",
         "chat",
         "seat_left",
+        "lobby_list",
+        "rematch_offered",
     ];
 }

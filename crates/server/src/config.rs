@@ -41,6 +41,8 @@ pub const DEFAULT_ABANDON_SECONDS: u32 = 120;
 pub const DEFAULT_BOT_KIND: &str = "greedy";
 /// Default seconds a lobby keeps the seat of a member whose connection dropped.
 pub const DEFAULT_LOBBY_GRACE_SECONDS: u32 = 15;
+/// Default for [`Config::rating_min_matches`].
+pub const DEFAULT_RATING_MIN_MATCHES: u32 = 5;
 
 // --- Edge hardening (timeouts, connection caps, per-address limits, origins) ---
 /// Default milliseconds a client has to send a request's line and headers (every
@@ -191,6 +193,12 @@ pub struct Config {
     #[arg(long, env = "LUDO_LOBBY_GRACE_SECONDS", default_value_t = DEFAULT_LOBBY_GRACE_SECONDS,
           value_parser = clap::value_parser!(u32).range(0..=3_600))]
     pub lobby_grace_seconds: u32,
+    // --- ratings ---
+    /// Rated matches of a mode (matches with two or more human players) a player
+    /// needs to be listed on that mode's leaderboard.
+    #[arg(long, env = "LUDO_RATING_MIN_MATCHES", default_value_t = DEFAULT_RATING_MIN_MATCHES,
+          value_parser = clap::value_parser!(u32).range(1..=1_000))]
+    pub rating_min_matches: u32,
 }
 
 impl Default for Config {
@@ -225,6 +233,7 @@ impl Default for Config {
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
             lobby_grace_seconds: DEFAULT_LOBBY_GRACE_SECONDS,
+            rating_min_matches: DEFAULT_RATING_MIN_MATCHES,
         }
     }
 }

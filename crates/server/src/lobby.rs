@@ -78,7 +78,14 @@ struct Lobby {
     fill_with_bots: bool,
     host: Uuid,
     members: Vec<LobbyMember>,
+    /// When it opened (a counter), for the public list's order.
+    opened: u64,
+    /// The ended match this lobby is the rematch of.
+    rematch_of: Option<Uuid>,
 }
+
+/// Most lobbies one `lobby_list` names.
+pub const LIST_MAX: usize = 100;
 
 #[derive(Debug, Default)]
 struct Inner {
@@ -90,6 +97,12 @@ struct Inner {
     away: HashMap<Uuid, u64>,
     /// The last away mark handed out.
     away_marks: u64,
+    /// The last `Lobby::opened` handed out.
+    opened: u64,
+    /// Connections subscribed to the public list (`subscribe_lobbies`), by id.
+    watchers: HashMap<u64, ConnHandle>,
+    /// Open rematch lobbies: ended match → code.
+    rematches: HashMap<Uuid, String>,
 }
 
 impl Inner {
@@ -104,16 +117,73 @@ impl Inner {
             .ok_or(LobbyError::NotInLobby)?;
         let lobby = self.by_code.get_mut(&code).ok_or(LobbyError::NotInLobby)?;
         lobby.members.retain(|m| m.player_id != player);
-        if lobby.members.is_empty() {
-            self.by_code.remove(&code);
-            Ok(None)
+        let public = !lobby.private;
+        let res = if lobby.members.is_empty() {
+            if let Some(l) = self.by_code.remove(&code) {
+                if let Some(m) = l.rematch_of {
+                    self.rematches.remove(&m);
+                }
+            }
+            None
         } else {
             if lobby.host == player {
                 lobby.host = lobby.members[0].player_id;
             }
-            Ok(Some(state_of(&code, lobby)))
+            Some(state_of(&code, lobby))
+        };
+        if public {
+            self.publish();
+        }
+        Ok(res)
+    }
+
+    /// The open public lobbies with a free seat, oldest first (at most [`LIST_MAX`]).
+    fn list(&self) -> protocol::LobbyList {
+        let mut open: Vec<(&String, &Lobby)> = self
+            .by_code
+            .iter()
+            .filter(|(_, l)| !l.private && l.members.len() < 4)
+            .collect();
+        open.sort_by_key(|(_, l)| l.opened);
+        protocol::LobbyList {
+            lobbies: open
+                .into_iter()
+                .take(LIST_MAX)
+                .map(|(code, l)| protocol::LobbyInfo {
+                    code: code.clone(),
+                    mode: l.mode,
+                    fill_with_bots: l.fill_with_bots,
+                    host_name: l
+                        .members
+                        .iter()
+                        .find(|m| m.player_id == l.host)
+                        .map(|m| m.name.clone())
+                        .unwrap_or_default(),
+                    members: l.members.len() as u32,
+                })
+                .collect(),
         }
     }
+
+    /// Queues the public list (encoded once) to every subscribed connection, under
+    /// the lock, so a subscriber sees the lists in the order of the changes. Closed
+    /// connections are dropped from the subscribers.
+    fn publish(&mut self) {
+        if self.watchers.is_empty() {
+            return;
+        }
+        let frame = crate::ws::encode(None, &ServerMsg::LobbyList(self.list()));
+        self.watchers.retain(|_, c| c.send(frame.clone()));
+    }
+}
+
+/// What [`Lobbies::rematch`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rematch {
+    /// Opened the rematch lobby with this code; the invitations were sent.
+    Opened(String),
+    /// A rematch of the match was open already: the player joined it.
+    Joined(String),
 }
 
 /// Every open lobby, by code and by member.
@@ -188,6 +258,7 @@ impl Lobbies {
                     break c;
                 }
             };
+            g.opened += 1;
             let lobby = Lobby {
                 mode: req.mode,
                 private: req.private,
@@ -197,10 +268,15 @@ impl Lobbies {
                     player_id: player,
                     name: name.to_string(),
                 }],
+                opened: g.opened,
+                rematch_of: None,
             };
             let ls = state_of(&code, &lobby);
             g.by_code.insert(code.clone(), lobby);
             g.by_player.insert(player, code);
+            if !req.private {
+                g.publish();
+            }
             ls
         };
         tell(state, &ls);
@@ -232,7 +308,11 @@ impl Lobbies {
                         name: name.to_string(),
                     });
                     let ls = state_of(&code, l);
+                    let public = !l.private;
                     g.by_player.insert(player, code.clone());
+                    if public {
+                        g.publish();
+                    }
                     Ok(ls)
                 }
             }
@@ -354,6 +434,12 @@ impl Lobbies {
                 g.by_player.remove(&m.player_id);
                 g.away.remove(&m.player_id);
             }
+            if let Some(m) = l.rematch_of {
+                g.rematches.remove(&m);
+            }
+            if !l.private {
+                g.publish();
+            }
             l
         };
         let filler = if lobby.fill_with_bots {
@@ -378,6 +464,104 @@ impl Lobbies {
             }
             LobbyError::Start
         })
+    }
+}
+
+impl Lobbies {
+    /// The open public lobbies with a free seat, oldest first (at most
+    /// [`LIST_MAX`]); private lobbies are never listed.
+    pub fn public_list(&self) -> protocol::LobbyList {
+        self.lock().list()
+    }
+
+    /// Subscribes `conn` to the public list: it gets the list now and after every
+    /// change to a public lobby until [`Lobbies::unsubscribe`] or it closes.
+    pub fn subscribe(&self, conn: &ConnHandle) {
+        let mut g = self.lock();
+        let frame = crate::ws::encode(None, &ServerMsg::LobbyList(g.list()));
+        if conn.send(frame) {
+            g.watchers.insert(conn.id(), conn.clone());
+        }
+    }
+
+    /// Ends the subscription of connection `conn_id` (no-op when it has none).
+    pub fn unsubscribe(&self, conn_id: u64) {
+        self.lock().watchers.remove(&conn_id);
+    }
+
+    /// Connections subscribed to the public list.
+    pub fn subscribers(&self) -> usize {
+        self.lock().watchers.len()
+    }
+
+    /// `player` (named `name`) offers a rematch of the ended match `match_id` (mode
+    /// `mode`) to the other humans `invited`: opens a private lobby hosted by the
+    /// player that fills empty seats with bots, and sends `rematch_offered` to each
+    /// invited player online. If a rematch of `match_id` is open already the player
+    /// joins it instead (as [`Lobbies::join`]).
+    ///
+    /// The caller checked that the match ended and that the player sat in it.
+    /// Errors: [`LobbyError::Busy`]; when joining, [`LobbyError::Full`].
+    pub fn rematch(
+        &self,
+        state: &AppState,
+        player: Uuid,
+        name: &str,
+        match_id: Uuid,
+        mode: Mode,
+        invited: &[Uuid],
+    ) -> Result<Rematch, LobbyError> {
+        let open = self.lock().rematches.get(&match_id).cloned();
+        if let Some(code) = open {
+            self.join(state, player, name, &code)?;
+            return Ok(Rematch::Joined(code));
+        }
+        state
+            .presence()
+            .claim(player, Busy::Lobby)
+            .map_err(|_| LobbyError::Busy)?;
+        let (ls, offer) = {
+            let mut g = self.lock();
+            let code = loop {
+                let c = new_code();
+                if !g.by_code.contains_key(&c) {
+                    break c;
+                }
+            };
+            g.opened += 1;
+            let lobby = Lobby {
+                mode,
+                private: true,
+                fill_with_bots: true,
+                host: player,
+                members: vec![LobbyMember {
+                    player_id: player,
+                    name: name.to_string(),
+                }],
+                opened: g.opened,
+                rematch_of: Some(match_id),
+            };
+            let ls = state_of(&code, &lobby);
+            g.by_code.insert(code.clone(), lobby);
+            g.by_player.insert(player, code.clone());
+            g.rematches.insert(match_id, code.clone());
+            let offer = ServerMsg::RematchOffered(protocol::RematchOffered {
+                match_id,
+                code,
+                mode,
+                host: player,
+                host_name: name.to_string(),
+            });
+            (ls, offer)
+        };
+        tell(state, &ls);
+        let frame = crate::ws::encode(None, &offer);
+        for p in invited.iter().filter(|p| **p != player) {
+            if let Some(c) = state.session(*p) {
+                c.send(frame.clone());
+            }
+        }
+        Ok(Rematch::Opened(ls.code))
     }
 }
 

@@ -20,6 +20,8 @@ mod codec;
 mod error;
 mod model;
 mod players;
+pub mod rating;
+mod ratings;
 mod reads;
 mod resume;
 mod rows;
@@ -32,9 +34,10 @@ mod writes;
 pub use error::StoreError;
 pub use model::{
     ChatEntry, Cursor, HistoryPage, LeaderboardRow, LoggedTurn, MatchResult, MatchStatus,
-    MatchSummary, NewMatch, Page, Player, ReplayDoc, RunningMatch, SeatEntry, SeatResult,
-    SeatSummary, MAX_PAGE,
+    MatchSummary, ModeStats, NewMatch, Page, Player, PlayerProfile, RatedRow, ReplayDoc,
+    RunningMatch, SeatEntry, SeatResult, SeatSummary, StoredRating, MAX_PAGE,
 };
+pub use rating::{Rating, RatingChange};
 pub use store::{Store, DEFAULT_DATABASE_URL};
 pub use writer::{
     spawn_writer, spawn_writer_with, Committed, WriteOp, WriterConfig, WriterHandle, BACKLOG_GAUGE,

@@ -1,6 +1,7 @@
 //! The values the store reads and writes: players, new matches, results, summaries,
 //! replay documents, history pages and leaderboard rows.
 
+use crate::rating::{Rating, RatingChange};
 use chrono::{DateTime, Utc};
 use engine::{EndReason, Mode, Replay, RuleSet, Seat, Seed, Standing, TurnRecord};
 use serde::{Deserialize, Serialize};
@@ -141,7 +142,7 @@ pub enum MatchStatus {
 }
 
 /// One seat's final result (rule 9.2); points are game points.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct SeatResult {
     /// Place by total, 1 = best; equal totals share a place.
     pub place: u8,
@@ -158,10 +159,14 @@ pub struct SeatResult {
     /// True when the seat's player left the match (it then ranks below every seat
     /// that stayed).
     pub left: bool,
+    /// How the match changed the seat's player's rating in the match's mode
+    /// ([`crate::rating`]); `None` for a bot and in a match that rated nothing
+    /// (fewer than two human players).
+    pub rating: Option<RatingChange>,
 }
 
 /// One seat of a stored match, with its result once the match has ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct SeatSummary {
     /// The seat: `green`, `red`, `blue` or `yellow`.
     #[schema(value_type = String, example = "green")]
@@ -177,7 +182,7 @@ pub struct SeatSummary {
 }
 
 /// What the store knows about one match, without its turn log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct MatchSummary {
     /// Match id.
     pub id: Uuid,
@@ -255,7 +260,7 @@ impl Cursor {
 }
 
 /// One page of a player's match history.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HistoryPage {
     /// At most `limit` matches, in history order (newest first).
     pub matches: Vec<MatchSummary>,
@@ -278,4 +283,68 @@ pub struct LeaderboardRow {
     pub wins: i64,
     /// Sum of the player's final totals (points).
     pub total_points: i64,
+}
+
+/// One line of the rated leaderboard of a mode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RatedRow {
+    /// Player id.
+    pub player_id: Uuid,
+    /// The player's name.
+    pub name: String,
+    /// The player's current rating in the mode (skill points; ranked by
+    /// `rating.conservative` = μ − 3σ).
+    pub rating: Rating,
+    /// Rated matches of the mode played (matches with two or more human players).
+    pub rated_matches: i64,
+    /// Ended matches of the mode finished in place 1 (shared first places count).
+    pub wins: i64,
+}
+
+/// A player's figures in one mode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ModeStats {
+    /// `journey` or `clash` (rule 1.4).
+    #[schema(value_type = String, example = "journey")]
+    pub mode: Mode,
+    /// The current rating in the mode; the initial one (μ 25, σ 25/3, conservative
+    /// 0) when the player has no rated match of it.
+    pub rating: Rating,
+    /// Rated matches of the mode played.
+    pub rated_matches: i64,
+    /// Ended matches of the mode played (rated or not).
+    pub matches: i64,
+    /// Of those, matches finished in place 1 (shared first places count).
+    pub wins: i64,
+    /// Sum of the player's final totals in them (game points).
+    pub total_points: i64,
+}
+
+/// A player's profile: name and, per mode, rating and counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PlayerProfile {
+    /// Player id.
+    pub player_id: Uuid,
+    /// Display name.
+    pub name: String,
+    /// When the guest was created (UTC).
+    pub created_at: DateTime<Utc>,
+    /// Figures per mode, journey then clash (every mode is listed).
+    pub modes: Vec<ModeStats>,
+}
+
+/// A player's rating in one mode as recomputed from stored results
+/// ([`crate::Store::recompute_ratings`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StoredRating {
+    /// The player.
+    pub player_id: Uuid,
+    /// The mode.
+    pub mode: Mode,
+    /// μ and σ (skill points).
+    pub mu: f64,
+    /// See [`Rating::sigma`].
+    pub sigma: f64,
+    /// Rated matches of the mode played.
+    pub matches: i64,
 }

@@ -3,6 +3,7 @@
 use crate::codec::{parse, small};
 use crate::error::StoreError;
 use crate::model::{MatchStatus, MatchSummary, SeatEntry, SeatResult, SeatSummary};
+use crate::rating::{Rating, RatingChange};
 use chrono::{DateTime, Utc};
 use engine::{Event, Plan, RuleSet, Seat, Standing, TurnRecord};
 use sqlx::types::Json;
@@ -16,7 +17,7 @@ pub(crate) const MATCH_COLUMNS: &str = "m.id, m.mode, m.rules, m.dice_commitment
 /// Columns of [`SeatRow`], for `FROM match_seats`.
 pub(crate) const SEAT_COLUMNS: &str =
     "match_id, seat, player_id, is_bot, name, place, progress, combat, bonus, total, finished, \
-     left_seq";
+     left_seq, mu_before, sigma_before, mu_after, sigma_after";
 
 /// Columns of [`TurnRow`], for `FROM turns`.
 pub(crate) const TURN_COLUMNS: &str = "turn_number, seat, dice, kind, plan, events";
@@ -51,6 +52,11 @@ pub(crate) struct SeatRow {
     pub finished: Option<i32>,
     /// `seq` of the `seat_left` message when the seat's player left; `None` stayed.
     pub left_seq: Option<i64>,
+    /// The player's rating before and after the match (rated seats only).
+    pub mu_before: Option<f64>,
+    pub sigma_before: Option<f64>,
+    pub mu_after: Option<f64>,
+    pub sigma_after: Option<f64>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -99,7 +105,23 @@ impl SeatRow {
                 .map(|f| small("match_seats.finished", f))
                 .transpose()?,
             left: self.left_seq.is_some(),
+            rating: self.rating_change(),
         }))
+    }
+
+    /// The seat's rating change, when the match rated it.
+    pub(crate) fn rating_change(&self) -> Option<RatingChange> {
+        match (
+            self.mu_before,
+            self.sigma_before,
+            self.mu_after,
+            self.sigma_after,
+        ) {
+            (Some(mb), Some(sb), Some(ma), Some(sa)) => {
+                Some(RatingChange::new(Rating::new(mb, sb), Rating::new(ma, sa)))
+            }
+            _ => None,
+        }
     }
 
     pub(crate) fn summary(&self) -> Result<SeatSummary, StoreError> {

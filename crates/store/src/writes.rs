@@ -179,7 +179,9 @@ impl Store {
     }
 
     /// Records the end of a match in one transaction: seed, end time, reason, status
-    /// `ended` and every seat's place and points. Idempotent: once a match has ended,
+    /// `ended`, every seat's place and points, and — when two or more human players
+    /// sat in it — the new ratings of those players in the match's mode
+    /// ([`crate::rating`]; each rated seat keeps its rating before and after). Idempotent: once a match has ended,
     /// later calls change nothing and succeed (the first result wins).
     ///
     /// Errors: [`StoreError::UnknownMatch`]; [`StoreError::Invalid`] when the standings
@@ -237,6 +239,7 @@ impl Store {
             }
         }
         let now = micros(Utc::now());
+        let pg = self.is_pg();
         let outcome: Result<Option<StoreError>, sqlx::Error> = with_pool!(self, pool => async {
             let mut tx = pool.begin().await?;
             let res: Result<Option<StoreError>, sqlx::Error> = async {
@@ -328,6 +331,10 @@ impl Store {
                         .bind(s.finished.map(i32::from))
                         .execute(&mut *tx)
                         .await?;
+                }
+                // Ratings change in the same transaction as the result.
+                if let Some(e) = crate::ratings::rate_in_tx!(tx, r.id, pg) {
+                    return Ok(Some(e));
                 }
             }
             Ok(None)

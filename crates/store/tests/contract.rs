@@ -10,8 +10,8 @@ use common::*;
 use engine::replay::{replay_of, verify};
 use engine::{EndReason, Mode, Replay, Seat, Seed};
 use store::{
-    Cursor, HistoryPage, LeaderboardRow, MatchStatus, Page, Player, ReplayDoc, SeatResult, Store,
-    StoreError,
+    Cursor, HistoryPage, LeaderboardRow, MatchStatus, Page, Player, Rating, RatingChange,
+    ReplayDoc, SeatResult, Store, StoreError, WriteOp,
 };
 use uuid::Uuid;
 
@@ -27,6 +27,115 @@ async fn contract(store: Store) {
     running_among(&store).await;
     unknown_ids(&store).await;
     big_turn_batches(&store).await;
+    ratings(&store).await;
+}
+
+/// Ratings: only matches with two or more humans rate; bots are not rated; ties
+/// share a rank; a seat that left ranks last; the rated leaderboard ranks by
+/// μ − 3σ among players with enough rated matches; recomputing from the stored
+/// results gives the incremental ratings, and a rebuild keeps them.
+async fn ratings(store: &Store) {
+    let w = store::spawn_writer(store.clone());
+    let kim = guest(store, 60, "Kim").await;
+    let lou = guest(store, 61, "Lou").await;
+    let max = guest(store, 62, "Max").await;
+    // (humans in seat order, (place, total) per seat, seat that left)
+    type Game<'a> = (Vec<(Uuid, &'a str)>, [(u8, i64); 4], Option<Seat>);
+    let games: Vec<Game> = vec![
+        // Kim beats Lou; the bots in between do not count.
+        (
+            vec![(lou, "Lou"), (kim, "Kim")],
+            [(3, 10), (1, 90), (2, 50), (4, 0)],
+            None,
+        ),
+        // Kim, Lou and Max: Max wins, Kim and Lou tie.
+        (
+            vec![(kim, "Kim"), (lou, "Lou"), (max, "Max")],
+            [(2, 40), (2, 40), (1, 70), (4, 1)],
+            None,
+        ),
+        // Max left: he ranks below Kim (and the bots) whatever his points.
+        (
+            vec![(max, "Max"), (kim, "Kim")],
+            [(4, 95), (1, 60), (2, 20), (3, 0)],
+            Some(Seat::Green),
+        ),
+        // Only Lou is human: nothing is rated.
+        (vec![(lou, "Lou")], [(1, 99), (2, 10), (3, 5), (4, 0)], None),
+    ];
+    let mut ids = Vec::new();
+    for (i, (humans, results, left)) in games.into_iter().enumerate() {
+        let seed = 170 + i as u8;
+        let nm = synthetic_match(seed, Mode::Clash, at(600 + i as i64), seats(&humans));
+        w.send(WriteOp::CreateMatch(nm.clone())).await.unwrap();
+        let mut r = synthetic_result(nm.id, seed, at(630 + i as i64), results);
+        if let Some(seat) = left {
+            w.send(WriteOp::Leave {
+                match_id: nm.id,
+                seat,
+                seq: 5,
+            })
+            .await
+            .unwrap();
+            // Standings mark the leaver (ranked last, as the engine does).
+            for st in &mut r.standings {
+                st.left = st.seat == seat;
+            }
+        }
+        w.send(WriteOp::Finish(r)).await.unwrap();
+        ids.push(nm.id);
+    }
+    let by_seat = |c: &[(Seat, RatingChange)], s: Seat| c.iter().find(|x| x.0 == s).unwrap().1;
+    let first = store.rating_changes(ids[0]).await.unwrap();
+    assert_eq!(first.len(), 2, "two humans rated, bots not: {first:?}");
+    let kim1 = by_seat(&first, Seat::Red);
+    let lou1 = by_seat(&first, Seat::Green);
+    assert!(kim1.change > 0.0 && lou1.change < 0.0 || kim1.after.mu > lou1.after.mu);
+    assert!(
+        kim1.after.mu > 25.0 && lou1.after.mu < 25.0,
+        "{kim1:?} {lou1:?}"
+    );
+    let second = store.rating_changes(ids[1]).await.unwrap();
+    assert_eq!(second.len(), 3);
+    // Kim and Lou tie: each is rated from where it stood.
+    assert_eq!(by_seat(&second, Seat::Green).before, kim1.after);
+    assert_eq!(by_seat(&second, Seat::Red).before, lou1.after);
+    assert!(by_seat(&second, Seat::Blue).after.mu > 25.0);
+    let third = store.rating_changes(ids[2]).await.unwrap();
+    let (max3, kim3) = (by_seat(&third, Seat::Green), by_seat(&third, Seat::Red));
+    assert!(max3.after.mu < max3.before.mu, "the leaver loses: {max3:?}");
+    assert!(kim3.after.mu > kim3.before.mu, "{kim3:?}");
+    assert!(store.rating_changes(ids[3]).await.unwrap().is_empty());
+
+    // Leaderboard (of these three; the leaderboard test's players are rated too):
+    // Kim has 3 rated matches, Lou and Max 2.
+    let ours = |b: Vec<store::RatedRow>| -> Vec<store::RatedRow> {
+        b.into_iter()
+            .filter(|r| [kim, lou, max].contains(&r.player_id))
+            .collect()
+    };
+    let board = ours(store.rated_leaderboard(Mode::Clash, 3, 10).await.unwrap());
+    let names: Vec<&str> = board.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, vec!["Kim"]);
+    assert_eq!(board[0].rated_matches, 3);
+    assert_eq!(board[0].rating, kim3.after);
+    let board = ours(store.rated_leaderboard(Mode::Clash, 1, 10).await.unwrap());
+    assert_eq!(board.len(), 3);
+    assert!(board
+        .windows(2)
+        .all(|w| w[0].rating.conservative >= w[1].rating.conservative));
+    assert!(matches!(
+        store.rated_leaderboard(Mode::Clash, 1, 0).await,
+        Err(StoreError::Invalid(_))
+    ));
+
+    // Re-computable: the stored results give the incremental ratings exactly.
+    let stored = store.stored_ratings().await.unwrap();
+    assert!(stored.iter().any(|r| r.player_id == kim && r.matches == 3));
+    assert_eq!(store.recompute_ratings().await.unwrap(), stored);
+    store.rebuild_ratings().await.unwrap();
+    assert_eq!(store.stored_ratings().await.unwrap(), stored);
+    assert_eq!(store.rating_changes(ids[2]).await.unwrap(), third);
 }
 
 /// Turn writes are multi-row INSERTs of at most 500 rows: a batch of 1,100 turns over
@@ -188,6 +297,33 @@ async fn match_lifecycle(store: &Store) {
     store.finish_match(&other).await.unwrap();
 
     let s = store.match_summary(id).await.unwrap().unwrap();
+    // Ana and Ben are rated once (a repeated result changes nothing), by their
+    // places; the bots are not.
+    let end = m.end().unwrap();
+    let place = |seat: Seat| end.standings.iter().find(|x| x.seat == seat).unwrap().place;
+    let (pa, pb) = (place(Seat::Green), place(Seat::Red));
+    let rank = |p: u8, q: u8| if p <= q { 1 } else { 2 };
+    let expected = store::rating::rate(&[
+        (Rating::initial(), rank(pa, pb)),
+        (Rating::initial(), rank(pb, pa)),
+    ]);
+    let changes = store.rating_changes(id).await.unwrap();
+    assert_eq!(
+        changes,
+        vec![
+            (
+                Seat::Green,
+                RatingChange::new(Rating::initial(), expected[0])
+            ),
+            (Seat::Red, RatingChange::new(Rating::initial(), expected[1])),
+        ]
+    );
+    let profile = store.player_profile(ana).await.unwrap().unwrap();
+    assert_eq!(profile.modes[0].mode, Mode::Journey);
+    assert_eq!(profile.modes[0].rated_matches, 1);
+    assert_eq!(profile.modes[0].rating, expected[0]);
+    assert_eq!(profile.modes[1].rated_matches, 0);
+    assert_eq!(profile.modes[1].rating, Rating::initial());
     assert_eq!(s.status, MatchStatus::Ended);
     assert_eq!(s.ended_at, Some(at(31)));
     assert_eq!(s.end_reason, Some(EndReason::Clock));
@@ -205,6 +341,10 @@ async fn match_lifecycle(store: &Store) {
                 total: st.total,
                 finished: st.finished,
                 left: st.left,
+                rating: changes
+                    .iter()
+                    .find(|(seat, _)| *seat == st.seat)
+                    .map(|(_, c)| *c),
             })
         );
     }

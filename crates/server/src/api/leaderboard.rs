@@ -1,6 +1,7 @@
-//! `GET /api/v1/leaderboard?mode=journey|clash&limit=`: the human players of a mode
-//! over its ended matches, by wins, then total points (both descending), then name.
-//! Bots are never listed.
+//! `GET /api/v1/leaderboard?mode=journey|clash&limit=`: the rated players of a mode
+//! by conservative skill rating μ − 3σ (Weng-Lin / OpenSkill, skill points: a new
+//! player has μ 25, σ 25/3, so 0), best first, then name; only players with at least
+//! `--rating-min-matches` rated matches of the mode are listed. Bots are never rated.
 
 use crate::api::extract::{parse_limit, parse_mode, ApiQuery};
 use crate::api::openapi::ErrorBody;
@@ -11,7 +12,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use engine::Mode;
 use serde::{Deserialize, Serialize};
-use store::LeaderboardRow;
+use store::RatedRow;
 use utoipa::{IntoParams, ToSchema};
 
 /// Query parameters (kept as text so that each gets its own error code).
@@ -27,14 +28,16 @@ pub struct LeaderboardQuery {
 }
 
 /// `GET /api/v1/leaderboard` answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Leaderboard {
     /// The mode asked for.
     #[schema(value_type = String, example = "journey")]
     pub mode: Mode,
-    /// Best first: most wins (place 1, shared first places count), then most total
-    /// points, then name.
-    pub players: Vec<LeaderboardRow>,
+    /// Rated matches a player needs to be listed (the server's
+    /// `--rating-min-matches`).
+    pub min_matches: u32,
+    /// Best first: highest `rating.conservative` (μ − 3σ), then name, then id.
+    pub players: Vec<RatedRow>,
 }
 
 /// Routes of this resource.
@@ -42,7 +45,7 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/api/v1/leaderboard", get(leaderboard))
 }
 
-/// The best players of a mode.
+/// The best rated players of a mode, by conservative rating μ − 3σ.
 #[utoipa::path(
     get,
     path = "/api/v1/leaderboard",
@@ -63,6 +66,14 @@ pub async fn leaderboard(
 ) -> Result<Json<Leaderboard>, ApiError> {
     let mode = parse_mode(q.mode.as_deref())?;
     let limit = parse_limit(q.limit.as_deref())?;
-    let players = state.store().leaderboard(mode, limit).await?;
-    Ok(Json(Leaderboard { mode, players }))
+    let min_matches = state.config().rating_min_matches;
+    let players = state
+        .store()
+        .rated_leaderboard(mode, min_matches, limit)
+        .await?;
+    Ok(Json(Leaderboard {
+        mode,
+        min_matches,
+        players,
+    }))
 }

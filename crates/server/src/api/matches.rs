@@ -19,7 +19,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// One line of the final standings (rule 9.2); points are game points.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Standing {
     /// The seat: `green`, `red`, `blue` or `yellow`.
     #[schema(value_type = String, example = "green")]
@@ -39,11 +39,16 @@ pub struct Standing {
     /// True when the seat's player left the match (`leave_match`): it ranks below
     /// every seat that stayed.
     pub left: bool,
+    /// The seat's rating change (skill points, Weng-Lin scale: μ 25 and σ 25/3 for
+    /// a new player, ranked by μ − 3σ); absent for a bot's seat and in a match that
+    /// rated nothing (fewer than two human players). The same as in `match_ended`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<store::RatingChange>,
 }
 
 /// `GET /api/v1/matches/{match_id}` answer: the stored summary (every field of
 /// `MatchSummary`, flattened) plus the final standings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct MatchDetail {
     /// The summary: id, mode, status, times, end reason, commitment, seats (each with
     /// its result once ended), turns stored.
@@ -77,6 +82,7 @@ fn standing_of(s: &SeatSummary) -> Option<Standing> {
         total: r.total,
         finished: r.finished,
         left: r.left,
+        rating: r.rating,
     })
 }
 
@@ -92,7 +98,7 @@ pub fn router() -> Router<AppState> {
 pub const LIVE_LIMIT: u32 = 50;
 
 /// `GET /api/v1/matches/live` answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct LiveMatches {
     /// Running matches of this server (at most 50), most recently started first
     /// (then highest id); each can be watched with the WebSocket message
@@ -225,6 +231,7 @@ mod tests {
                 total,
                 finished: None,
                 left: false,
+                rating: None,
             }),
         }
     }

@@ -6,6 +6,7 @@ pub mod extract;
 pub mod guests;
 pub mod health;
 pub mod leaderboard;
+pub mod lobbies;
 pub mod matches;
 pub mod openapi;
 pub mod players;
@@ -48,6 +49,7 @@ pub fn app(state: AppState) -> Router {
         .merge(matches::router())
         .merge(players::router())
         .merge(leaderboard::router())
+        .merge(lobbies::router())
         .merge(openapi::router())
         .merge(crate::ws::router())
         .merge(crate::metrics::router())

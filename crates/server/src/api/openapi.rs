@@ -3,7 +3,7 @@
 //! `GET /api/v1/openapi.json` and kept in the workspace's `proto/openapi.json`
 //! (`cargo run -p server --bin gen-openapi`; a test fails when the file is stale).
 
-use crate::api::{guests, health, leaderboard, matches, players};
+use crate::api::{guests, health, leaderboard, lobbies, matches, players};
 use crate::state::AppState;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
@@ -80,8 +80,10 @@ fn error_code_schema() -> Object {
         matches::summary,
         matches::replay,
         matches::live,
+        players::profile,
         players::matches,
         leaderboard::leaderboard,
+        lobbies::lobbies,
         health::health,
         health::ready,
         serve,
@@ -91,8 +93,9 @@ fn error_code_schema() -> Object {
     tags(
         (name = "guests", description = "Guest identities and their bearer tokens."),
         (name = "matches", description = "Stored matches and their replays (RULES.md §10)."),
-        (name = "players", description = "A player's match history."),
-        (name = "leaderboard", description = "Best players per mode."),
+        (name = "players", description = "A player's profile (ratings, counts) and match history."),
+        (name = "leaderboard", description = "Best rated players per mode."),
+        (name = "lobbies", description = "Open public lobbies."),
         (name = "probes", description = "Liveness, readiness and metrics."),
         (name = "meta", description = "This document."),
     )
@@ -262,10 +265,12 @@ mod tests {
                 "/api/v1/guests",
                 "/api/v1/guests/me",
                 "/api/v1/leaderboard",
+                "/api/v1/lobbies",
                 "/api/v1/matches/live",
                 "/api/v1/matches/{match_id}",
                 "/api/v1/matches/{match_id}/replay",
                 "/api/v1/openapi.json",
+                "/api/v1/players/{player_id}",
                 "/api/v1/players/{player_id}/matches",
                 "/healthz",
                 "/metrics",
@@ -280,7 +285,9 @@ mod tests {
             "MatchHistory",
             "LiveMatches",
             "Leaderboard",
-            "LeaderboardRow",
+            "RatedRow",
+            "PlayerProfile",
+            "PublicLobbies",
             "Health",
             "Ready",
             "GuestCreated",

@@ -1,4 +1,5 @@
-//! A player's match history:
+//! A player's profile, `GET /api/v1/players/{player_id}` (name, rating and counts
+//! per mode), and match history:
 //! `GET /api/v1/players/{player_id}/matches?limit=&before=&before_id=`, newest first,
 //! paged by a cursor.
 //!
@@ -44,7 +45,7 @@ pub struct HistoryQuery {
 }
 
 /// `GET /api/v1/players/{player_id}/matches` answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct MatchHistory {
     /// The page: matches the player sat in, running and ended, newest first (by
     /// `started_at`, then id).
@@ -59,7 +60,44 @@ pub struct MatchHistory {
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/api/v1/players/{player_id}/matches", get(matches))
+    Router::new()
+        .route("/api/v1/players/{player_id}", get(profile))
+        .route("/api/v1/players/{player_id}/matches", get(matches))
+}
+
+/// A player's profile: name, and per mode the rating and counts.
+///
+/// Ratings are Weng-Lin (OpenSkill) skill ratings in skill points: a new player
+/// has μ 25 and σ 25/3 (conservative μ − 3σ = 0); only matches with two or more
+/// human players are rated.
+#[utoipa::path(
+    get,
+    path = "/api/v1/players/{player_id}",
+    operation_id = "getPlayer",
+    tag = "players",
+    params(
+        ("player_id" = Uuid, Path, description = "The player id (from `POST /api/v1/guests`)."),
+    ),
+    responses(
+        (status = 200, description = "The profile: name, creation time, and for journey and \
+            clash the rating, rated matches, ended matches, wins and points.", body = store::PlayerProfile),
+        (status = 400, description = "`invalid_id` (not a UUID).", body = ErrorBody),
+        (status = 404, description = "`player_not_found`: no player with this id.", body = ErrorBody),
+        (status = 500, description = "`internal`: a store failure.", body = ErrorBody),
+        (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
+    )
+)]
+pub async fn profile(
+    State(state): State<AppState>,
+    ApiPath(player_id): ApiPath<Uuid>,
+) -> Result<Json<store::PlayerProfile>, ApiError> {
+    match state.store().player_profile(player_id).await? {
+        Some(p) => Ok(Json(p)),
+        None => Err(ApiError::new(
+            RestErrorCode::PlayerNotFound,
+            format!("no player {player_id}"),
+        )),
+    }
 }
 
 /// A player's matches, newest first, paged.

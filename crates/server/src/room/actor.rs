@@ -28,12 +28,14 @@ use super::{History, RoomCmd};
 use crate::clock;
 use crate::state::AppState;
 use crate::ws::{encode, ConnHandle, Frame};
+use backon::{ExponentialBuilder, Retryable};
 use engine::{Expiry, Match, MatchEnd, Seat, TurnOutcome, TurnStart};
 use protocol::{
     ChatLine, Clocks, ErrorCode, MatchEnded, MatchStarted, SeatInfo, ServerMsg, Snapshot,
     TurnResolved, TurnStarted,
 };
 use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use store::{Committed, WriteOp};
 use tokio::sync::mpsc;
@@ -96,6 +98,61 @@ enum Out {
     Msg(u64, Frame),
     /// The `ack` of an accepted request.
     Ack(ConnHandle, Option<String>),
+    /// `match_ended` with its `seq`, encoded at release with the rating changes the
+    /// result's transaction made (read once it committed; none when the match rated
+    /// nothing or they could not be read).
+    Ended(u64, Box<MatchEnded>, Ratings),
+}
+
+/// The rating changes of an ended match, filled once its result is committed.
+type Ratings = Arc<OnceLock<Vec<(Seat, protocol::RatingChange)>>>;
+
+/// Attempts at reading an ended match's rating changes before `match_ended` is
+/// shown without them (the store answered the commit a moment ago).
+const RATING_READS: usize = 4;
+
+/// `committed`, extended: resolves once the write committed and the rating changes
+/// of match `id` are read into `slot` (or could not be, after [`RATING_READS`]
+/// attempts). Resolves with an error, as `committed` does, if the writer stopped.
+fn then_ratings(committed: Committed, store: store::Store, id: Uuid, slot: Ratings) -> Committed {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        if committed.await.is_err() {
+            return; // dropping `tx`: the room sees the writer stopped
+        }
+        let backoff = ExponentialBuilder::default()
+            .with_min_delay(Duration::from_millis(50))
+            .with_max_times(RATING_READS);
+        match (|| store.rating_changes(id)).retry(backoff).await {
+            Ok(changes) => {
+                let _ = slot.set(
+                    changes
+                        .into_iter()
+                        .map(|(s, c)| (s, wire_change(c)))
+                        .collect(),
+                );
+            }
+            Err(e) => {
+                tracing::warn!(match_id = %id, error = %e, "rating changes not read; match_ended is shown without them");
+            }
+        }
+        let _ = tx.send(());
+    });
+    rx
+}
+
+/// The wire form of a stored rating change.
+pub(crate) fn wire_change(c: store::RatingChange) -> protocol::RatingChange {
+    let r = |r: store::Rating| protocol::Rating {
+        mu: r.mu,
+        sigma: r.sigma,
+        conservative: r.conservative,
+    };
+    protocol::RatingChange {
+        before: r(c.before),
+        after: r(c.after),
+        change: c.change,
+    }
 }
 
 /// A write on its way to the store and the messages it makes visible.
@@ -136,6 +193,8 @@ pub(crate) struct Room {
     /// Since when (room clock, Unix ms) no human of the match is connected; the match
     /// ends as abandoned `abandon_seconds` later. `None` while one is connected.
     away_since: Option<u64>,
+    /// The `match_ended` shown (with rating changes), for snapshots after it.
+    ended: Option<MatchEnded>,
 }
 
 /// How a room begins: a new match waiting for its `CreateMatch` commit, or a match
@@ -190,6 +249,7 @@ impl Room {
             turn_began: Instant::now(),
             auto_at: None,
             away_since: None,
+            ended: None,
         }
     }
 
@@ -285,8 +345,19 @@ impl Room {
         new_turn: bool,
         received: Option<std::time::Instant>,
     ) {
-        debug_assert!(self.pending.is_none(), "one pending write at a time");
         let committed = self.state.writer().send(op);
+        self.pend(committed, out, new_turn, received);
+    }
+
+    /// Waits for `committed`; `out` is shown once it resolves.
+    fn pend(
+        &mut self,
+        committed: Committed,
+        out: Vec<Out>,
+        new_turn: bool,
+        received: Option<std::time::Instant>,
+    ) {
+        debug_assert!(self.pending.is_none(), "one pending write at a time");
         self.auto_at = None;
         self.pending = Some(Pending {
             committed,
@@ -324,6 +395,14 @@ impl Room {
                 }
                 Out::Msg(seq, frame) => self.broadcast(seq, frame),
                 Out::Ack(conn, req) => conn.ack(req),
+                Out::Ended(seq, msg, ratings) => {
+                    let msg = match ratings.get() {
+                        Some(changes) => msg.with_ratings(changes),
+                        None => *msg,
+                    };
+                    self.broadcast(seq, encode(Some(seq), &ServerMsg::MatchEnded(msg.clone())));
+                    self.ended = Some(msg);
+                }
             }
         }
         if let Some(at) = p.received {
@@ -768,9 +847,28 @@ impl Room {
             standings: end.standings.clone(),
             end_seq: Some(seq),
         });
-        let msg = ServerMsg::MatchEnded(self.match_ended(&end));
-        out.push(Out::Msg(seq, encode(Some(seq), &msg)));
-        self.write(op, out, false, None);
+        let msg = self.match_ended(&end);
+        let committed = self.state.writer().send(op);
+        let ratings = Ratings::default();
+        // Two or more human players (seats that left count): the result's
+        // transaction rated them; read the changes for `match_ended`.
+        let humans = self
+            .seats
+            .iter()
+            .filter(|s| s.info.player_id.is_some())
+            .count();
+        let committed = if humans >= 2 {
+            then_ratings(
+                committed,
+                self.state.store().clone(),
+                self.id,
+                ratings.clone(),
+            )
+        } else {
+            committed
+        };
+        out.push(Out::Ended(seq, Box::new(msg), ratings));
+        self.pend(committed, out, false, None);
     }
 
     /// Frees the seats, so a player who reads `match_ended` can queue or open a lobby
@@ -826,7 +924,10 @@ impl Room {
             dice_commitment: self.m.commitment(),
             turns_played: self.m.turns_played(),
             seq: self.history.seq(),
-            ended: self.m.end().map(|e| self.match_ended(e)),
+            ended: self
+                .ended
+                .clone()
+                .or_else(|| self.m.end().map(|e| self.match_ended(e))),
         };
         conn.send_msg(
             Some(self.history.seq()),

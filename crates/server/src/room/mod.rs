@@ -20,6 +20,7 @@
 mod actor;
 mod history;
 
+pub(crate) use actor::wire_change;
 pub use history::History;
 
 use crate::clock;

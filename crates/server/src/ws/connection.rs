@@ -258,7 +258,7 @@ impl Session {
         let state = self.state.clone();
         match msg {
             ClientMsg::Ping | ClientMsg::Hello(_) => unreachable!("handled above"),
-            ClientMsg::JoinQueue(_) | ClientMsg::CreateLobby(_)
+            ClientMsg::JoinQueue(_) | ClientMsg::CreateLobby(_) | ClientMsg::OfferRematch(_)
                 if !state.accepting_new_matches() =>
             {
                 conn.send_error(
@@ -315,6 +315,15 @@ impl Session {
                     Err(e) => conn.send_error(e.code(), e.to_string(), req),
                 }
             }
+            ClientMsg::SubscribeLobbies => {
+                conn.ack(req);
+                state.lobbies().subscribe(&conn);
+            }
+            ClientMsg::UnsubscribeLobbies => {
+                state.lobbies().unsubscribe(conn.id());
+                conn.ack(req);
+            }
+            ClientMsg::OfferRematch(m) => self.offer_rematch(&player, m.match_id, req).await,
             ClientMsg::LeaveLobby => match state.lobbies().leave(&state, player.id) {
                 Ok(()) => conn.ack(req),
                 Err(e) => conn.send_error(e.code(), e.to_string(), req),
@@ -480,6 +489,17 @@ impl Session {
                 return None;
             }
         };
+        let ratings: Vec<(engine::Seat, protocol::RatingChange)> =
+            match self.state.store().rating_changes(match_id).await {
+                Ok(c) => c
+                    .into_iter()
+                    .map(|(s, c)| (s, crate::room::wire_change(c)))
+                    .collect(),
+                Err(e) => {
+                    tracing::warn!(error = %e, match_id = %match_id, "rating look-up failed");
+                    Vec::new()
+                }
+            };
         let now = self.state.clock().now_ms();
         let seats: Vec<protocol::SeatInfo> = doc
             .seats
@@ -514,8 +534,71 @@ impl Session {
             // The match's last message: its `match_ended` (0 for a match recorded
             // before its seq was).
             seq: end_seq,
-            ended: Some(protocol::MatchEnded::from_end(match_id, &end, seed)),
+            ended: Some(
+                protocol::MatchEnded::from_end(match_id, &end, seed).with_ratings(&ratings),
+            ),
         })
+    }
+
+    /// `offer_rematch`: the first error that applies, in this order:
+    /// `match_not_found`, `not_in_match`, `match_not_ended`, then the lobby's
+    /// (`already_busy`, `lobby_full`); otherwise the rematch lobby opens (or the
+    /// player joins the open one) and the answer is `ack`.
+    async fn offer_rematch(&self, player: &store::Player, match_id: Uuid, req: Option<String>) {
+        let summary = match self.state.store().match_summary(match_id).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, match_id = %match_id, "match look-up failed");
+                self.conn.send_error(
+                    ErrorCode::Internal,
+                    "could not read the match; try again",
+                    req,
+                );
+                return;
+            }
+        };
+        let Some(summary) = summary else {
+            // A room whose start is not stored yet is running, not unknown.
+            let (code, text) = match self.state.presence().active_match(player.id) {
+                Some(m) if m == match_id => {
+                    (ErrorCode::MatchNotEnded, "the match is still running")
+                }
+                _ => (ErrorCode::MatchNotFound, "no such match"),
+            };
+            self.conn.send_error(code, text, req);
+            return;
+        };
+        if !summary.seats.iter().any(|s| s.player_id == Some(player.id)) {
+            self.conn
+                .send_error(ErrorCode::NotInMatch, "you had no seat in this match", req);
+            return;
+        }
+        if summary.status != store::MatchStatus::Ended {
+            self.conn.send_error(
+                ErrorCode::MatchNotEnded,
+                "the match is still running; offer a rematch after match_ended",
+                req,
+            );
+            return;
+        }
+        let mut invited: Vec<Uuid> = summary
+            .seats
+            .iter()
+            .filter_map(|s| s.player_id)
+            .filter(|p| *p != player.id)
+            .collect();
+        invited.dedup();
+        match self.state.lobbies().rematch(
+            &self.state,
+            player.id,
+            &player.name,
+            match_id,
+            summary.mode,
+            &invited,
+        ) {
+            Ok(_) => self.conn.ack(req),
+            Err(e) => self.conn.send_error(e.code(), e.to_string(), req),
+        }
     }
 
     /// True when the store holds the match `match_id` (a store failure counts as
@@ -633,6 +716,7 @@ impl Session {
     /// rooms; a match seat is kept.
     async fn cleanup(&mut self) {
         let conn_id = self.conn.id();
+        self.state.lobbies().unsubscribe(conn_id);
         if let Some(p) = &self.player {
             let current = self
                 .state

@@ -25,6 +25,8 @@ pub fn quick_config(match_seconds: u32) -> Config {
         shutdown_grace_seconds: 5,
         rate_per_second: 1000,
         rate_burst: 1000,
+        // One rated match lists a player on the leaderboard.
+        rating_min_matches: 1,
         ..Config::default()
     }
 }

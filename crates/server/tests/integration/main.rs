@@ -13,6 +13,8 @@ mod matchmaking;
 mod openapi_file;
 mod outage;
 mod play;
+mod public_lobbies;
+mod ratings;
 mod reconnect;
 mod reconnect_abrupt;
 mod rest;

@@ -207,7 +207,9 @@ async fn check_ended_match(
         .collect();
     let want: Vec<u64> = resolved.iter().map(|&n| n.into()).collect();
     assert_eq!(turns, want, "every turn, in order");
-    assert_eq!(r["end"]["standings"], json!(ended.standings));
+    // The replay's standings are the result without the rating changes.
+    let results: Vec<&engine::Standing> = ended.standings.iter().map(|s| &s.standing).collect();
+    assert_eq!(r["end"]["standings"], json!(results));
     let stored_seats: Vec<Value> = seats
         .iter()
         .map(|s| json!({"seat": s["seat"], "player_id": s["player_id"], "is_bot": s["is_bot"], "name": s["name"]}))
@@ -290,9 +292,11 @@ async fn rest_suite(srv: &Srv) {
     let (s, d) = srv.get(&hist(dora.player_id, "")).await;
     assert_eq!((s, d), (200, last_page(vec![])));
 
-    // Leaderboard: the humans of the two matches by wins, then total points, then
-    // name; numbers recomputed from the two summaries. Bots are never listed.
-    let mut rows: BTreeMap<String, (i64, i64, i64)> = BTreeMap::new();
+    // Leaderboard: the rated humans of the two matches (each had two or more
+    // humans) by conservative rating μ − 3σ; counts recomputed from the two
+    // summaries; each row's rating is the player's profile rating and the rating
+    // after that player's last match. Bots are never listed.
+    let mut rows: BTreeMap<String, (i64, i64, Value)> = BTreeMap::new();
     let mut ids: BTreeMap<String, Value> = BTreeMap::new();
     for d in [&d1, &d2] {
         for seat in d["seats"].as_array().unwrap() {
@@ -300,30 +304,43 @@ async fn rest_suite(srv: &Srv) {
                 continue;
             }
             let name = seat["name"].as_str().unwrap().to_string();
-            let e = rows.entry(name.clone()).or_default();
+            let e = rows.entry(name.clone()).or_insert((0, 0, Value::Null));
             e.0 += 1;
             e.1 += i64::from(seat["result"]["place"] == json!(1));
-            e.2 += seat["result"]["total"].as_i64().unwrap();
+            e.2 = seat["result"]["rating"]["after"].clone();
             ids.insert(name, seat["player_id"].clone());
         }
     }
-    let mut want: Vec<(String, (i64, i64, i64))> = rows.into_iter().collect();
-    want.sort_by(|x, y| (y.1 .1, y.1 .2).cmp(&(x.1 .1, x.1 .2)).then(x.0.cmp(&y.0)));
-    let want: Vec<Value> = want
-        .into_iter()
-        .map(|(name, (matches, wins, total))| {
-            json!({"player_id": ids[&name], "name": name, "matches": matches,
-                   "wins": wins, "total_points": total})
-        })
-        .collect();
-    assert_eq!(want.len(), 3, "Ana, Bruno and Carla");
+    assert_eq!(rows.len(), 3, "Ana, Bruno and Carla");
     let (s, lb) = srv.get("/api/v1/leaderboard?mode=journey").await;
     assert_eq!(s, 200);
-    assert_eq!(lb, json!({"mode": "journey", "players": want}));
+    assert_eq!(lb["min_matches"], 1);
+    let listed = lb["players"].as_array().unwrap();
+    assert_eq!(listed.len(), 3, "{lb}");
+    for w in listed.windows(2) {
+        assert!(
+            w[0]["rating"]["conservative"].as_f64() >= w[1]["rating"]["conservative"].as_f64(),
+            "{lb}"
+        );
+    }
+    for row in listed {
+        let name = row["name"].as_str().unwrap();
+        let (matches, wins, after) = &rows[name];
+        assert_eq!(row["player_id"], ids[name]);
+        assert_eq!((&row["rated_matches"], &row["wins"]), (&json!(matches), &json!(wins)));
+        assert_eq!(&row["rating"], after, "{name}");
+        let (_, p) = srv
+            .get(&format!("/api/v1/players/{}", ids[name].as_str().unwrap()))
+            .await;
+        assert_eq!(p["modes"][0]["rating"], row["rating"]);
+    }
     let (_, top) = srv.get("/api/v1/leaderboard?mode=journey&limit=1").await;
-    assert_eq!(top["players"], json!([want[0]]));
+    assert_eq!(top["players"], json!([listed[0]]));
     let (s, clash) = srv.get("/api/v1/leaderboard?mode=clash").await;
-    assert_eq!((s, clash), (200, json!({"mode": "clash", "players": []})));
+    assert_eq!(
+        (s, clash),
+        (200, json!({"mode": "clash", "min_matches": 1, "players": []}))
+    );
 
     // Unknown ids: 404 with the error body.
     let nobody = Uuid::new_v4();
@@ -466,6 +483,6 @@ async fn every_documented_get_answers_as_documented() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 10, "every GET path of the document was called");
+    assert_eq!(checked, 12, "every GET path of the document was called");
     srv.stop().await;
 }
