@@ -37,10 +37,35 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         Err(e) => return Err(e.into()),
     };
-    let writer = store::spawn_writer(store.clone());
+    // Cluster mode (--nats-url): a fenced writer stamps each write with its match's
+    // lease token; the node joins before serving.
+    let cluster = match server::cluster::Settings::from_config(&config)? {
+        Some(settings) => {
+            server::metrics::set_node_label(&settings.node_id);
+            let cluster = server::cluster::Cluster::connect(settings).await?;
+            tracing::info!(
+                node = cluster.node_id(),
+                lease_ms = config.lease_ms,
+                "cluster mode"
+            );
+            Some(cluster)
+        }
+        None => None,
+    };
+    let writer = match &cluster {
+        Some(c) => store::spawn_writer_fenced(
+            store.clone(),
+            store::WriterConfig::default(),
+            c.leases().clone(),
+        ),
+        None => store::spawn_writer(store.clone()),
+    };
     let listener = tokio::net::TcpListener::bind(config.bind).await?;
     tracing::info!(addr = %listener.local_addr()?, database = store.backend_name(), "listening");
     let state = AppState::new(config, store.clone(), writer);
+    if let Some(c) = cluster {
+        state.set_cluster(c);
+    }
     server::run(listener, state, shutdown_signal()).await?;
     store.close().await;
     Ok(())

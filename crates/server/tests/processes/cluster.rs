@@ -1,0 +1,356 @@
+//! Cluster mode: three `ludo-server` nodes on one PostgreSQL database and the NATS
+//! server at `LUDO_TEST_NATS_URL` (default `nats://127.0.0.1:4222`; the tests fail
+//! when it is unreachable). Each test has its own database and NATS subject prefix.
+//!
+//! * `kill -9` of the node that owns a running match: another node claims it once
+//!   the lease expires and resumes it; the players reconnect there and play it to
+//!   `match_ended`; the replay has every turn they saw and verifies.
+//! * SIGSTOP of the owner until another node has taken the match, a plan sent to the
+//!   stopped owner, SIGCONT: the old owner writes nothing more for the match
+//!   (fencing: no row for that turn), its socket is closed without an answer, and
+//!   the match goes on on the new owner from what the players saw.
+//! * SIGTERM of the owner: it hands the match over at once (well before its lease
+//!   would expire).
+
+use crate::durable::check_replay;
+use crate::harness::*;
+use protocol::ServerMsg;
+use serde_json::json;
+use std::time::Duration;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+/// Match clock of these tests, seconds.
+const MATCH_SECONDS: &str = "12";
+
+fn nats_url() -> String {
+    std::env::var("LUDO_TEST_NATS_URL").unwrap_or_else(|_| "nats://127.0.0.1:4222".into())
+}
+
+/// Panics (the test fails) when the NATS server does not accept a connection.
+async fn require_nats() {
+    let url = nats_url();
+    let authority = url.trim_start_matches("nats://").to_string();
+    let ok = tokio::time::timeout(
+        Duration::from_secs(5),
+        tokio::net::TcpStream::connect(authority.as_str()),
+    )
+    .await;
+    assert!(
+        matches!(ok, Ok(Ok(_))),
+        "NATS is required for the cluster tests ({url}, LUDO_TEST_NATS_URL) and is unreachable"
+    );
+}
+
+/// A node of the test cluster.
+struct Node {
+    id: String,
+    proc: ServerProc,
+}
+
+/// Starts `n` nodes (`n1`…) on `db` with lease `lease_ms` and a fresh subject prefix,
+/// and waits until each is ready.
+async fn cluster(db: &str, n: usize, lease_ms: u64, dir: &std::path::Path) -> Vec<Node> {
+    require_nats().await;
+    let prefix = format!("t{}", Uuid::new_v4().simple());
+    let lease = lease_ms.to_string();
+    let nats = nats_url();
+    let mut nodes = Vec::new();
+    for i in 1..=n {
+        let id = format!("n{i}");
+        let env = [
+            ("LUDO_MATCH_SECONDS", MATCH_SECONDS),
+            ("LUDO_TURN_SECONDS", "30"),
+            ("LUDO_NATS_URL", nats.as_str()),
+            ("LUDO_NATS_PREFIX", prefix.as_str()),
+            ("LUDO_NODE_ID", id.as_str()),
+            ("LUDO_LEASE_MS", lease.as_str()),
+        ];
+        let proc = ServerProc::start(db, &env, dir).await;
+        nodes.push(Node { id, proc });
+    }
+    for n in &nodes {
+        n.proc.wait_ready().await;
+    }
+    nodes
+}
+
+/// The node id owning `match_id`'s lease and its fencing token.
+async fn owner(pool: &sqlx::PgPool, match_id: Uuid) -> Option<(String, i64)> {
+    sqlx::query_as("SELECT node_id, fencing_token FROM room_leases WHERE match_id = $1")
+        .bind(match_id)
+        .fetch_optional(pool)
+        .await
+        .unwrap()
+}
+
+/// Waits (bounded) until a node other than `old` owns `match_id`; returns it.
+async fn new_owner(pool: &sqlx::PgPool, match_id: Uuid, old: &str) -> (String, i64) {
+    let t0 = Instant::now();
+    loop {
+        if let Some((node, token)) = owner(pool, match_id).await {
+            if node != old {
+                return (node, token);
+            }
+        }
+        assert!(t0.elapsed() < BOUND, "no node took the match over");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn turn_rows(pool: &sqlx::PgPool, match_id: Uuid) -> Vec<i32> {
+    sqlx::query_scalar("SELECT turn_number FROM turns WHERE match_id = $1 ORDER BY turn_number")
+        .bind(match_id)
+        .fetch_all(pool)
+        .await
+        .unwrap()
+}
+
+/// The players reconnect to `node` with their tokens: the match is listed, the
+/// snapshot has the `seq` they last saw; they keep what they saw.
+async fn reconnect_all(node: &ServerProc, players: Vec<Player>, match_id: Uuid) -> Vec<Player> {
+    let seq = players.iter().map(|p| p.seq).max().unwrap();
+    let mut out = Vec::new();
+    for old in players {
+        // The lease names the new owner as soon as its claim commits; the room is
+        // resumed right after (a read of the turn log): until then the node does not
+        // list the match yet, and the client tries again.
+        let t0 = Instant::now();
+        let mut p = loop {
+            let (p, active) = Player::connect(node, old.player_id, &old.token).await;
+            if !active.is_empty() {
+                assert_eq!(
+                    active,
+                    vec![match_id],
+                    "welcome lists the match on its new owner"
+                );
+                break p;
+            }
+            assert!(t0.elapsed() < BOUND, "the new owner never listed the match");
+            drop(p);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        let snap = p.snapshot().await;
+        assert_eq!(
+            snap.seq, seq,
+            "the new owner goes on from what the players saw"
+        );
+        p.resolved = old.resolved.clone();
+        p.exited = old.exited;
+        out.push(p);
+    }
+    out
+}
+
+async fn with_db(
+    prefix: &str,
+    f: impl FnOnce(String) -> futures_util::future::BoxFuture<'static, ()>,
+) {
+    let db = store::testing::TempPg::create(prefix).await;
+    let outcome = store::testing::run_catching(f(db.url.clone())).await;
+    db.drop_db().await;
+    if let Err(p) = outcome {
+        std::panic::resume_unwind(p);
+    }
+}
+
+/// `kill -9` of the owner: another node resumes the match within a few seconds of
+/// the lease's expiry; the players continue there and the replay verifies.
+#[tokio::test]
+async fn kill9_of_the_owner_moves_the_match_to_another_node() {
+    with_db("ludo_cluster", |url| Box::pin(kill9_failover(url))).await;
+}
+
+async fn kill9_failover(url: String) {
+    const LEASE_MS: u64 = 1500;
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let mut nodes = cluster(&url, 3, LEASE_MS, dir.path()).await;
+    let (mut players, match_id) = lobby_of_four(&nodes[0].proc).await;
+    let (first, token) = owner(&pool, match_id).await.expect("the match has a lease");
+    assert_eq!(
+        (first.as_str(), token),
+        ("n1", 1),
+        "the creating node owns the match"
+    );
+    assert_eq!(play_until(&mut players, match_id, 10).await, 10);
+    let before = seen_turns(&players);
+    let dead = nodes.remove(0);
+    let t0 = Instant::now();
+    dead.proc.kill9().await;
+    let (next, token) = new_owner(&pool, match_id, "n1").await;
+    let took = t0.elapsed();
+    assert_eq!(token, 2, "one takeover, one new token");
+    assert!(
+        took < Duration::from_millis(LEASE_MS) + Duration::from_secs(3),
+        "taken over {took:?} after the kill (lease {LEASE_MS} ms)"
+    );
+    eprintln!("failover: new owner {next} {took:?} after kill -9 (lease {LEASE_MS} ms)");
+    let node = &nodes
+        .iter()
+        .find(|n| n.id == next)
+        .expect("a live node")
+        .proc;
+    let mut players = reconnect_all(node, players, match_id).await;
+    assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
+    let seen = seen_turns(&players);
+    for (n, r) in &before {
+        assert_eq!(seen.get(n), Some(r), "turn {n} seen before the kill");
+    }
+    check_replay(node, match_id, &seen).await;
+    assert_eq!(
+        owner(&pool, match_id).await,
+        None,
+        "the lease ends with the match"
+    );
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
+fn signal(proc: &ServerProc, sig: &str) {
+    let pid = proc.child.id().expect("running").to_string();
+    let status = std::process::Command::new("kill")
+        .args([sig, pid.as_str()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill {sig} {pid}");
+}
+
+/// SIGSTOP of the owner past its lease; a plan reaches it while another node owns
+/// the match; SIGCONT: the old owner writes nothing (fencing) and answers nothing
+/// but the close of the socket; the match goes on on the new owner.
+#[tokio::test]
+async fn a_paused_owner_writes_nothing_after_the_takeover() {
+    with_db("ludo_cluster", |url| Box::pin(sigstop_fencing(url))).await;
+}
+
+async fn sigstop_fencing(url: String) {
+    const LEASE_MS: u64 = 1500;
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let nodes = cluster(&url, 3, LEASE_MS, dir.path()).await;
+    let (mut players, match_id) = lobby_of_four(&nodes[0].proc).await;
+    assert_eq!(play_until(&mut players, match_id, 10).await, 10);
+    let seq = players.iter().map(|p| p.seq).max().unwrap();
+    let turn = players[0].turn.clone().unwrap();
+    assert_eq!(
+        turn_rows(&pool, match_id).await,
+        (1..=9).collect::<Vec<_>>()
+    );
+
+    signal(&nodes[0].proc, "-STOP");
+    // The mover's plan for turn 10 waits in the stopped owner's socket buffer.
+    let mover = &mut players[turn.seat.index()];
+    let plan = mover.plan();
+    mover
+        .send(json!({"t": "submit_turn", "id": "late", "d": {"match_id": match_id, "turn_number": 10, "plan": plan}}))
+        .await;
+    let (next, token) = new_owner(&pool, match_id, "n1").await;
+    assert_eq!(token, 2);
+    // Resumed: the new owner is running the match (its players are not back yet).
+    let node = &nodes
+        .iter()
+        .find(|n| n.id == next)
+        .expect("a live node")
+        .proc;
+    signal(&nodes[0].proc, "-CONT");
+
+    // The old owner reads the plan once it runs again: nothing but the close of the
+    // socket (1012) or an error comes back; never an ack or a turn.
+    let old = &mut players[turn.seat.index()];
+    let t0 = Instant::now();
+    loop {
+        use futures_util::StreamExt;
+        let m = tokio::time::timeout(BOUND, old.ws.next())
+            .await
+            .expect("the old owner answers or closes in time");
+        match m {
+            None | Some(Err(_)) => break,
+            Some(Ok(tokio_tungstenite::tungstenite::Message::Close(c))) => {
+                if let Some(c) = c {
+                    assert_eq!(u16::from(c.code), 1012, "closed as moved");
+                }
+                break;
+            }
+            Some(Ok(tokio_tungstenite::tungstenite::Message::Text(t))) => {
+                let f = protocol::decode_server(t.as_str()).unwrap();
+                assert!(
+                    matches!(f.msg, ServerMsg::Error(_)),
+                    "the old owner showed {:?}",
+                    f.msg
+                );
+            }
+            Some(Ok(_)) => {}
+        }
+        assert!(t0.elapsed() < BOUND);
+    }
+    // Give the old owner every chance to write (its writer commits within ms).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        turn_rows(&pool, match_id).await,
+        (1..=9).collect::<Vec<_>>(),
+        "the fenced owner wrote no turn"
+    );
+    assert_eq!(owner(&pool, match_id).await, Some((next.clone(), 2)));
+
+    // The players go on on the new owner from exactly what they saw.
+    let mut players = reconnect_all(node, players, match_id).await;
+    assert_eq!(players.iter().map(|p| p.seq).max().unwrap(), seq);
+    for p in &players {
+        let t = p.turn.as_ref().unwrap();
+        assert_eq!(
+            (t.turn_number, t.seat, &t.dice),
+            (turn.turn_number, turn.seat, &turn.dice),
+            "the same turn in progress"
+        );
+    }
+    let before = seen_turns(&players);
+    assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
+    let seen = seen_turns(&players);
+    for (n, r) in &before {
+        assert_eq!(seen.get(n), Some(r));
+    }
+    check_replay(node, match_id, &seen).await;
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
+/// SIGTERM of the owner: the match is on another node long before the lease (20 s)
+/// could have expired, and the players finish it there.
+#[tokio::test]
+async fn sigterm_hands_the_match_over_at_once() {
+    with_db("ludo_cluster", |url| Box::pin(sigterm_handover(url))).await;
+}
+
+async fn sigterm_handover(url: String) {
+    const LEASE_MS: u64 = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let mut nodes = cluster(&url, 2, LEASE_MS, dir.path()).await;
+    let (mut players, match_id) = lobby_of_four(&nodes[0].proc).await;
+    assert_eq!(play_until(&mut players, match_id, 6).await, 6);
+    let leaving = nodes.remove(0);
+    let t0 = Instant::now();
+    leaving.proc.terminate().await;
+    let (next, token) = new_owner(&pool, match_id, "n1").await;
+    let took = t0.elapsed();
+    assert_eq!((next.as_str(), token), ("n2", 2));
+    assert!(
+        took < Duration::from_secs(5),
+        "handed over {took:?} after SIGTERM (lease {LEASE_MS} ms)"
+    );
+    eprintln!("SIGTERM hand-over: {took:?}");
+    let node = &nodes[0].proc;
+    let mut players = reconnect_all(node, players, match_id).await;
+    assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
+    let seen = seen_turns(&players);
+    check_replay(node, match_id, &seen).await;
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
