@@ -368,3 +368,67 @@ fn lose_room(state: &AppState, id: Uuid) {
         room.stop();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn parse(args: &[&str]) -> Config {
+        Config::try_parse_from(std::iter::once("ludo-server").chain(args.iter().copied())).unwrap()
+    }
+
+    /// Contract: no NATS URL is a single node; a NATS URL needs PostgreSQL; the node
+    /// id is random unless given; names must be subject tokens.
+    #[test]
+    fn cluster_settings_from_flags() {
+        assert_eq!(Settings::from_config(&parse(&[])).unwrap(), None);
+        let nats = ["--nats-url", "nats://127.0.0.1:4222"];
+        assert!(matches!(
+            Settings::from_config(&parse(&nats)),
+            Err(ClusterError::NeedsPostgres)
+        ));
+        let sqlite = [&nats[..], &["--database-url", "sqlite://x.db"]].concat();
+        assert!(matches!(
+            Settings::from_config(&parse(&sqlite)),
+            Err(ClusterError::NeedsPostgres)
+        ));
+        let pg = [&nats[..], &["--database-url", "postgres://h/db"]].concat();
+        let a = Settings::from_config(&parse(&pg)).unwrap().unwrap();
+        let b = Settings::from_config(&parse(&pg)).unwrap().unwrap();
+        assert_ne!(a.node_id, b.node_id, "random node ids");
+        assert_eq!(
+            a.lease,
+            Duration::from_millis(crate::config::DEFAULT_LEASE_MS)
+        );
+        assert_eq!(a.prefix, "ludo");
+        let named = [
+            &pg[..],
+            &[
+                "--node-id",
+                "n-1",
+                "--lease-ms",
+                "900",
+                "--nats-prefix",
+                "t.x",
+            ],
+        ]
+        .concat();
+        let s = Settings::from_config(&parse(&named)).unwrap().unwrap();
+        assert_eq!(
+            (s.node_id.as_str(), s.lease, s.prefix.as_str()),
+            ("n-1", Duration::from_millis(900), "t.x")
+        );
+        let bad = [&pg[..], &["--node-id", "a.b"]].concat();
+        assert!(matches!(
+            Settings::from_config(&parse(&bad)),
+            Err(ClusterError::BadName { .. })
+        ));
+        let bad = [&pg[..], &["--nats-prefix", "a..b"]].concat();
+        assert!(matches!(
+            Settings::from_config(&parse(&bad)),
+            Err(ClusterError::BadName { .. })
+        ));
+        assert!(Config::try_parse_from(["ludo-server", "--lease-ms", "10"]).is_err());
+    }
+}
