@@ -37,7 +37,15 @@ use uuid::Uuid;
 pub struct Leases {
     node_id: String,
     lease: Duration,
-    held: Mutex<HashMap<Uuid, i64>>,
+    held: Mutex<Held>,
+}
+
+/// The matches held (with tokens) and those of them whose creation (and so their
+/// lease row) is not committed yet: a renewal does not count those as lost.
+#[derive(Debug, Default)]
+struct Held {
+    tokens: HashMap<Uuid, i64>,
+    creating: std::collections::HashSet<Uuid>,
 }
 
 /// The token of a match this node does not hold: no stored lease has it (tokens
@@ -50,7 +58,7 @@ impl Leases {
         Arc::new(Leases {
             node_id: node_id.into(),
             lease,
-            held: Mutex::new(HashMap::new()),
+            held: Mutex::new(Held::default()),
         })
     }
 
@@ -64,46 +72,61 @@ impl Leases {
         self.lease
     }
 
-    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, i64>> {
+    fn map(&self) -> std::sync::MutexGuard<'_, Held> {
         self.held.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The matches held, with their tokens.
+    /// The matches held, with their tokens (new matches included).
     pub fn held(&self) -> Vec<(Uuid, i64)> {
-        self.map().iter().map(|(&id, &t)| (id, t)).collect()
+        self.map().tokens.iter().map(|(&id, &t)| (id, t)).collect()
     }
 
     /// The token this node holds for `match_id`, if it holds it.
     pub fn token(&self, match_id: Uuid) -> Option<i64> {
-        self.map().get(&match_id).copied()
+        self.map().tokens.get(&match_id).copied()
+    }
+
+    /// True while `match_id`'s creation is not committed (its lease row may not
+    /// exist yet).
+    pub fn is_creating(&self, match_id: Uuid) -> bool {
+        self.map().creating.contains(&match_id)
     }
 
     /// Records that this node holds `match_id` with `token` (after a claim).
     pub fn hold(&self, match_id: Uuid, token: i64) {
-        self.map().insert(match_id, token);
+        self.map().tokens.insert(match_id, token);
     }
 
     /// Forgets `match_id` if it is held with `token`; true when it was.
     pub fn forget(&self, match_id: Uuid, token: i64) -> bool {
         let mut m = self.map();
-        if m.get(&match_id) == Some(&token) {
-            m.remove(&match_id);
+        if m.tokens.get(&match_id) == Some(&token) {
+            m.tokens.remove(&match_id);
+            m.creating.remove(&match_id);
             true
         } else {
             false
         }
     }
 
-    /// The token to stamp `op` with: 1 for a new match (which this node then holds),
-    /// else the held token, or [`NOT_HELD`].
+    /// The token to stamp `op` with: 1 for a new match (which this node then holds,
+    /// as being created until [`Leases::created`]), else the held token, or
+    /// [`NOT_HELD`].
     pub(crate) fn stamp(&self, op: &WriteOp) -> i64 {
         match op {
             WriteOp::CreateMatch(m) => {
-                self.map().insert(m.id, 1);
+                let mut h = self.map();
+                h.tokens.insert(m.id, 1);
+                h.creating.insert(m.id);
                 1
             }
             other => self.token(other.match_id()).unwrap_or(NOT_HELD),
         }
+    }
+
+    /// The creation of `match_id` (and its lease row) is committed.
+    pub(crate) fn created(&self, match_id: Uuid) {
+        self.map().creating.remove(&match_id);
     }
 }
 
@@ -172,7 +195,11 @@ impl Store {
             renewed.into_iter().map(|(id,)| id).collect();
         Ok(held
             .into_iter()
-            .filter(|(id, token)| !renewed.contains(id) && leases.token(*id) == Some(*token))
+            .filter(|(id, token)| {
+                !renewed.contains(id)
+                    && !leases.is_creating(*id)
+                    && leases.token(*id) == Some(*token)
+            })
             .collect())
     }
 

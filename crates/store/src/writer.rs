@@ -324,8 +324,12 @@ async fn run(
                 }
                 continue;
             }
-            if let (Some(l), WriteOp::Finish(r)) = (&leases, op) {
-                l.forget(r.id, token);
+            match (&leases, op) {
+                (Some(l), WriteOp::Finish(r)) => {
+                    l.forget(r.id, token);
+                }
+                (Some(l), WriteOp::CreateMatch(m)) => l.created(m.id),
+                _ => {}
             }
             let _ = d.send(()); // a room that stopped no longer waits
         }
