@@ -154,6 +154,10 @@ const CLAIM: &str = "UPDATE room_leases SET node_id = $1, fencing_token = fencin
 const RELEASE: &str = "UPDATE room_leases l SET expires_at = now() - interval '1 second' \
     FROM unnest($2::uuid[], $3::bigint[]) AS h(id, token) \
     WHERE l.match_id = h.id AND l.fencing_token = h.token AND l.node_id = $1";
+const RUNNING_MATCH_OF: &str = "SELECT m.id FROM matches m \
+    JOIN match_seats s ON s.match_id = m.id \
+    WHERE s.player_id = $1 AND m.status = 'running' AND s.left_seq IS NULL \
+    ORDER BY m.started_at DESC LIMIT 1";
 const LEASE_OF: &str = "SELECT node_id, fencing_token FROM room_leases WHERE match_id = $1";
 
 fn secs(d: Duration) -> f64 {
@@ -254,6 +258,18 @@ impl Store {
             leases.forget(id, token);
         }
         Ok(n as usize)
+    }
+
+    /// The running match `player` has a seat in (and did not leave), if any,
+    /// whichever node runs it.
+    ///
+    /// Errors: [`StoreError::Unavailable`]; [`StoreError::Invalid`] on SQLite.
+    pub async fn running_match_of(&self, player: Uuid) -> Result<Option<Uuid>, StoreError> {
+        let pool = self.pg()?;
+        Ok(sqlx::query_scalar(RUNNING_MATCH_OF)
+            .bind(player)
+            .fetch_optional(pool)
+            .await?)
     }
 
     /// The owner node and fencing token of `match_id`'s lease, if it has one.

@@ -23,6 +23,12 @@
 //! * On SIGTERM the node stops its rooms, flushes its writer, releases its leases
 //!   and publishes a release notice on NATS (`<prefix>.cluster.released`) so the
 //!   other nodes claim the matches without waiting for the leases to expire.
+//!
+//! # Sockets on any node ([`remote`])
+//! A socket whose match runs on another node reaches its room over NATS; the owner
+//! sends that socket's frames back to its node.
+
+pub mod remote;
 
 use crate::config::Config;
 use crate::state::AppState;
@@ -151,6 +157,10 @@ pub struct Cluster {
     nats: async_nats::Client,
     /// Woken by a release notice: scan for claimable matches at once.
     scan_now: Notify,
+    /// This node's sockets that sent commands to rooms on other nodes, by id.
+    conns: dashmap::DashMap<u64, crate::ws::ConnHandle>,
+    /// Those sockets by the match they sent to (closed when it moves).
+    routed: dashmap::DashMap<Uuid, std::collections::HashMap<u64, crate::ws::ConnHandle>>,
 }
 
 impl Cluster {
@@ -173,6 +183,8 @@ impl Cluster {
             leases,
             nats,
             scan_now: Notify::new(),
+            conns: dashmap::DashMap::new(),
+            routed: dashmap::DashMap::new(),
         }))
     }
 
@@ -211,6 +223,12 @@ impl Cluster {
             .spawn(async move { me.takeover_loop(st).await });
         let (me, st) = (self.clone(), state.clone());
         state.tasks().spawn(async move { me.notice_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state
+            .tasks()
+            .spawn(async move { me.forward_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state.tasks().spawn(async move { me.moved_loop(st).await });
     }
 
     async fn renew_loop(self: Arc<Self>, state: AppState) {
@@ -296,6 +314,7 @@ impl Cluster {
                 metrics::counter!(TAKEOVERS_COUNTER).increment(1);
                 if resume_claimed(state, state.store(), id, t).await {
                     resumed += 1;
+                    self.announce_moved(id).await;
                 } else {
                     self.leases.forget(id, t);
                 }

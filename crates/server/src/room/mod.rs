@@ -166,6 +166,11 @@ impl RoomHandle {
     pub fn stop(&self) {
         self.stop.cancel();
     }
+
+    /// Resolves once the room has stopped taking commands.
+    pub async fn closed(&self) {
+        self.tx.closed().await
+    }
 }
 
 /// Why a room could not start.
@@ -307,6 +312,11 @@ pub fn start_listed(
             stop: stop.clone(),
         },
     );
+    if let Some(c) = state.cluster() {
+        if let Some(handle) = state.room(id) {
+            c.serve_room(state, id, handle);
+        }
+    }
     for s in &seats {
         if let Some(p) = s.info.player_id {
             state.presence().seat(p, id);
@@ -421,6 +431,11 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
             stop: stop.clone(),
         },
     );
+    if let Some(c) = state.cluster() {
+        if let Some(handle) = state.room(id) {
+            c.serve_room(state, id, handle);
+        }
+    }
     for s in &seats {
         if let (Some(p), false) = (s.info.player_id, s.info.left) {
             state.presence().seat(p, id);

@@ -145,30 +145,13 @@ async fn reconnect_all(node: &ServerProc, players: Vec<Player>, match_id: Uuid) 
     let mut out = Vec::new();
     for old in players {
         // The lease names the new owner as soon as its claim commits; the room is
-        // resumed right after (a read of the turn log): until then the node does not
-        // list the match yet, and the client tries again.
-        let t0 = Instant::now();
-        let mut p = loop {
-            let (p, active) = Player::connect(node, old.player_id, &old.token).await;
-            if !active.is_empty() {
-                assert_eq!(
-                    active,
-                    vec![match_id],
-                    "welcome lists the match on its new owner"
-                );
-                break p;
-            }
-            assert!(t0.elapsed() < BOUND, "the new owner never listed the match");
-            drop(p);
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
-        let snap = p.snapshot().await;
+        // resumed right after (a read of the turn log): until then the client gets
+        // no snapshot and tries again.
+        let p = rejoin(node, &old, match_id).await;
         assert_eq!(
-            snap.seq, seq,
+            p.seq, seq,
             "the new owner goes on from what the players saw"
         );
-        p.resolved = old.resolved.clone();
-        p.exited = old.exited;
         out.push(p);
     }
     out
@@ -581,6 +564,105 @@ async fn rolling_restart(url: String) {
         .await
         .unwrap();
     assert_eq!(leases, 0, "every lease ended with its match");
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
+/// `player` signs in on `node` again: until that node lists the match and the
+/// match's owner sends the snapshot (a just-resumed match may not serve yet), it
+/// tries again. Keeps what the player saw.
+async fn rejoin(node: &ServerProc, old: &Player, match_id: Uuid) -> Player {
+    let t0 = Instant::now();
+    loop {
+        let (mut p, active) = Player::connect(node, old.player_id, &old.token).await;
+        if active == vec![match_id] {
+            let snap = tokio::time::timeout(Duration::from_secs(2), p.snapshot()).await;
+            if snap.is_ok() {
+                p.resolved = old.resolved.clone();
+                p.exited = old.exited;
+                return p;
+            }
+        }
+        assert!(
+            t0.elapsed() < BOUND,
+            "{} never rejoined the match",
+            old.player_id
+        );
+        drop(p);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Reads (bounded) until the server closes `p`'s socket; returns the close code.
+async fn closed(p: &mut Player) -> Option<u16> {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    loop {
+        match tokio::time::timeout(BOUND, p.ws.next())
+            .await
+            .expect("closed in time")
+        {
+            None | Some(Err(_)) => return None,
+            Some(Ok(Message::Close(c))) => return c.map(|c| u16::from(c.code)),
+            Some(Ok(_)) => {}
+        }
+    }
+}
+
+/// Any node serves any socket: four players on three nodes play one match (the
+/// room on n1; the others' commands and frames cross NATS); `kill -9` of the owner:
+/// the sockets on the other nodes are closed as moved (1012), every player rejoins
+/// on a live node, and the match ends normally; the replay has every turn any of
+/// them saw and verifies.
+#[tokio::test]
+async fn players_on_three_nodes_play_one_match_through_a_kill() {
+    with_db("ludo_cluster", |url| Box::pin(three_nodes_one_match(url))).await;
+}
+
+async fn three_nodes_one_match(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let nodes = cluster(&url, 3, 1500, dir.path()).await;
+    let (players, match_id) = lobby_of_four(&nodes[0].proc).await;
+    assert_eq!(owner(&pool, match_id).await.unwrap().0, "n1");
+    // Seats 1..3 move to n2, n3, n2 (seat 0 stays on the owner).
+    let homes = [0usize, 1, 2, 1];
+    let mut moved = Vec::new();
+    for (i, old) in players.into_iter().enumerate() {
+        if homes[i] == 0 {
+            moved.push(old);
+            continue;
+        }
+        let p = rejoin(&nodes[homes[i]].proc, &old, match_id).await;
+        drop(old);
+        moved.push(p);
+    }
+    let mut players = moved;
+    assert_eq!(play_until(&mut players, match_id, 8).await, 8);
+    let before = seen_turns(&players);
+    assert_eq!(before.len(), 7, "every player saw turns 1..=7");
+
+    let mut nodes = nodes;
+    let dead = nodes.remove(0);
+    dead.proc.kill9().await;
+    // The sockets on n2 and n3 routed to the dead owner: closed as moved once a
+    // live node resumed the match.
+    for p in players.iter_mut().skip(1) {
+        assert_eq!(closed(p).await, Some(1012), "closed as moved");
+    }
+    let mut back = Vec::new();
+    for (i, old) in players.iter().enumerate() {
+        back.push(rejoin(&nodes[i % 2].proc, old, match_id).await);
+    }
+    let mut players = back;
+    assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
+    let seen = seen_turns(&players);
+    for (n, r) in &before {
+        assert_eq!(seen.get(n), Some(r), "turn {n} seen before the kill");
+    }
+    check_replay(&nodes[0].proc, match_id, &seen).await;
     pool.close().await;
     for n in nodes {
         n.proc.kill9().await;
