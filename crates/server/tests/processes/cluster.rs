@@ -668,3 +668,74 @@ async fn three_nodes_one_match(url: String) {
         n.proc.kill9().await;
     }
 }
+
+/// Passes `turns` turns in lock-step; returns each mover's time from sending its
+/// `pass` to reading that turn's `turn_resolved`.
+async fn timed_passes(players: &mut [Player], match_id: Uuid, turns: u32) -> Vec<Duration> {
+    let mut out = Vec::new();
+    for _ in 0..turns {
+        let t = players[0].turn.clone().expect("a turn");
+        let mover = &mut players[t.seat.index()];
+        let t0 = Instant::now();
+        mover
+            .send(json!({"t": "pass", "id": "p", "d": {"match_id": match_id, "turn_number": t.turn_number}}))
+            .await;
+        mover
+            .until(|m| matches!(m, ServerMsg::TurnResolved(r) if r.turn_number == t.turn_number))
+            .await;
+        out.push(t0.elapsed());
+        for p in players.iter_mut() {
+            while p
+                .turn
+                .as_ref()
+                .is_none_or(|x| x.turn_number <= t.turn_number)
+            {
+                p.recv().await;
+            }
+        }
+    }
+    out
+}
+
+fn percentiles(mut v: Vec<Duration>) -> String {
+    v.sort();
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    format!(
+        "n {} p50 {:?} p99 {:?} max {:?}",
+        v.len(),
+        at(0.5),
+        at(0.99),
+        at(1.0)
+    )
+}
+
+/// Measurement (BENCHMARKS.md): the NATS hop at low load. One match, 60 passes with
+/// all four players on the owner, then 60 with all four on another node.
+#[tokio::test]
+#[ignore = "measurement; run with --ignored"]
+async fn nats_hop_latency_one_match() {
+    with_db("ludo_cluster", |url| Box::pin(nats_hop(url))).await;
+}
+
+async fn nats_hop(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = Spec::new(&url, 3000);
+    spec.extra = vec![("LUDO_MATCH_SECONDS", "300"), ("LUDO_TURN_SECONDS", "30")];
+    let nodes = cluster_of(&spec, 2, dir.path()).await;
+    let (mut players, match_id) = lobby_of_four(&nodes[0].proc).await;
+    let local = timed_passes(&mut players, match_id, 60).await;
+    let mut remote_players = Vec::new();
+    for old in &players {
+        remote_players.push(rejoin(&nodes[1].proc, old, match_id).await);
+    }
+    drop(players);
+    let remote = timed_passes(&mut remote_players, match_id, 60).await;
+    eprintln!(
+        "submit->turn_resolved, all players on the owner: {}\nall players on another node: {}",
+        percentiles(local),
+        percentiles(remote)
+    );
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
