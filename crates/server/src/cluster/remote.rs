@@ -9,7 +9,7 @@
 //!   when the room has stopped; no responder means no node runs the match.
 //! * A proxy publishes every frame the room queues for it, in order, on
 //!   `<prefix>.conn.<origin node>.<conn id>`, and a close (a match moved, a newer
-//!   socket) on `….<conn id>.close`; the origin node ([`Cluster::forward_loop`])
+//!   socket) on `….<conn id>.close`; the origin node (`Cluster::forward_loop`)
 //!   queues them to the real socket.
 //! * A node that resumes a match it claimed publishes `<prefix>.cluster.moved` with
 //!   the match id: every node closes (1012) the sockets it routed to that match, so

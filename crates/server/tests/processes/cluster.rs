@@ -673,6 +673,11 @@ async fn three_nodes_one_match(url: String) {
 /// `pass` to reading that turn's `turn_resolved`.
 async fn timed_passes(players: &mut [Player], match_id: Uuid, turns: u32) -> Vec<Duration> {
     let mut out = Vec::new();
+    for p in players.iter_mut() {
+        while p.turn.is_none() {
+            p.recv().await;
+        }
+    }
     for _ in 0..turns {
         let t = players[0].turn.clone().expect("a turn");
         let mover = &mut players[t.seat.index()];
