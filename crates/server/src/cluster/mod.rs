@@ -229,6 +229,8 @@ impl Cluster {
             .spawn(async move { me.forward_loop(st).await });
         let (me, st) = (self.clone(), state.clone());
         state.tasks().spawn(async move { me.moved_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state.tasks().spawn(async move { me.hello_loop(st).await });
     }
 
     async fn renew_loop(self: Arc<Self>, state: AppState) {
@@ -294,6 +296,50 @@ impl Cluster {
                     }
                     None => return,
                 },
+            }
+        }
+    }
+
+    /// A socket signed in as `player` on this node: the other nodes close theirs
+    /// (4000, replaced), as one node does for a second socket of the same token.
+    pub async fn announce_hello(&self, player: Uuid) {
+        let notice = format!("{} {player}", self.node_id());
+        if let Err(e) = self
+            .nats
+            .publish(self.subject("player.hello"), notice.into())
+            .await
+        {
+            tracing::warn!(error = %e, "sign-in notice not sent");
+        }
+    }
+
+    async fn hello_loop(self: Arc<Self>, state: AppState) {
+        use futures_util::StreamExt;
+        let token = state.shutdown_token().clone();
+        let mut sub = match self.nats.subscribe(self.subject("player.hello")).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot subscribe to sign-in notices");
+                return;
+            }
+        };
+        loop {
+            let msg = tokio::select! {
+                _ = token.cancelled() => return,
+                m = sub.next() => match m { Some(m) => m, None => return },
+            };
+            let text = String::from_utf8_lossy(&msg.payload);
+            let Some((node, player)) = text.split_once(' ') else {
+                continue;
+            };
+            let Ok(player) = player.parse::<Uuid>() else {
+                continue;
+            };
+            if node == self.node_id() {
+                continue;
+            }
+            if let Some((_, old)) = state.sessions().remove(&player) {
+                old.close(CloseReason::REPLACED);
             }
         }
     }

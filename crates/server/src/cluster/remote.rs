@@ -201,6 +201,17 @@ impl Cluster {
         let Ok(payload) = serde_json::to_vec(&wire) else {
             return false;
         };
+        if matches!(wire.cmd, WireCmd::Detach) {
+            // Nothing to wait for (and a room that just stopped may never answer).
+            if let Err(e) = self
+                .nats
+                .publish(self.room_subject(match_id), payload.into())
+                .await
+            {
+                tracing::debug!(error = %e, "detach not sent");
+            }
+            return true;
+        }
         // Frames (a snapshot) may arrive before the reply: forward from now on.
         self.conns.insert(conn.id(), conn.clone());
         let asked = self
@@ -340,30 +351,32 @@ impl Cluster {
                     _ = st.shutdown_token().cancelled() => break,
                     m = sub.next() => match m { Some(m) => m, None => break },
                 };
-                let Some(reply) = msg.reply.clone() else {
-                    continue;
-                };
                 let Ok(wire) = serde_json::from_slice::<Wire>(&msg.payload) else {
                     tracing::warn!(match_id = %match_id, "unreadable remote command");
                     continue;
                 };
                 let key = (wire.origin.clone(), wire.conn);
-                let proxy = match (&wire.cmd, proxies.get(&key)) {
-                    (_, Some(p)) => p.clone(),
-                    (WireCmd::Detach, None) => {
-                        let _ = me.nats.publish(reply, OK.into()).await;
-                        continue;
+                if matches!(wire.cmd, WireCmd::Detach) {
+                    // Sent without a reply subject: detach the proxy, if any.
+                    if let Some(p) = proxies.remove(&key) {
+                        if room.send(RoomCmd::Detach { conn_id: p.id() }).await.is_err() {
+                            break;
+                        }
                     }
-                    (_, None) => {
+                    continue;
+                }
+                let Some(reply) = msg.reply.clone() else {
+                    continue;
+                };
+                let proxy = match proxies.get(&key) {
+                    Some(p) => p.clone(),
+                    None => {
                         let p = me.proxy(&st, &wire.origin, wire.conn, done.clone());
                         proxies.insert(key.clone(), p.clone());
                         p
                     }
                 };
                 let request = wire.cmd.is_request();
-                if matches!(wire.cmd, WireCmd::Detach) {
-                    proxies.remove(&key);
-                }
                 let (conn, answered) = proxy.for_request();
                 let cmd = wire.cmd.into_cmd(if request { conn } else { proxy.clone() });
                 let nats = me.nats.clone();
@@ -380,6 +393,17 @@ impl Cluster {
             }
             done.cancel();
             drop(proxies);
+            // Requests that reached this subscription after the room stopped: `gone`
+            // (the sender then answers from the store) rather than no answer.
+            let _ = sub.unsubscribe().await;
+            let drain = async {
+                while let Some(m) = sub.next().await {
+                    if let Some(reply) = m.reply {
+                        let _ = me.nats.publish(reply, GONE.into()).await;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(Duration::from_secs(1), drain).await;
         });
     }
 

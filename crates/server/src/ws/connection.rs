@@ -585,6 +585,10 @@ impl Session {
                 old.close(CloseReason::REPLACED);
             }
         }
+        // Cluster: a socket of the same player on another node is replaced too.
+        if let Some(c) = self.state.cluster() {
+            c.announce_hello(player.id).await;
+        }
         let mut active: Vec<Uuid> = self
             .state
             .presence()
@@ -679,10 +683,11 @@ impl Session {
                 (Some(room), _) => {
                     let _ = room.send(RoomCmd::Detach { conn_id }).await;
                 }
-                (None, Some(c)) => {
+                // (A node shutting down leaves its rooms to others: nothing to detach.)
+                (None, Some(c)) if !self.state.shutdown_token().is_cancelled() => {
                     c.route(m, RoomCmd::Detach { conn_id }, &self.conn).await;
                 }
-                (None, None) => {}
+                (None, _) => {}
             }
         }
         if let Some(c) = self.state.cluster() {

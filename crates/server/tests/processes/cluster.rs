@@ -744,3 +744,24 @@ async fn nats_hop(url: String) {
         n.proc.kill9().await;
     }
 }
+
+/// A second socket with the same token on another node replaces the first (close
+/// 4000), as on one node.
+#[tokio::test]
+async fn a_second_socket_on_another_node_replaces_the_first() {
+    with_db("ludo_cluster", |url| Box::pin(replace_across_nodes(url))).await;
+}
+
+async fn replace_across_nodes(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let nodes = cluster(&url, 2, 3000, dir.path()).await;
+    let (id, token) = nodes[0].proc.guest("Twice").await;
+    let (mut first, _) = Player::connect(&nodes[0].proc, id, &token).await;
+    let (mut second, _) = Player::connect(&nodes[1].proc, id, &token).await;
+    assert_eq!(closed(&mut first).await, Some(4000), "replaced");
+    second.send(json!({"t": "ping", "id": "still-here"})).await;
+    second.until(|m| matches!(m, ServerMsg::Pong)).await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
