@@ -60,6 +60,11 @@ pub const DEFAULT_GUESTS_PER_MINUTE: u32 = 10;
 /// Default burst of guest creations per client address.
 pub const DEFAULT_GUEST_BURST: u32 = 20;
 
+/// Default milliseconds of a room lease in cluster mode.
+pub const DEFAULT_LEASE_MS: u64 = 3_000;
+/// Default prefix of the cluster's NATS subjects.
+pub const DEFAULT_NATS_PREFIX: &str = "ludo";
+
 /// Every setting of the server. Times are in the unit their name says.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "ludo-server", version, about = "Authoritative game server")]
@@ -199,6 +204,25 @@ pub struct Config {
     #[arg(long, env = "LUDO_RATING_MIN_MATCHES", default_value_t = DEFAULT_RATING_MIN_MATCHES,
           value_parser = clap::value_parser!(u32).range(1..=1_000))]
     pub rating_min_matches: u32,
+    // --- cluster (crate::cluster) ---
+    /// NATS server URL (`nats://127.0.0.1:4222`): switches on cluster mode, several
+    /// nodes on one PostgreSQL `DATABASE_URL` (required then). None: one node, as
+    /// without this flag.
+    #[arg(long, env = "LUDO_NATS_URL", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub nats_url: Option<String>,
+    /// This node's id in a cluster (logs, `/metrics`, room leases); none: a random
+    /// one at each start.
+    #[arg(long, env = "LUDO_NODE_ID", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub node_id: Option<String>,
+    /// Milliseconds a node's room lease lasts after each renewal (renewed every
+    /// third of it); another node resumes a match this long after its owner died.
+    #[arg(long, env = "LUDO_LEASE_MS", default_value_t = DEFAULT_LEASE_MS,
+          value_parser = clap::value_parser!(u64).range(300..=600_000))]
+    pub lease_ms: u64,
+    /// Prefix of every NATS subject the cluster uses (nodes of one cluster share it).
+    #[arg(long, env = "LUDO_NATS_PREFIX", default_value = DEFAULT_NATS_PREFIX,
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub nats_prefix: String,
 }
 
 impl Default for Config {
@@ -234,6 +258,10 @@ impl Default for Config {
             allowed_origins: Vec::new(),
             lobby_grace_seconds: DEFAULT_LOBBY_GRACE_SECONDS,
             rating_min_matches: DEFAULT_RATING_MIN_MATCHES,
+            nats_url: None,
+            node_id: None,
+            lease_ms: DEFAULT_LEASE_MS,
+            nats_prefix: DEFAULT_NATS_PREFIX.into(),
         }
     }
 }

@@ -38,6 +38,7 @@
 pub mod api;
 pub mod auth;
 pub mod clock;
+pub mod cluster;
 pub mod config;
 pub mod edge;
 pub mod error;
@@ -131,7 +132,12 @@ pub async fn run(
 /// Errors: the store could not be reached, migrated or read.
 pub async fn bootstrap_store(state: &AppState) -> Result<usize, store::StoreError> {
     state.store().migrate().await?;
-    let resumed = room::resume_all(state).await?;
+    // In a cluster the other nodes' running matches are theirs: resume only the
+    // matches whose lease expired (or that have none), claiming them first.
+    let resumed = match state.cluster() {
+        Some(c) => c.claim_and_resume(state).await?,
+        None => room::resume_all(state).await?,
+    };
     state.set_store_ready();
     if resumed > 0 {
         tracing::info!(resumed, "running matches resumed");

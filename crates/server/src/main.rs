@@ -3,23 +3,66 @@
 
 use clap::Parser;
 use server::{AppState, Config};
+use tracing_subscriber::fmt::format::{FormatEvent, FormatFields, Writer};
+use tracing_subscriber::fmt::FmtContext;
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::EnvFilter;
+
+/// A log line format that tags every event with the cluster node id (cluster mode):
+/// `"node":"<id>"` first in a JSON line, `node=<id> ` before a text line. Node ids
+/// are made of letters, digits, `-` and `_` (`cluster::Settings`), so they need no
+/// escaping.
+struct NodeTagged<F> {
+    node: Option<String>,
+    inner: F,
+}
+
+impl<S, N, F> FormatEvent<S, N> for NodeTagged<F>
+where
+    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+    F: FormatEvent<S, N>,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        let Some(node) = &self.node else {
+            return self.inner.format_event(ctx, writer, event);
+        };
+        let mut line = String::new();
+        self.inner
+            .format_event(ctx, Writer::new(&mut line), event)?;
+        match line.strip_prefix('{') {
+            Some(rest) => write!(writer, "{{\"node\":\"{node}\",{rest}"),
+            None => write!(writer, "node={node} {line}"),
+        }
+    }
+}
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = Config::parse();
+    // Cluster mode (--nats-url): checked before anything starts; every log line
+    // then carries the node id.
+    let settings = server::cluster::Settings::from_config(&config)?;
+    let node = settings.as_ref().map(|s| s.node_id.clone());
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     if config.log_json {
         tracing_subscriber::fmt()
             .json()
+            .map_event_format(|f| NodeTagged { node, inner: f })
             .with_env_filter(filter)
             .init();
     } else {
         // Colours only on a terminal: a log redirected to a file stays plain text.
         let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
         tracing_subscriber::fmt()
-            .with_env_filter(filter)
             .with_ansi(ansi)
+            .map_event_format(|f| NodeTagged { node, inner: f })
+            .with_env_filter(filter)
             .init();
     }
     // A store that is down at start does not stop the server: it serves (readyz 503,
@@ -37,10 +80,35 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         Err(e) => return Err(e.into()),
     };
-    let writer = store::spawn_writer(store.clone());
+    // Cluster mode (--nats-url): a fenced writer stamps each write with its match's
+    // lease token; the node joins before serving.
+    let cluster = match settings {
+        Some(settings) => {
+            server::metrics::set_node_label(&settings.node_id);
+            let cluster = server::cluster::Cluster::connect(settings).await?;
+            tracing::info!(
+                node = cluster.node_id(),
+                lease_ms = config.lease_ms,
+                "cluster mode"
+            );
+            Some(cluster)
+        }
+        None => None,
+    };
+    let writer = match &cluster {
+        Some(c) => store::spawn_writer_fenced(
+            store.clone(),
+            store::WriterConfig::default(),
+            c.leases().clone(),
+        ),
+        None => store::spawn_writer(store.clone()),
+    };
     let listener = tokio::net::TcpListener::bind(config.bind).await?;
     tracing::info!(addr = %listener.local_addr()?, database = store.backend_name(), "listening");
     let state = AppState::new(config, store.clone(), writer);
+    if let Some(c) = cluster {
+        state.set_cluster(c);
+    }
     server::run(listener, state, shutdown_signal()).await?;
     store.close().await;
     Ok(())

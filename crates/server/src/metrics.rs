@@ -51,15 +51,29 @@ pub const UPKEEP_EVERY: Duration = Duration::from_secs(5);
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
+/// The node id every series carries in cluster mode (set once, before [`install`]).
+static NODE_LABEL: OnceLock<String> = OnceLock::new();
+
+/// Labels every metric with `node="<node_id>"` (cluster mode). Call before the
+/// recorder is installed (the first [`install`] or `/metrics` request); false when
+/// a label was set already or the recorder is installed (the label is then not added).
+pub fn set_node_label(node_id: &str) -> bool {
+    HANDLE.get().is_none() && NODE_LABEL.set(node_id.to_string()).is_ok()
+}
+
 /// Installs the Prometheus recorder as the process's global `metrics` recorder (once;
 /// later calls return the same handle) and starts its upkeep thread. `None` when
 /// another recorder was installed first: metrics are then not exported.
 pub fn install() -> Option<&'static PrometheusHandle> {
     HANDLE
         .get_or_init(|| {
-            let builder = PrometheusBuilder::new()
+            let mut builder = PrometheusBuilder::new()
                 .set_buckets_for_metric(Matcher::Full(TURN_LATENCY.into()), &LATENCY_BUCKETS)
                 .expect("non-empty bucket list");
+            // Cluster mode: every series carries the node id (`node="…"`).
+            if let Some(node) = NODE_LABEL.get() {
+                builder = builder.add_global_label("node", node.clone());
+            }
             match builder.install_recorder() {
                 Ok(handle) => {
                     let h = handle.clone();

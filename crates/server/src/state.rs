@@ -51,6 +51,8 @@ struct Inner {
     store_ready: AtomicBool,
     /// Connection caps and per-address budgets (`crate::edge`).
     edge: crate::edge::EdgeState,
+    /// Cluster mode: this node's membership (leases, NATS); unset for one node.
+    cluster: std::sync::OnceLock<Arc<crate::cluster::Cluster>>,
 }
 
 impl AppState {
@@ -84,9 +86,26 @@ impl AppState {
             tasks: TaskTracker::new(),
             next_conn_id: AtomicU64::new(1),
             store_ready: AtomicBool::new(false),
+            cluster: std::sync::OnceLock::new(),
         }));
         state.tasks().spawn(matchmaker::run(state.clone(), mm_rx));
         state
+    }
+
+    /// Joins the cluster (before serving): `cluster`'s leases must be those of this
+    /// state's fenced writer. Starts the cluster's renew, takeover and notice tasks.
+    /// False (and nothing started) when a cluster was set already.
+    pub fn set_cluster(&self, cluster: Arc<crate::cluster::Cluster>) -> bool {
+        if self.0.cluster.set(cluster.clone()).is_err() {
+            return false;
+        }
+        cluster.spawn_tasks(self);
+        true
+    }
+
+    /// This node's cluster membership; `None` for a single node.
+    pub fn cluster(&self) -> Option<&Arc<crate::cluster::Cluster>> {
+        self.0.cluster.get()
     }
 
     /// True once the store is migrated and the running matches resumed.
@@ -194,6 +213,10 @@ impl AppState {
                 backlog = self.0.writer.backlog(),
                 "shutdown: persistence backlog not written"
             );
+        }
+        // Cluster: hand the matches to the other nodes now, not at lease expiry.
+        if let Some(c) = self.cluster() {
+            c.leave(self.store()).await;
         }
     }
 }

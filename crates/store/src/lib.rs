@@ -18,6 +18,7 @@
 
 mod codec;
 mod error;
+pub mod lease;
 mod model;
 mod players;
 pub mod rating;
@@ -32,6 +33,7 @@ mod writer;
 mod writes;
 
 pub use error::StoreError;
+pub use lease::Leases;
 pub use model::{
     ChatEntry, Cursor, HistoryPage, LeaderboardRow, LoggedTurn, MatchResult, MatchStatus,
     MatchSummary, ModeStats, NewMatch, Page, Player, PlayerProfile, RatedRow, ReplayDoc,
@@ -40,6 +42,7 @@ pub use model::{
 pub use rating::{Rating, RatingChange};
 pub use store::{Store, DEFAULT_DATABASE_URL};
 pub use writer::{
-    spawn_writer, spawn_writer_with, Committed, WriteOp, WriterConfig, WriterHandle, BACKLOG_GAUGE,
-    BATCH_OPS, COMMIT_SECONDS, DROPPED_COUNTER, FAILURES_COUNTER, RETRIES_COUNTER,
+    spawn_writer, spawn_writer_fenced, spawn_writer_with, Committed, WriteOp, WriterConfig,
+    WriterHandle, BACKLOG_GAUGE, BATCH_OPS, COMMIT_SECONDS, DROPPED_COUNTER, FAILURES_COUNTER,
+    FENCED_COUNTER, RETRIES_COUNTER,
 };

@@ -14,6 +14,8 @@ use uuid::Uuid;
 
 const RUNNING: &str = "SELECT id, mode, rules, secret_seed, started_at FROM matches \
     WHERE status = 'running' ORDER BY started_at, id";
+const RUNNING_ONE: &str = "SELECT id, mode, rules, secret_seed, started_at FROM matches \
+    WHERE status = 'running' AND id = $1";
 static SEATS_OF: LazyLock<String> =
     LazyLock::new(|| format!("SELECT {SEAT_COLUMNS} FROM match_seats WHERE match_id = $1"));
 static TURNS_OF: LazyLock<String> = LazyLock::new(|| {
@@ -74,6 +76,28 @@ impl Store {
             with_pool!(self, pool => sqlx::query_as(RUNNING).fetch_all(pool).await)?;
         let mut out = Vec::with_capacity(rows.len());
         for r in rows {
+            out.push(self.load_running(r).await?);
+        }
+        Ok(out)
+    }
+
+    /// Match `id` with what resuming it needs, if it is stored as running (`None`
+    /// once it has ended, or for an unknown id). See [`Store::running_matches`].
+    ///
+    /// Errors: as [`Store::running_matches`].
+    pub async fn running_match(&self, id: Uuid) -> Result<Option<RunningMatch>, StoreError> {
+        let row: Option<RunningRow> = with_pool!(self, pool => sqlx::query_as(RUNNING_ONE)
+            .bind(id)
+            .fetch_optional(pool)
+            .await)?;
+        match row {
+            Some(r) => Ok(Some(self.load_running(r).await?)),
+            None => Ok(None),
+        }
+    }
+
+    async fn load_running(&self, r: RunningRow) -> Result<RunningMatch, StoreError> {
+        {
             let secret_seed = r
                 .secret_seed
                 .as_deref()
@@ -113,7 +137,7 @@ impl Store {
                 .bind(r.id)
                 .fetch_one(pool)
                 .await)?;
-            out.push(RunningMatch {
+            Ok(RunningMatch {
                 id: r.id,
                 mode: parse("matches.mode", &r.mode)?,
                 rules: r.rules.0,
@@ -123,8 +147,7 @@ impl Store {
                 turns,
                 last_chat_seq: non_negative("match_chat.seq", last_chat)?,
                 left,
-            });
+            })
         }
-        Ok(out)
     }
 }

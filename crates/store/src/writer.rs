@@ -8,7 +8,8 @@
 //!
 //! Guarantees:
 //! * Ops are applied in the order they were sent; each batch is all or nothing.
-//! * No op is ever skipped. A batch that fails is retried until it succeeds (delays
+//! * No op is ever skipped, except by fencing (cluster mode, [`spawn_writer_fenced`]:
+//!   an op of a match another node owns now is never written). A batch that fails is retried until it succeeds (delays
 //!   from `min_delay` doubling up to `max_delay`, with jitter; the `backon` crate),
 //!   whatever the error: a transient one (database down, refusing connections,
 //!   renamed away) is a `warn`; any other is an `error` and counted in
@@ -26,6 +27,7 @@
 //!   sent and not yet written.
 
 use crate::error::StoreError;
+use crate::lease::Leases;
 use crate::model::{ChatEntry, LoggedTurn, MatchResult, NewMatch};
 use crate::store::Store;
 use backon::{ExponentialBuilder, Retryable};
@@ -49,6 +51,9 @@ pub const DROPPED_COUNTER: &str = "ludo_persistence_dropped_total";
 pub const COMMIT_SECONDS: &str = "ludo_persistence_commit_seconds";
 /// Histogram: ops per committed batch.
 pub const BATCH_OPS: &str = "ludo_persistence_batch_ops";
+/// Counter: ops skipped because their match's fencing token was no longer current
+/// (cluster mode: another node owns the match now).
+pub const FENCED_COUNTER: &str = "ludo_persistence_fenced_total";
 
 /// Resolves with `Ok(())` once the op it was returned for is committed; with an error
 /// only if the writer stopped first (then the op may not be durable: do not show it).
@@ -117,6 +122,8 @@ impl Default for WriterConfig {
 struct Job {
     op: WriteOp,
     done: oneshot::Sender<()>,
+    /// The fencing token the op was sent with (fenced writers only).
+    token: i64,
 }
 
 #[derive(Debug, Default)]
@@ -131,6 +138,8 @@ struct Shared {
 #[derive(Debug, Clone)]
 pub struct WriterHandle {
     tx: mpsc::UnboundedSender<Job>,
+    /// Cluster mode: the node's leases; each op is stamped with its match's token.
+    leases: Option<Arc<Leases>>,
     shared: Arc<Shared>,
     max_backlog: usize,
     done: watch::Receiver<u64>,
@@ -143,12 +152,39 @@ pub fn spawn_writer(store: Store) -> WriterHandle {
 
 /// Starts the writer task on the current Tokio runtime with `config`.
 pub fn spawn_writer_with(store: Store, config: WriterConfig) -> WriterHandle {
+    spawn(store, config, None)
+}
+
+/// Starts a *fenced* writer (cluster mode, PostgreSQL) on the current Tokio runtime:
+/// every op is stamped, when sent, with the fencing token `leases` holds for its
+/// match (a new match takes token 1), and each transaction skips the ops whose token
+/// is no longer current ([`crate::lease`]). A skipped op's [`Committed`] resolves
+/// with an error (as if the writer had stopped: its room must not show it and
+/// stops), the match is forgotten from `leases`, and it is counted in
+/// [`FENCED_COUNTER`]. A match's result forgets it from `leases` once committed.
+pub fn spawn_writer_fenced(
+    store: Store,
+    config: WriterConfig,
+    leases: Arc<Leases>,
+) -> WriterHandle {
+    spawn(store, config, Some(leases))
+}
+
+fn spawn(store: Store, config: WriterConfig, leases: Option<Arc<Leases>>) -> WriterHandle {
     let (tx, rx) = mpsc::unbounded_channel();
     let (done_tx, done) = watch::channel(0u64);
     let shared = Arc::new(Shared::default());
-    tokio::spawn(run(store, config, rx, shared.clone(), done_tx));
+    tokio::spawn(run(
+        store,
+        config,
+        rx,
+        shared.clone(),
+        done_tx,
+        leases.clone(),
+    ));
     WriterHandle {
         tx,
+        leases,
         shared,
         max_backlog: config.max_backlog,
         done,
@@ -162,10 +198,11 @@ impl WriterHandle {
     /// resolves with an error at once.
     pub fn send(&self, op: WriteOp) -> Committed {
         let (done, committed) = oneshot::channel();
+        let token = self.leases.as_ref().map_or(0, |l| l.stamp(&op));
         self.shared.sent.fetch_add(1, Ordering::SeqCst);
         self.shared.backlog.fetch_add(1, Ordering::SeqCst);
         publish(&self.shared.backlog);
-        if let Err(mpsc::error::SendError(job)) = self.tx.send(Job { op, done }) {
+        if let Err(mpsc::error::SendError(job)) = self.tx.send(Job { op, done, token }) {
             self.shared.backlog.fetch_sub(1, Ordering::SeqCst);
             publish(&self.shared.backlog);
             metrics::counter!(DROPPED_COUNTER).increment(1);
@@ -215,7 +252,7 @@ impl WriteOp {
     }
 
     /// The match the op writes to.
-    pub(crate) fn match_id(&self) -> Uuid {
+    pub fn match_id(&self) -> Uuid {
         match self {
             WriteOp::CreateMatch(m) => m.id,
             WriteOp::Turns { match_id, .. } => *match_id,
@@ -236,6 +273,7 @@ async fn run(
     mut rx: mpsc::UnboundedReceiver<Job>,
     shared: Arc<Shared>,
     done_tx: watch::Sender<u64>,
+    leases: Option<Arc<Leases>>,
 ) {
     let max = config.max_batch.max(1);
     let mut queue: Vec<Job> = Vec::new();
@@ -265,12 +303,34 @@ async fn run(
         let batch = std::mem::replace(&mut queue, rest);
         let n = batch.len();
         let started = std::time::Instant::now();
+        let tokens: Vec<i64> = batch.iter().map(|j| j.token).collect();
         let (ops, dones): (Vec<WriteOp>, Vec<oneshot::Sender<()>>) =
             batch.into_iter().map(|j| (j.op, j.done)).unzip();
-        commit(&store, &config, &shared, &ops).await;
+        let fence = leases.as_deref().map(|l| (l, tokens.as_slice()));
+        let skipped = commit(&store, &config, &shared, &ops, fence).await;
         metrics::histogram!(COMMIT_SECONDS).record(started.elapsed().as_secs_f64());
         metrics::histogram!(BATCH_OPS).record(n as f64);
-        for d in dones {
+        for (i, d) in dones.into_iter().enumerate() {
+            let (op, token) = (&ops[i], tokens[i]);
+            if skipped.get(i).copied().unwrap_or(false) {
+                // Fenced: another node owns the match now. Dropping `d` tells the
+                // room its write is not durable: it shows nothing and stops.
+                metrics::counter!(FENCED_COUNTER).increment(1);
+                if let Some(l) = &leases {
+                    if l.forget(op.match_id(), token) {
+                        tracing::warn!(match_id = %op.match_id(), token, op = op.label(),
+                            "write fenced: another node owns the match now; not written");
+                    }
+                }
+                continue;
+            }
+            match (&leases, op) {
+                (Some(l), WriteOp::Finish(r)) => {
+                    l.forget(r.id, token);
+                }
+                (Some(l), WriteOp::CreateMatch(m)) => l.created(m.id),
+                _ => {}
+            }
             let _ = d.send(()); // a room that stopped no longer waits
         }
         done += n as u64;
@@ -280,15 +340,22 @@ async fn run(
     }
 }
 
-/// Writes `ops` in one transaction, retrying (forever) until it commits.
-async fn commit(store: &Store, config: &WriterConfig, shared: &Shared, ops: &[WriteOp]) {
+/// Writes `ops` in one transaction, retrying (forever) until it commits. Returns,
+/// per op, true when fencing skipped it.
+async fn commit(
+    store: &Store,
+    config: &WriterConfig,
+    shared: &Shared,
+    ops: &[WriteOp],
+    fence: Option<(&Leases, &[i64])>,
+) -> Vec<bool> {
     let backoff = ExponentialBuilder::default()
         .with_min_delay(config.min_delay)
         .with_max_delay(config.max_delay)
         .with_factor(2.0)
         .with_jitter()
         .without_max_times();
-    let res = (|| store.apply_batch(ops))
+    let res = (|| store.apply_batch_fenced(ops, fence))
         .retry(backoff)
         .sleep(tokio::time::sleep)
         .when(|_| true)
@@ -310,6 +377,7 @@ async fn commit(store: &Store, config: &WriterConfig, shared: &Shared, ops: &[Wr
     // Retried without limit and on every error: it only returns once committed.
     debug_assert!(res.is_ok());
     shared.failing.store(false, Ordering::SeqCst);
+    res.unwrap_or_default()
 }
 
 #[cfg(test)]

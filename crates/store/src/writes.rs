@@ -3,6 +3,7 @@
 
 use crate::codec::{micros, name};
 use crate::error::StoreError;
+use crate::lease::Leases;
 use crate::model::{ChatEntry, MatchResult, NewMatch};
 use crate::store::{with_pool, Store};
 use crate::writer::WriteOp;
@@ -31,6 +32,15 @@ const SEAT_RESULT: &str = "UPDATE match_seats SET place = $3, progress = $4, com
 const SEAT_LEFT: &str = "UPDATE match_seats SET left_seq = $3 \
     WHERE match_id = $1 AND seat = $2 AND left_seq IS NULL";
 const MATCH_STATE: &str = "SELECT status, dice_commitment FROM matches WHERE id = $1";
+/// Current fencing tokens of a comma-separated list of match ids, locked against a
+/// concurrent claim until the transaction ends (PostgreSQL; cluster mode only).
+const LEASE_TOKENS: &str = "SELECT match_id, fencing_token FROM room_leases \
+    WHERE match_id = ANY(string_to_array($1, ',')::uuid[]) FOR SHARE";
+/// A new match's lease: this node, token 1, `$3` seconds from now.
+const INSERT_LEASE: &str =
+    "INSERT INTO room_leases (match_id, node_id, fencing_token, expires_at) \
+    VALUES ($1, $2, 1, now() + make_interval(secs => $3)) ON CONFLICT (match_id) DO NOTHING";
+const DELETE_LEASE: &str = "DELETE FROM room_leases WHERE match_id = $1";
 
 /// Chat lines per multi-row INSERT (6 bound values each).
 const CHAT_ROWS_PER_INSERT: usize = 500;
@@ -205,44 +215,93 @@ impl Store {
     /// neither stored nor created in the batch; [`StoreError::Unavailable`] when the
     /// database cannot be reached. Nothing is written then.
     pub(crate) async fn apply_batch(&self, ops: &[WriteOp]) -> Result<(), StoreError> {
-        let mut creates: Vec<&NewMatch> = Vec::new();
-        let mut turns: Vec<TurnRow<'_>> = Vec::new();
-        let mut chats: Vec<&ChatEntry> = Vec::new();
-        let mut finishes: Vec<&MatchResult> = Vec::new();
-        let mut leaves: Vec<(Uuid, Seat, u64)> = Vec::new();
+        self.apply_batch_fenced(ops, None).await.map(|_| ())
+    }
+
+    /// [`Store::apply_batch`] with fencing (cluster mode, PostgreSQL): `fence` is the
+    /// node's [`Leases`] and, per op, the fencing token its room held when it made
+    /// it. In the same transaction the current token of every match written is read
+    /// (`FOR SHARE`: a concurrent claim waits for this transaction, or this one
+    /// reads the claim's token) and every op whose token is not the current one is
+    /// skipped; a new match's lease (token 1, this node) is inserted with it, and a
+    /// finished match's lease is deleted with its result. Returns, per op, true when
+    /// it was skipped (fenced).
+    ///
+    /// Errors: as [`Store::apply_batch`].
+    pub(crate) async fn apply_batch_fenced(
+        &self,
+        ops: &[WriteOp],
+        fence: Option<(&Leases, &[i64])>,
+    ) -> Result<Vec<bool>, StoreError> {
         for op in ops {
             match op {
-                WriteOp::CreateMatch(m) => {
-                    check_new_match(m)?;
-                    creates.push(m);
+                WriteOp::CreateMatch(m) => check_new_match(m)?,
+                WriteOp::Turns { turns: ts, .. } => {
+                    check_turn_numbers(ts.iter().map(|t| &t.record))?
                 }
-                WriteOp::Turns {
-                    match_id,
-                    turns: ts,
-                } => {
-                    check_turn_numbers(ts.iter().map(|t| &t.record))?;
-                    turns.extend(
-                        ts.iter()
-                            .map(|t| (*match_id, &t.record, Some((t.seq, t.clock_ms)))),
-                    );
-                }
-                WriteOp::Chat(c) => chats.push(c),
-                WriteOp::Leave {
-                    match_id,
-                    seat,
-                    seq,
-                } => leaves.push((*match_id, *seat, *seq)),
-                WriteOp::Finish(r) => {
-                    four_seats(r.standings.iter().map(|s| s.seat), "standings")?;
-                    finishes.push(r);
-                }
+                WriteOp::Finish(r) => four_seats(r.standings.iter().map(|s| s.seat), "standings")?,
+                WriteOp::Chat(_) | WriteOp::Leave { .. } => {}
             }
         }
+        // Matches whose current token the transaction must read (new matches have
+        // none yet), as one comma-separated list.
+        let fenced_ids: String = match fence {
+            Some(_) => {
+                let mut ids: Vec<Uuid> = ops
+                    .iter()
+                    .filter(|op| !matches!(op, WriteOp::CreateMatch(_)))
+                    .map(WriteOp::match_id)
+                    .collect();
+                ids.sort_unstable();
+                ids.dedup();
+                ids.iter()
+                    .map(Uuid::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            }
+            None => String::new(),
+        };
+        let mut skipped = vec![false; ops.len()];
         let now = micros(Utc::now());
         let pg = self.is_pg();
         let outcome: Result<Option<StoreError>, sqlx::Error> = with_pool!(self, pool => async {
             let mut tx = pool.begin().await?;
             let res: Result<Option<StoreError>, sqlx::Error> = async {
+            if let (Some((_, tokens)), false) = (fence, fenced_ids.is_empty()) {
+                let current: Vec<(Uuid, i64)> = sqlx::query_as(LEASE_TOKENS)
+                    .bind(&fenced_ids)
+                    .fetch_all(&mut *tx)
+                    .await?;
+                let current: std::collections::HashMap<Uuid, i64> = current.into_iter().collect();
+                for (i, op) in ops.iter().enumerate() {
+                    skipped[i] = !matches!(op, WriteOp::CreateMatch(_))
+                        && current.get(&op.match_id()) != tokens.get(i);
+                }
+            }
+            let mut creates: Vec<&NewMatch> = Vec::new();
+            let mut turns: Vec<TurnRow<'_>> = Vec::new();
+            let mut chats: Vec<&ChatEntry> = Vec::new();
+            let mut finishes: Vec<&MatchResult> = Vec::new();
+            let mut leaves: Vec<(Uuid, Seat, u64)> = Vec::new();
+            for (op, _) in ops.iter().zip(&skipped).filter(|(_, s)| !**s) {
+                match op {
+                    WriteOp::CreateMatch(m) => creates.push(m),
+                    WriteOp::Turns {
+                        match_id,
+                        turns: ts,
+                    } => turns.extend(
+                        ts.iter()
+                            .map(|t| (*match_id, &t.record, Some((t.seq, t.clock_ms)))),
+                    ),
+                    WriteOp::Chat(c) => chats.push(c),
+                    WriteOp::Leave {
+                        match_id,
+                        seat,
+                        seq,
+                    } => leaves.push((*match_id, *seat, *seq)),
+                    WriteOp::Finish(r) => finishes.push(r),
+                }
+            }
             for m in &creates {
                 let inserted = sqlx::query(INSERT_MATCH)
                     .bind(m.id)
@@ -266,6 +325,14 @@ impl Store {
                             .execute(&mut *tx)
                             .await?;
                     }
+                }
+                if let Some((leases, _)) = fence {
+                    sqlx::query(INSERT_LEASE)
+                        .bind(m.id)
+                        .bind(leases.node_id())
+                        .bind(leases.lease().as_secs_f64())
+                        .execute(&mut *tx)
+                        .await?;
                 }
             }
             for chunk in turns.chunks(TURN_ROWS_PER_INSERT) {
@@ -319,6 +386,9 @@ impl Store {
                         Some(_) => continue, // ended already: the first result wins
                     }
                 }
+                if fence.is_some() {
+                    sqlx::query(DELETE_LEASE).bind(r.id).execute(&mut *tx).await?;
+                }
                 for s in &r.standings {
                     sqlx::query(SEAT_RESULT)
                         .bind(r.id)
@@ -356,7 +426,7 @@ impl Store {
         }
         .await);
         match outcome {
-            Ok(None) => Ok(()),
+            Ok(None) => Ok(skipped),
             Ok(Some(e)) => Err(e),
             Err(sqlx::Error::Database(db)) if db.is_foreign_key_violation() => {
                 let id = ops.first().map(WriteOp::match_id).unwrap_or_default();

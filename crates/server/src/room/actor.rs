@@ -181,6 +181,8 @@ pub(crate) struct Room {
     /// The last `seq` given to a message (sent or pending).
     assigned: u64,
     rx: mpsc::Receiver<RoomCmd>,
+    /// Cancelled when this node lost the match's lease (cluster mode).
+    stop: tokio_util::sync::CancellationToken,
     /// The write clients are waiting for, if any.
     pending: Option<Pending>,
     /// Commands that arrived while a write was pending, in arrival order.
@@ -217,6 +219,7 @@ impl Room {
         m: Match,
         seats: Vec<SeatSlot>,
         rx: mpsc::Receiver<RoomCmd>,
+        stop: tokio_util::sync::CancellationToken,
         beginning: Beginning,
     ) -> Room {
         let cap = state.config().resync_frames;
@@ -244,6 +247,7 @@ impl Room {
             history,
             assigned,
             rx,
+            stop,
             pending,
             deferred: VecDeque::new(),
             turn_began: Instant::now(),
@@ -256,6 +260,7 @@ impl Room {
     /// Runs the match to its end (or until the server shuts down), then cleans up.
     pub(crate) async fn run(mut self) {
         let shutdown = self.state.shutdown_token().clone();
+        let stop = self.stop.clone();
         self.track_presence();
         if self.pending.is_none() {
             // Resumed: the log may already have ended the match (its result was not
@@ -280,11 +285,21 @@ impl Room {
                 }
                 res = committed(&mut self.pending) => match res {
                     Ok(()) => self.release(),
+                    Err(_) if self.state.cluster().is_some() && !shutdown.is_cancelled() => {
+                        // Fenced: another node owns the match now.
+                        tracing::warn!(match_id = %self.id, "pending write fenced (another node owns the match); room stops without showing it");
+                        self.moved();
+                        break;
+                    }
                     Err(_) => {
                         tracing::error!(match_id = %self.id, "persistence writer stopped; room stops without showing its pending write");
                         break;
                     }
                 },
+                _ = stop.cancelled() => {
+                    self.moved();
+                    break;
+                }
                 cmd = self.rx.recv() => match cmd {
                     Some(cmd) => self.on_cmd(cmd),
                     None => break, // unreachable while registered: the registry holds a sender
@@ -933,6 +948,20 @@ impl Room {
             Some(self.history.seq()),
             &ServerMsg::Snapshot(Box::new(snap)),
         );
+    }
+
+    /// Cluster mode: another node runs the match now. Frees the seats here and closes
+    /// the sockets of its players and spectators (1012) so they reconnect to it.
+    fn moved(&mut self) {
+        self.release_seats();
+        for s in &mut self.seats {
+            if let Some(c) = s.conn.take() {
+                c.close(crate::cluster::MOVED);
+            }
+        }
+        for (_, c) in self.spectators.drain() {
+            c.close(crate::cluster::MOVED);
+        }
     }
 
     /// Removes the room from the registries; the task then returns and everything it

@@ -143,6 +143,9 @@ pub struct RoomHandle {
     tx: mpsc::Sender<RoomCmd>,
     /// Shown in `GET /api/v1/matches/live` (false for a match of a private lobby).
     listed: bool,
+    /// Cancelled to stop the room at once (cluster mode: another node owns the
+    /// match now).
+    stop: tokio_util::sync::CancellationToken,
 }
 
 impl RoomHandle {
@@ -156,6 +159,18 @@ impl RoomHandle {
     /// has stopped.
     pub async fn send(&self, cmd: RoomCmd) -> Result<(), RoomGone> {
         self.tx.send(cmd).await.map_err(|_| RoomGone)
+    }
+
+    /// Stops the room without writing anything more (cluster mode: this node lost
+    /// the match's lease). Its players' sockets are closed (1012) so they reconnect
+    /// to the match's new owner.
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+
+    /// Resolves once the room has stopped taking commands.
+    pub async fn closed(&self) {
+        self.tx.closed().await
     }
 }
 
@@ -289,7 +304,20 @@ pub fn start_listed(
             secret_seed: Some(seed),
         }));
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
-    state.rooms().insert(id, RoomHandle { tx, listed });
+    let stop = tokio_util::sync::CancellationToken::new();
+    state.rooms().insert(
+        id,
+        RoomHandle {
+            tx,
+            listed,
+            stop: stop.clone(),
+        },
+    );
+    if let Some(c) = state.cluster() {
+        if let Some(handle) = state.room(id) {
+            c.serve_room(state, id, handle);
+        }
+    }
     for s in &seats {
         if let Some(p) = s.info.player_id {
             state.presence().seat(p, id);
@@ -303,6 +331,7 @@ pub fn start_listed(
         m,
         seats,
         rx,
+        stop,
         actor::Beginning::New(committed),
     );
     state.tasks().spawn(room.run());
@@ -394,7 +423,20 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     // The store does not record whether the match came from a private lobby: a
     // resumed match is not listed, so a private one is never shown.
     let listed = false;
-    state.rooms().insert(id, RoomHandle { tx, listed });
+    let stop = tokio_util::sync::CancellationToken::new();
+    state.rooms().insert(
+        id,
+        RoomHandle {
+            tx,
+            listed,
+            stop: stop.clone(),
+        },
+    );
+    if let Some(c) = state.cluster() {
+        if let Some(handle) = state.room(id) {
+            c.serve_room(state, id, handle);
+        }
+    }
     for s in &seats {
         if let (Some(p), false) = (s.info.player_id, s.info.left) {
             state.presence().seat(p, id);
@@ -409,6 +451,7 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
         m,
         seats,
         rx,
+        stop,
         actor::Beginning::Resumed { seq },
     );
     state.tasks().spawn(room.run());

@@ -430,9 +430,11 @@ impl Session {
         make: impl FnOnce(ConnHandle) -> RoomCmd,
     ) -> bool {
         let (rconn, answered) = self.conn.for_request();
-        let sent = match self.state.room(match_id) {
-            Some(room) => room.send(make(rconn)).await.is_ok(),
-            None => false,
+        let sent = match (self.state.room(match_id), self.state.cluster()) {
+            (Some(room), _) => room.send(make(rconn)).await.is_ok(),
+            // Cluster: the match may run on another node (crate::cluster::remote).
+            (None, Some(c)) => c.route(match_id, make(rconn), &self.conn).await,
+            (None, None) => false,
         };
         if sent {
             self.answer_of(answered).await;
@@ -666,12 +668,24 @@ impl Session {
                 old.close(CloseReason::REPLACED);
             }
         }
-        let active: Vec<Uuid> = self
+        // Cluster: a socket of the same player on another node is replaced too.
+        if let Some(c) = self.state.cluster() {
+            c.announce_hello(player.id).await;
+        }
+        let mut active: Vec<Uuid> = self
             .state
             .presence()
             .active_match(player.id)
             .into_iter()
             .collect();
+        // Cluster: the player's match may run on another node.
+        if active.is_empty() && self.state.cluster().is_some() {
+            match self.state.store().running_match_of(player.id).await {
+                Ok(Some(m)) => active.push(m),
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "running match of the player not read"),
+            }
+        }
         tracing::debug!(conn = self.conn.id(), player = %player.id, client = %h.client.chars().take(64).collect::<String>(), "hello");
         self.conn.send_msg(
             None,
@@ -684,13 +698,20 @@ impl Session {
             }),
         );
         for m in active {
-            if let Some(room) = self.state.room(m) {
-                let _ = room
-                    .send(RoomCmd::Attach {
-                        player: player.id,
-                        conn: self.conn.clone(),
-                    })
-                    .await;
+            let attach = RoomCmd::Attach {
+                player: player.id,
+                conn: self.conn.clone(),
+            };
+            match (self.state.room(m), self.state.cluster()) {
+                (Some(room), _) => {
+                    let _ = room.send(attach).await;
+                }
+                (None, Some(c)) => {
+                    if c.route(m, attach, &self.conn).await {
+                        self.watching.insert(m);
+                    }
+                }
+                (None, None) => {}
             }
         }
         // A player waiting in a lobby or queue (a second tab, or back within the
@@ -742,9 +763,19 @@ impl Session {
             }
         }
         for m in self.watching.drain() {
-            if let Some(room) = self.state.room(m) {
-                let _ = room.send(RoomCmd::Detach { conn_id }).await;
+            match (self.state.room(m), self.state.cluster()) {
+                (Some(room), _) => {
+                    let _ = room.send(RoomCmd::Detach { conn_id }).await;
+                }
+                // (A node shutting down leaves its rooms to others: nothing to detach.)
+                (None, Some(c)) if !self.state.shutdown_token().is_cancelled() => {
+                    c.route(m, RoomCmd::Detach { conn_id }, &self.conn).await;
+                }
+                (None, _) => {}
             }
+        }
+        if let Some(c) = self.state.cluster() {
+            c.forget_conn(conn_id);
         }
     }
 }

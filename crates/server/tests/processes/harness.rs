@@ -49,7 +49,8 @@ impl ServerProc {
             .env("LUDO_WEB_DIR", dir)
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            // The server logs to stdout: keep it with stderr for failure messages.
+            .stdout(err.try_clone().unwrap())
             .stderr(err)
             .kill_on_drop(true);
         for (k, v) in env {

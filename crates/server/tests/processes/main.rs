@@ -4,6 +4,7 @@
 
 mod harness;
 
+mod cluster;
 mod durable;
 mod outage;
 mod readiness;

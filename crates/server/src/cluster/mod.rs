@@ -1,0 +1,499 @@
+//! Cluster mode: several `ludo-server` nodes on one PostgreSQL database and one NATS
+//! server, each running match owned by exactly one node at a time, and no match lost
+//! when a node dies.
+//!
+//! Switched on by `--nats-url` (`LUDO_NATS_URL`) with a PostgreSQL `DATABASE_URL`
+//! ([`Settings::from_config`]); without it the server is the single node it always
+//! was. Each node has an id (`--node-id`, random by default) that its logs and
+//! `/metrics` carry.
+//!
+//! # Ownership (PostgreSQL, `store::lease`)
+//! * A node that starts a match takes its lease (fencing token 1) in the same
+//!   transaction as the match's row; the persistence writer is fenced
+//!   ([`store::spawn_writer_fenced`]): every write carries the token its room held
+//!   and is skipped, in the same transaction, if the token is no longer current.
+//!   The room of a fenced write shows nothing of it and stops.
+//! * The renew task extends this node's leases every third of `--lease-ms`; a match
+//!   it can no longer renew (another node claimed it) is stopped here at once, and
+//!   its players' sockets are closed (1012) so they reconnect.
+//! * The takeover task on every node claims, every [`SCAN`] (or at once on a
+//!   release notice), the running matches whose lease expired (token + 1, `FOR
+//!   UPDATE SKIP LOCKED`) and resumes them from the stored seed and turn log
+//!   ([`crate::room::resume`]), the same path a restart uses.
+//! * On SIGTERM the node stops its rooms, flushes its writer, releases its leases
+//!   and publishes a release notice on NATS (`<prefix>.cluster.released`) so the
+//!   other nodes claim the matches without waiting for the leases to expire.
+//!
+//! # Sockets on any node ([`remote`])
+//! A socket whose match runs on another node reaches its room over NATS; the owner
+//! sends that socket's frames back to its node.
+
+pub mod remote;
+
+use crate::config::Config;
+use crate::state::AppState;
+use crate::ws::CloseReason;
+use std::sync::Arc;
+use std::time::Duration;
+use store::{Leases, Store, StoreError};
+use tokio::sync::Notify;
+use uuid::Uuid;
+
+/// How often every node looks for matches whose lease expired.
+pub const SCAN: Duration = Duration::from_millis(500);
+/// Most matches one scan claims (the rest wait for the next scan, or another node).
+pub const CLAIM_BATCH: u32 = 64;
+/// Close code and reason sent to the sockets of a room this node lost: the match
+/// runs on another node now; the client reconnects (through the load balancer).
+pub const MOVED: CloseReason = CloseReason {
+    code: 1012,
+    reason: "match moved to another node",
+    drain: true,
+};
+
+/// Counter: matches this node claimed from another (expired or released) lease.
+pub const TAKEOVERS_COUNTER: &str = "ludo_cluster_takeovers_total";
+/// Counter: rooms this node stopped because another node owns their match now.
+pub const LOST_COUNTER: &str = "ludo_cluster_rooms_lost_total";
+/// Gauge: room leases this node holds.
+pub const LEASES_GAUGE: &str = "ludo_cluster_leases";
+
+/// Why cluster mode cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    /// `--nats-url` was given without a PostgreSQL `DATABASE_URL`.
+    #[error(
+        "cluster mode (--nats-url / LUDO_NATS_URL) needs a PostgreSQL DATABASE_URL (postgres://…)"
+    )]
+    NeedsPostgres,
+    /// The node id or subject prefix is not usable as NATS subject tokens.
+    #[error("{what} {value:?} must be non-empty and made of letters, digits, '-', '_' and (prefix only) '.'")]
+    BadName {
+        /// `--node-id` or `--nats-prefix`.
+        what: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// The NATS server could not be reached.
+    #[error("cannot connect to NATS at {url}: {source}")]
+    Nats {
+        /// The URL given.
+        url: String,
+        /// The client's error.
+        #[source]
+        source: async_nats::ConnectError,
+    },
+}
+
+/// Cluster settings taken from [`Config`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// NATS server URL.
+    pub nats_url: String,
+    /// This node's id.
+    pub node_id: String,
+    /// Room lease length.
+    pub lease: Duration,
+    /// Prefix of every NATS subject.
+    pub prefix: String,
+}
+
+fn token_ok(s: &str, dots: bool) -> bool {
+    !s.is_empty()
+        && !s.starts_with('.')
+        && !s.ends_with('.')
+        && !s.contains("..")
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || (dots && c == '.'))
+}
+
+impl Settings {
+    /// The cluster settings of `config`: `None` without `--nats-url` (single node).
+    /// A node without `--node-id` gets a random one (a UUID).
+    ///
+    /// Errors: [`ClusterError::NeedsPostgres`] when the database is not PostgreSQL;
+    /// [`ClusterError::BadName`] for a node id or prefix that is not a subject token.
+    pub fn from_config(config: &Config) -> Result<Option<Settings>, ClusterError> {
+        let Some(nats_url) = config.nats_url.clone() else {
+            return Ok(None);
+        };
+        let pg = config
+            .database_url
+            .as_deref()
+            .is_some_and(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"));
+        if !pg {
+            return Err(ClusterError::NeedsPostgres);
+        }
+        let node_id = config
+            .node_id
+            .clone()
+            .unwrap_or_else(|| Uuid::new_v4().simple().to_string());
+        if !token_ok(&node_id, false) {
+            return Err(ClusterError::BadName {
+                what: "--node-id",
+                value: node_id,
+            });
+        }
+        if !token_ok(&config.nats_prefix, true) {
+            return Err(ClusterError::BadName {
+                what: "--nats-prefix",
+                value: config.nats_prefix.clone(),
+            });
+        }
+        Ok(Some(Settings {
+            nats_url,
+            node_id,
+            lease: Duration::from_millis(config.lease_ms),
+            prefix: config.nats_prefix.clone(),
+        }))
+    }
+}
+
+/// This node's membership of the cluster: its leases and its NATS connection.
+#[derive(Debug)]
+pub struct Cluster {
+    settings: Settings,
+    leases: Arc<Leases>,
+    nats: async_nats::Client,
+    /// Woken by a release notice: scan for claimable matches at once.
+    scan_now: Notify,
+    /// This node's sockets that sent commands to rooms on other nodes, by id.
+    conns: dashmap::DashMap<u64, crate::ws::ConnHandle>,
+    /// Those sockets by the match they sent to (closed when it moves).
+    routed: dashmap::DashMap<Uuid, std::collections::HashMap<u64, crate::ws::ConnHandle>>,
+}
+
+impl Cluster {
+    /// Connects to NATS and builds the node's (empty) lease set. Pass
+    /// [`Cluster::leases`] to [`store::spawn_writer_fenced`].
+    ///
+    /// Errors: [`ClusterError::Nats`] when the NATS server cannot be reached.
+    pub async fn connect(settings: Settings) -> Result<Arc<Cluster>, ClusterError> {
+        let nats = async_nats::ConnectOptions::new()
+            .name(format!("ludo-server {}", settings.node_id))
+            .connect(settings.nats_url.as_str())
+            .await
+            .map_err(|source| ClusterError::Nats {
+                url: settings.nats_url.clone(),
+                source,
+            })?;
+        let leases = Leases::new(settings.node_id.clone(), settings.lease);
+        Ok(Arc::new(Cluster {
+            settings,
+            leases,
+            nats,
+            scan_now: Notify::new(),
+            conns: dashmap::DashMap::new(),
+            routed: dashmap::DashMap::new(),
+        }))
+    }
+
+    /// This node's id.
+    pub fn node_id(&self) -> &str {
+        &self.settings.node_id
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The matches this node holds, shared with its fenced writer.
+    pub fn leases(&self) -> &Arc<Leases> {
+        &self.leases
+    }
+
+    /// The NATS connection.
+    pub fn nats(&self) -> &async_nats::Client {
+        &self.nats
+    }
+
+    fn subject(&self, tail: &str) -> String {
+        format!("{}.{tail}", self.settings.prefix)
+    }
+
+    /// Starts the node's background tasks on `state`'s tracker: lease renewal, the
+    /// takeover scan and the release-notice listener. They stop at shutdown.
+    pub fn spawn_tasks(self: &Arc<Self>, state: &AppState) {
+        let (me, st) = (self.clone(), state.clone());
+        state.tasks().spawn(async move { me.renew_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state
+            .tasks()
+            .spawn(async move { me.takeover_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state.tasks().spawn(async move { me.notice_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state
+            .tasks()
+            .spawn(async move { me.forward_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state.tasks().spawn(async move { me.moved_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state.tasks().spawn(async move { me.hello_loop(st).await });
+    }
+
+    async fn renew_loop(self: Arc<Self>, state: AppState) {
+        let token = state.shutdown_token().clone();
+        let mut tick = tokio::time::interval(self.settings.lease / 3);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = token.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            match state.store().renew_leases(&self.leases).await {
+                Ok(lost) => {
+                    for (id, t) in lost {
+                        if self.leases.forget(id, t) {
+                            lose_room(&state, id);
+                        }
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(node = self.node_id(), error = %e, "room leases not renewed")
+                }
+            }
+            metrics::gauge!(LEASES_GAUGE).set(self.leases.held().len() as f64);
+        }
+    }
+
+    async fn takeover_loop(self: Arc<Self>, state: AppState) {
+        let token = state.shutdown_token().clone();
+        loop {
+            tokio::select! {
+                _ = token.cancelled() => return,
+                _ = tokio::time::sleep(SCAN) => {}
+                _ = self.scan_now.notified() => {}
+            }
+            if !state.store_ready() || token.is_cancelled() {
+                continue;
+            }
+            if let Err(e) = self.claim_and_resume(&state).await {
+                tracing::warn!(node = self.node_id(), error = %e, "takeover scan failed");
+            }
+        }
+    }
+
+    async fn notice_loop(self: Arc<Self>, state: AppState) {
+        use futures_util::StreamExt;
+        let token = state.shutdown_token().clone();
+        let mut sub = match self.nats.subscribe(self.subject("cluster.released")).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(node = self.node_id(), error = %e, "cannot subscribe to release notices; relying on the scan");
+                return;
+            }
+        };
+        loop {
+            tokio::select! {
+                _ = token.cancelled() => return,
+                msg = sub.next() => match msg {
+                    Some(m) => {
+                        tracing::info!(node = self.node_id(),
+                            from = %String::from_utf8_lossy(&m.payload), "a node released its rooms: scanning now");
+                        self.scan_now.notify_one();
+                    }
+                    None => return,
+                },
+            }
+        }
+    }
+
+    /// A socket signed in as `player` on this node: the other nodes close theirs
+    /// (4000, replaced), as one node does for a second socket of the same token.
+    pub async fn announce_hello(&self, player: Uuid) {
+        let notice = format!("{} {player}", self.node_id());
+        if let Err(e) = self
+            .nats
+            .publish(self.subject("player.hello"), notice.into())
+            .await
+        {
+            tracing::warn!(error = %e, "sign-in notice not sent");
+        }
+    }
+
+    async fn hello_loop(self: Arc<Self>, state: AppState) {
+        use futures_util::StreamExt;
+        let token = state.shutdown_token().clone();
+        let mut sub = match self.nats.subscribe(self.subject("player.hello")).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot subscribe to sign-in notices");
+                return;
+            }
+        };
+        loop {
+            let msg = tokio::select! {
+                _ = token.cancelled() => return,
+                m = sub.next() => match m { Some(m) => m, None => return },
+            };
+            let text = String::from_utf8_lossy(&msg.payload);
+            let Some((node, player)) = text.split_once(' ') else {
+                continue;
+            };
+            let Ok(player) = player.parse::<Uuid>() else {
+                continue;
+            };
+            if node == self.node_id() {
+                continue;
+            }
+            if let Some((_, old)) = state.sessions().remove(&player) {
+                old.close(CloseReason::REPLACED);
+            }
+        }
+    }
+
+    /// One takeover scan: claims the matches whose lease expired (or that have
+    /// none) and resumes each here. Returns how many were resumed.
+    ///
+    /// Errors: the store could not be reached (nothing was claimed then).
+    pub async fn claim_and_resume(&self, state: &AppState) -> Result<usize, StoreError> {
+        let mut resumed = 0;
+        loop {
+            let claimed = state
+                .store()
+                .claim_expired(&self.leases, CLAIM_BATCH)
+                .await?;
+            let n = claimed.len();
+            for (id, t) in claimed {
+                metrics::counter!(TAKEOVERS_COUNTER).increment(1);
+                if resume_claimed(state, state.store(), id, t).await {
+                    resumed += 1;
+                    self.announce_moved(id).await;
+                } else {
+                    self.leases.forget(id, t);
+                }
+            }
+            if n < CLAIM_BATCH as usize {
+                break;
+            }
+        }
+        metrics::gauge!(LEASES_GAUGE).set(self.leases.held().len() as f64);
+        Ok(resumed)
+    }
+
+    /// Leaving (SIGTERM), after the rooms stopped and the writer flushed: releases
+    /// every lease this node holds and tells the other nodes (NATS) to claim them now.
+    pub async fn leave(&self, store: &Store) {
+        match store.release_leases(&self.leases).await {
+            Ok(n) => tracing::info!(node = self.node_id(), released = n, "room leases released"),
+            Err(e) => tracing::warn!(node = self.node_id(), error = %e,
+                "room leases not released; other nodes take the matches when they expire"),
+        }
+        let notice = self.nats.publish(
+            self.subject("cluster.released"),
+            self.node_id().to_string().into(),
+        );
+        let sent = async {
+            notice.await.map_err(|e| e.to_string())?;
+            self.nats.flush().await.map_err(|e| e.to_string())
+        };
+        match tokio::time::timeout(Duration::from_secs(2), sent).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!(error = %e, "release notice not sent"),
+            Err(_) => tracing::warn!("release notice not sent in time"),
+        }
+    }
+}
+
+/// Resumes claimed match `id` (token `t`) here. False when it has ended meanwhile or
+/// cannot be resumed (logged).
+async fn resume_claimed(state: &AppState, store: &Store, id: Uuid, t: i64) -> bool {
+    if state.rooms().contains_key(&id) {
+        // A room of an older lease of ours is still stopping: let it go; the claim
+        // expires unrenewed and the match is claimed again at a later scan.
+        lose_room(state, id);
+        return false;
+    }
+    match store.running_match(id).await {
+        Ok(Some(stored)) => match crate::room::resume(state, stored) {
+            Ok(_) => {
+                tracing::info!(match_id = %id, token = t, "match taken over");
+                true
+            }
+            Err(e) => {
+                tracing::error!(match_id = %id, error = %e, "claimed match not resumed");
+                false
+            }
+        },
+        Ok(None) => false,
+        Err(e) => {
+            tracing::warn!(match_id = %id, error = %e, "claimed match not read; another node takes it when the lease expires");
+            false
+        }
+    }
+}
+
+/// Stops this node's room of match `id`: another node owns it now.
+fn lose_room(state: &AppState, id: Uuid) {
+    if let Some(room) = state.room(id) {
+        metrics::counter!(LOST_COUNTER).increment(1);
+        tracing::warn!(match_id = %id, "room lease lost: another node runs the match now; room stops");
+        room.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn parse(args: &[&str]) -> Config {
+        Config::try_parse_from(std::iter::once("ludo-server").chain(args.iter().copied())).unwrap()
+    }
+
+    /// Contract: no NATS URL is a single node; a NATS URL needs PostgreSQL; the node
+    /// id is random unless given; names must be subject tokens.
+    #[test]
+    fn cluster_settings_from_flags() {
+        assert_eq!(Settings::from_config(&parse(&[])).unwrap(), None);
+        let nats = ["--nats-url", "nats://127.0.0.1:4222"];
+        assert!(matches!(
+            Settings::from_config(&parse(&nats)),
+            Err(ClusterError::NeedsPostgres)
+        ));
+        let sqlite = [&nats[..], &["--database-url", "sqlite://x.db"]].concat();
+        assert!(matches!(
+            Settings::from_config(&parse(&sqlite)),
+            Err(ClusterError::NeedsPostgres)
+        ));
+        let pg = [&nats[..], &["--database-url", "postgres://h/db"]].concat();
+        let a = Settings::from_config(&parse(&pg)).unwrap().unwrap();
+        let b = Settings::from_config(&parse(&pg)).unwrap().unwrap();
+        assert_ne!(a.node_id, b.node_id, "random node ids");
+        assert_eq!(
+            a.lease,
+            Duration::from_millis(crate::config::DEFAULT_LEASE_MS)
+        );
+        assert_eq!(a.prefix, "ludo");
+        let named = [
+            &pg[..],
+            &[
+                "--node-id",
+                "n-1",
+                "--lease-ms",
+                "900",
+                "--nats-prefix",
+                "t.x",
+            ],
+        ]
+        .concat();
+        let s = Settings::from_config(&parse(&named)).unwrap().unwrap();
+        assert_eq!(
+            (s.node_id.as_str(), s.lease, s.prefix.as_str()),
+            ("n-1", Duration::from_millis(900), "t.x")
+        );
+        let bad = [&pg[..], &["--node-id", "a.b"]].concat();
+        assert!(matches!(
+            Settings::from_config(&parse(&bad)),
+            Err(ClusterError::BadName { .. })
+        ));
+        let bad = [&pg[..], &["--nats-prefix", "a..b"]].concat();
+        assert!(matches!(
+            Settings::from_config(&parse(&bad)),
+            Err(ClusterError::BadName { .. })
+        ));
+        assert!(Config::try_parse_from(["ludo-server", "--lease-ms", "10"]).is_err());
+    }
+}
