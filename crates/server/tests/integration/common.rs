@@ -51,13 +51,18 @@ pub async fn start_with_clock(config: Config, clock: server::clock::Clock) -> Te
     let addr = listener.local_addr().unwrap();
     let state = AppState::with_clock(config, store.clone(), writer, clock);
     let handle = tokio::spawn(server::run(listener, state.clone(), std::future::pending()));
-    TestServer {
+    let s = TestServer {
         addr,
         state,
         store,
         handle: Some(handle),
         _dir: dir,
-    }
+    };
+    // Serving starts once the store is migrated: a test that pauses Tokio's clock
+    // right after this must not let the start-up wait run out meanwhile.
+    s.eventually("the store is ready", |st| st.store_ready())
+        .await;
+    s
 }
 
 impl TestServer {
@@ -262,6 +267,27 @@ pub async fn expect_started(c: &mut Client) -> Started {
         },
         _ => unreachable!(),
     }
+}
+
+/// Start of the manual clocks of these tests (Unix ms).
+pub const T0: u64 = 1_800_000_000_000;
+
+/// [`start`] on a [`server::clock::Clock::manual`] clock standing at [`T0`]: turn
+/// timers, the match clock and the abandon timer move only when the test moves it.
+pub async fn start_manual(config: Config) -> (TestServer, server::clock::Clock) {
+    let clock = server::clock::Clock::manual(T0);
+    (start_with_clock(config, clock.clone()).await, clock)
+}
+
+/// The room of `match_id` has sent `c` nothing after `seq`: asks it (`resync` from
+/// `seq - 1`) to replay frame `seq` and reads that replay as the very next frame. A
+/// room that had already queued a later frame for `c` (a timer that fired early)
+/// fails this, with no wall-clock wait.
+pub async fn expect_room_at(c: &mut Client, match_id: Uuid, seq: u64) {
+    c.send(json!({"t": "resync", "d": {"match_id": match_id, "last_seq": seq - 1}}))
+        .await;
+    let f = c.recv().await;
+    assert_eq!(f.seq, Some(seq), "the room sent nothing after {seq}: {f:?}");
 }
 
 /// Waits for the next `turn_started`; returns (seat, turn number, seq).

@@ -133,23 +133,28 @@ async fn half_sent_requests_are_closed_within_the_timeouts_while_a_match_plays()
     .await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// The hello deadline passes on Tokio's paused clock (no wall-clock wait); the clock
+/// runs while the guest is created and says hello (store reads on another thread).
+#[tokio::test]
 async fn an_upgraded_socket_without_hello_is_closed_after_the_hello_timeout() {
     let s = start(server::Config {
         hello_timeout_ms: 500,
         ..test_config()
     })
     .await;
-    let mut silent = s.connect().await;
+    tokio::time::pause();
     let t0 = Instant::now();
+    let mut silent = s.connect().await;
     assert_eq!(silent.expect_close().await, Some(CloseCode::Policy));
     let took = t0.elapsed();
     assert!(
-        took >= Duration::from_millis(400) && took < Duration::from_millis(1_500),
+        took >= Duration::from_millis(500) && took < Duration::from_millis(600),
         "{took:?}"
     );
+    tokio::time::resume();
     // A socket that said hello in time stays open past the deadline.
     let mut p = s.player("Ada").await;
+    tokio::time::pause();
     tokio::time::sleep(Duration::from_millis(700)).await;
     p.assert_open().await;
 }
@@ -492,15 +497,16 @@ async fn every_error_answer_has_the_json_error_body() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test]
 async fn a_dripped_body_is_cut_off_at_the_body_deadline() {
     // One byte every 200 ms never stalls long, but the body is not complete 1 s
-    // after the headers: 408, then the connection closes.
+    // after the headers: 408, then the connection closes. On Tokio's paused clock.
     let s = start(server::Config {
         body_timeout_ms: 1_000,
         ..test_config()
     })
     .await;
+    tokio::time::pause();
     let mut tcp = connect_from(80, s.addr).await;
     tcp.write_all(HALF_BODY.as_bytes()).await.unwrap();
     let sent = Instant::now();

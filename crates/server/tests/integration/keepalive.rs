@@ -8,7 +8,11 @@ use std::time::Duration;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Pings every second and the 2 s idle close, on Tokio's paused clock: once the
+/// player is welcomed (the `hello` reads the store, on a thread of its own, which a
+/// paused clock would run past) time moves only when every task waits on a timer,
+/// so the seconds below take no wall-clock time and fire in their exact order.
+#[tokio::test]
 async fn the_server_pings_and_closes_a_silent_client() {
     let s = start(server::Config {
         ping_seconds: 1,
@@ -17,6 +21,7 @@ async fn the_server_pings_and_closes_a_silent_client() {
     })
     .await;
     let mut c = s.player("Quiet").await;
+    tokio::time::pause();
     // A client that keeps reading answers the pings (tungstenite does) and stays.
     let mut pings = 0;
     let until = tokio::time::Instant::now() + Duration::from_millis(3200);
@@ -26,15 +31,20 @@ async fn the_server_pings_and_closes_a_silent_client() {
             other => panic!("unexpected {other:?}"),
         }
     }
-    assert!(pings >= 2, "a ping per second, got {pings}");
+    assert_eq!(pings, 3, "a ping per second (at 1, 2 and 3 s)");
     c.assert_open().await;
     // A client that neither reads nor writes for the idle timeout is closed (1001).
     // (Its automatic pong to a ping still in its buffer may meet the closed socket
     // and turn the close frame into a reset; either way it is closed.)
-    tokio::time::sleep(Duration::from_millis(3500)).await;
+    let quiet_from = tokio::time::Instant::now();
+    s.eventually("the server dropped the silent client", |st| {
+        st.sessions().is_empty()
+    })
+    .await;
+    let waited = quiet_from.elapsed();
     assert!(
-        s.state.sessions().is_empty(),
-        "the server dropped the silent client"
+        waited >= Duration::from_secs(2) && waited < Duration::from_millis(2100),
+        "closed at the idle timeout, not before ({waited:?})"
     );
     let code = c.expect_close().await;
     assert!(

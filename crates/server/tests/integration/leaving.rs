@@ -13,9 +13,6 @@ use serde_json::{json, Value};
 use server::clock::Clock;
 use std::time::Duration;
 
-/// Start of the manual clock (Unix ms).
-const T0: u64 = 1_800_000_000_000;
-
 async fn get(s: &TestServer, path: &str) -> Value {
     reqwest::get(s.url(path))
         .await

@@ -6,9 +6,6 @@ use protocol::{ErrorCode, ServerMsg};
 use serde_json::json;
 use std::time::Duration;
 
-/// Start of the manual clock (Unix ms).
-const T0: u64 = 1_800_000_000_000;
-
 /// Bot fill (`--bot-fill-seconds`, here 20 s) on a manual clock that only the test
 /// moves: the wait runs from the OLDEST waiting player's join, bots come not a
 /// millisecond before it is over, and at once when it is (the match starts with the

@@ -1,5 +1,5 @@
 //! Whole matches: four scripted clients to `match_ended`; the turn timer; the match
-//! clock; spectators.
+//! clock; spectators. Timers run on a manual clock that only the test moves.
 
 use crate::common::*;
 use bot::BotKind;
@@ -80,9 +80,12 @@ async fn play(mut c: Client, st: Started) -> Seen {
     }
 }
 
+/// Turns the scripted clients play before the test runs the match clock out.
+const SCRIPTED_TURNS: usize = 12;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_scripted_clients_play_a_full_match_to_match_ended() {
-    let s = start(server::Config {
+    let (s, clock) = start_manual(server::Config {
         turn_seconds: 5,
         match_seconds: 4,
         rate_per_second: 1000,
@@ -110,11 +113,26 @@ async fn four_scripted_clients_play_a_full_match_to_match_ended() {
         .iter()
         .all(|s| s.match_id == id && s.seats.iter().all(|x| !x.bot)));
 
+    let mut watcher = s.player("Watcher").await;
+    watcher
+        .send(json!({"t": "spectate", "d": {"match_id": id}}))
+        .await;
     let tasks: Vec<_> = clients
         .into_iter()
         .zip(started)
         .map(|(c, st)| tokio::spawn(play(c, st)))
         .collect();
+    // Once the clients have played a few rounds (or finished), the match clock runs
+    // out (rule 9.1): 4 s after the start.
+    let mut resolved = 0;
+    while resolved < SCRIPTED_TURNS {
+        match watcher.recv().await.msg {
+            ServerMsg::TurnResolved(_) => resolved += 1,
+            ServerMsg::MatchEnded(_) => break,
+            _ => {}
+        }
+    }
+    clock.set_ms(T0 + 4_000);
     let mut seen = Vec::new();
     for t in tasks {
         seen.push(
@@ -126,8 +144,8 @@ async fn four_scripted_clients_play_a_full_match_to_match_ended() {
     }
     let first = &seen[0];
     assert!(
-        first.resolved.len() >= 8,
-        "at least two rounds were played, got {}",
+        first.resolved.len() >= SCRIPTED_TURNS || first.ended.reason == EndReason::AllFinished,
+        "three rounds were played, got {}",
         first.resolved.len()
     );
     for (i, (n, _, _)) in first.resolved.iter().enumerate() {
@@ -174,64 +192,67 @@ async fn four_scripted_clients_play_a_full_match_to_match_ended() {
     engine::replay::verify(&doc.replay).expect("the stored match re-plays identically");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test]
 async fn turn_timer_expiry_passes_the_turn() {
     // Rule 4.6: one human who never submits, three instant bots, 1 s turns.
-    let s = start(server::Config {
+    let (s, clock) = start_manual(server::Config {
         turn_seconds: 1,
         ..test_config()
     })
     .await;
     let (mut clients, started) = lobby_of_four(&s, true, 1).await;
-    let me = started[0].your_seat.unwrap();
+    let (me, id) = (started[0].your_seat.unwrap(), started[0].match_id);
     let c = &mut clients[0];
-    loop {
-        let (seat, turn, _) = next_turn(c).await;
-        if seat != me {
-            continue;
+    let (turn, seq) = loop {
+        let (seat, turn, seq) = next_turn(c).await;
+        if seat == me {
+            break (turn, seq);
         }
-        let t0 = tokio::time::Instant::now();
-        let (f, _) = c
-            .recv_until(|m| matches!(m, ServerMsg::TurnResolved(_)))
-            .await;
-        let ServerMsg::TurnResolved(r) = f.msg else {
-            unreachable!()
-        };
-        assert_eq!(
-            (r.turn_number, r.seat, r.kind),
-            (turn, me, TurnKind::Timeout)
-        );
-        assert!(r.plan.is_pass(), "a timeout resolves the pass");
-        let waited = t0.elapsed();
-        assert!(
-            waited >= Duration::from_millis(800),
-            "passed after the turn timer, not before ({waited:?})"
-        );
-        break;
-    }
+    };
+    // The clock has not moved since the turn started: its deadline is 1 s ahead.
+    clock.set_ms(T0 + 1_000 - 1);
+    expect_room_at(c, id, seq).await;
+    clock.set_ms(T0 + 1_000);
+    let (f, _) = c
+        .recv_until(|m| matches!(m, ServerMsg::TurnResolved(_)))
+        .await;
+    let ServerMsg::TurnResolved(r) = f.msg else {
+        unreachable!()
+    };
+    assert_eq!(
+        (r.turn_number, r.seat, r.kind),
+        (turn, me, TurnKind::Timeout)
+    );
+    assert!(r.plan.is_pass(), "a timeout resolves the pass");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test]
 async fn match_clock_expiry_ends_the_match_with_standings() {
     // Rule 9.1: a 2 s match clock, turns of 30 s that nobody plays.
-    let s = start(server::Config {
+    let (s, clock) = start_manual(server::Config {
         match_seconds: 2,
         ..test_config()
     })
     .await;
     let (mut clients, started) = lobby_of_four(&s, false, 2).await;
     let id = started[0].match_id;
-    let t0 = tokio::time::Instant::now();
+    // Empty seats pass at once; a human's turn waits for the clock.
+    let humans: Vec<Seat> = started.iter().filter_map(|st| st.your_seat).collect();
+    let seq = loop {
+        let (seat, _, seq) = next_turn(&mut clients[1]).await;
+        if humans.contains(&seat) {
+            break seq;
+        }
+    };
+    clock.set_ms(T0 + 2_000 - 1);
+    expect_room_at(&mut clients[1], id, seq).await;
+    clock.set_ms(T0 + 2_000);
     let (f, _) = clients[1]
         .recv_until(|m| matches!(m, ServerMsg::MatchEnded(_)))
         .await;
     let ServerMsg::MatchEnded(e) = f.msg else {
         unreachable!()
     };
-    assert!(
-        t0.elapsed() >= Duration::from_millis(1500),
-        "not before the clock ran out"
-    );
     assert_eq!(e.reason, EndReason::Clock);
     assert_eq!(e.match_id, id);
     // The seat is free as soon as `match_ended` arrives: queueing at once is accepted.

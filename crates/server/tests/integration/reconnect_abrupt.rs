@@ -4,7 +4,7 @@
 //! checks the reconnect snapshot's `position` against what another player saw live.
 //!
 //! The rooms run on a manual clock, so turn timers fire only when the test moves it;
-//! the keep-alive (ping, idle close) runs on real time with 1 s / 2 s settings.
+//! the keep-alive (ping, idle close, 1 s / 2 s) runs on Tokio's paused clock.
 
 use crate::common::*;
 use engine::{Seat, TurnKind};
@@ -14,9 +14,6 @@ use serde_json::{json, Value};
 use server::clock::Clock;
 use std::time::Duration;
 use tokio_tungstenite::MaybeTlsStream;
-
-/// Start of the manual clock (Unix ms).
-const T0: u64 = 1_800_000_000_000;
 
 /// What one player has seen of the match, frame by frame.
 #[derive(Default)]
@@ -343,7 +340,11 @@ async fn a_player_back_within_its_own_turn_timer_still_plays_that_turn() {
 /// closed by the keep-alive: no frame for `idle_seconds` (2 s; pings every 1 s go
 /// unanswered) closes it. The seat is kept, and the player's reconnect snapshot
 /// matches the other human's view.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+///
+/// The keep-alive's seconds pass on Tokio's paused clock (no wall-clock wait); it is
+/// resumed before the steps that wait on the store (`hello`), which a paused clock
+/// would run past.
+#[tokio::test]
 async fn a_half_open_socket_is_closed_by_the_keepalive_and_the_seat_is_kept() {
     let clock = Clock::manual(T0);
     let config = server::Config {
@@ -355,6 +356,7 @@ async fn a_half_open_socket_is_closed_by_the_keepalive_and_the_seat_is_kept() {
     let h_id = h.c.player_id;
     // H goes silent (its socket is kept open, never polled). A keeps reading, so its
     // own pings are answered; it plays until the match waits for a human.
+    tokio::time::pause();
     let t0 = tokio::time::Instant::now();
     let bound = Duration::from_secs(2 + 3);
     while s.state.session(h_id).is_some() {
@@ -375,6 +377,7 @@ async fn a_half_open_socket_is_closed_by_the_keepalive_and_the_seat_is_kept() {
         }
     }
     let waited = t0.elapsed();
+    tokio::time::resume();
     assert!(
         waited >= Duration::from_millis(1500),
         "closed for idleness, not at once ({waited:?})"

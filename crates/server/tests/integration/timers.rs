@@ -10,9 +10,6 @@ use serde_json::json;
 use server::clock::Clock;
 use std::time::Duration;
 
-/// Start of the manual clock (Unix ms).
-const T0: u64 = 1_800_000_000_000;
-
 /// Reads until the `turn_resolved` of `n`; returns its kind.
 async fn resolved_kind(c: &mut Client, n: u32) -> TurnKind {
     let (f, _) = c
