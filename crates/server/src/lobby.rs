@@ -1,5 +1,9 @@
-//! Private lobbies: a host creates one and gets a short join code; others join by
-//! code; the host starts the match. Empty seats get bots when the lobby was created
+//! Lobbies: a host creates one and gets a short join code; others join by code; the
+//! host starts the match. Public lobbies (`private: false`) are listed
+//! ([`Lobbies::public_list`], `GET /api/v1/lobbies`) and pushed to subscribed
+//! connections (`subscribe_lobbies`) on every change; private ones never are. After a
+//! match, [`Lobbies::rematch`] opens a private rematch lobby and invites the match's
+//! other humans. Empty seats get bots when the lobby was created
 //! with `fill_with_bots`; otherwise at least two players are needed and empty seats
 //! stay empty (their turns are passed). A `private` lobby's match is not listed for
 //! spectators. A member whose connection drops keeps its seat for a grace period
