@@ -260,6 +260,7 @@ function onFrame(f) {
       if (!live || live.matchId !== d.match_id) {
         live = newLive(d.match_id, d.your_seat ?? null);
         lobby = null;
+        $('rematch-box').hidden = true;
         $('queue-box').hidden = true;
         $('lobby-box').hidden = true;
         const want = d.your_seat ? `#/match/${d.match_id}` : `#/watch/${d.match_id}`;
@@ -299,7 +300,6 @@ function newLive(matchId, yourSeat) {
   $('event-log').replaceChildren();
   $('chat-log').replaceChildren();
   $('final').hidden = true;
-  $('rematch-box').hidden = true;
   $('plan-panel').hidden = true;
   $('match-id').textContent = matchId;
   $('watch-link').href = `#/watch/${matchId}`;

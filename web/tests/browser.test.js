@@ -694,6 +694,44 @@ test('a public lobby is listed on another phone and joined with its button; rati
   }
 });
 
+test('after a rated match of two phones: the rating change on the results, a rematch offered and accepted', { skip: SKIP, timeout: 180_000 }, async () => {
+  await mkdir(ART, { recursive: true });
+  const errors = [];
+  const host = await openBrowser('rhost', errors);
+  const guest = await openBrowser('rguest', errors);
+  try {
+    await signIn(host.page, 'Rhea');
+    await signIn(guest.page, 'Ravi');
+    // A private lobby of the two, bots fill the other seats.
+    await host.page.tap('#lobby-create-btn');
+    await host.page.waitForSelector('#lobby-box:not([hidden])');
+    const code = (await host.page.textContent('#lobby-code-show')).trim();
+    await guest.page.fill('#lobby-code', code);
+    await guest.page.tap('#lobby-join button[type=submit]');
+    await host.page.waitForFunction(() => document.querySelectorAll('#lobby-members li').length === 2);
+    await host.page.tap('#lobby-start');
+    // Nobody moves: the turn timers pass their turns until the match clock (60 s) ends it.
+    for (const p of [host.page, guest.page]) await p.waitForSelector('#final:not([hidden])', { timeout: 120_000 });
+    // Two humans: a rated match; each sees its own rating change.
+    for (const p of [host.page, guest.page]) assert.match(await p.textContent('#final-rating'), /^Your rating: -?\d+\.\d \([+-−]?\d+\.\d\)$/);
+    await host.page.tap('#final-rematch');
+    await host.page.waitForSelector('#lobby-box:not([hidden])');
+    await guest.page.waitForSelector('#rematch-box:not([hidden])');
+    assert.equal(await guest.page.textContent('#rematch-text'), 'Rhea offers a rematch.');
+    await checkScreen(guest.page, 'web-09-rematch-offer', { axe: true });
+    await guest.page.tap('#rematch-accept');
+    await guest.page.waitForSelector('#lobby-box:not([hidden])');
+    await host.page.waitForFunction(() => document.querySelectorAll('#lobby-members li').length === 2);
+    assert.notEqual((await host.page.textContent('#lobby-code-show')).trim(), code, 'a new lobby');
+    await guest.page.tap('#lobby-leave');
+    await host.page.tap('#lobby-leave');
+    assert.deepEqual(errors, [], 'no script errors in the pages');
+  } finally {
+    await host.close();
+    await guest.close();
+  }
+});
+
 async function shownTotals(page, selector) {
   return page.$$eval(`${selector} tbody tr`, (rows) => Object.fromEntries(rows.map((r) => [r.dataset.seat, Number(r.dataset.total)])));
 }
