@@ -12,7 +12,7 @@ import { ReplayViewer } from './replay.js';
 import { SEATS } from './notation.js';
 import { initialState, stateFromPosition, removePlanRolls, standings, diffState } from './state.js';
 import { renderScoreboard, renderStandings, planText } from './ui.js';
-import { t, numList, clock, seatName, modeName, errorMessage, timeOfDay, dateTime, LANGUAGES, currentLanguage, setLanguage, initLanguage, onLanguageChange } from './i18n.js';
+import { t, num, numList, clock, seatName, modeName, errorMessage, timeOfDay, dateTime, LANGUAGES, currentLanguage, setLanguage, initLanguage, onLanguageChange } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const SESSION_KEY = 'ludo.session';
@@ -116,7 +116,7 @@ async function renderRatings() {
       const rows = (await api(`/api/v1/leaderboard?mode=${mode}&limit=10`)).players ?? [];
       ol.replaceChildren();
       if (!rows.length) ol.append(li(t('home.noRanked')));
-      for (const r of rows) ol.append(li(t('home.boardItem', { name: r.name, r: ratingText(r.rating.conservative), n: r.rated_matches })));
+      rows.forEach((r, i) => ol.append(li(`${num(i + 1)}. ${t('home.boardItem', { name: r.name, r: ratingText(r.rating.conservative), n: r.rated_matches })}`)));
     } catch (e) {
       ol.replaceChildren(li(errText(e)));
     }
@@ -260,6 +260,7 @@ function onFrame(f) {
       if (!live || live.matchId !== d.match_id) {
         live = newLive(d.match_id, d.your_seat ?? null);
         lobby = null;
+        $('rematch-box').hidden = true;
         $('queue-box').hidden = true;
         $('lobby-box').hidden = true;
         const want = d.your_seat ? `#/match/${d.match_id}` : `#/watch/${d.match_id}`;
@@ -299,7 +300,6 @@ function newLive(matchId, yourSeat) {
   $('event-log').replaceChildren();
   $('chat-log').replaceChildren();
   $('final').hidden = true;
-  $('rematch-box').hidden = true;
   $('plan-panel').hidden = true;
   $('match-id').textContent = matchId;
   $('watch-link').href = `#/watch/${matchId}`;

@@ -495,6 +495,8 @@ test('a match against three bots on a phone: touch, keyboard, spectating, standi
     assert.ok(played >= 2, `played ${played} turns through the UI`);
     await page.waitForTimeout(300);
     await checkScreen(page, 'web-05-final');
+    // A player of the match may offer a rematch from the results.
+    assert.ok(await page.isVisible('#final-rematch'), 'the rematch button is shown');
 
     // The standings shown are the server's.
     const shown = await shownTotals(page, '#final-standings');
@@ -658,6 +660,78 @@ test('the same flow in Bengali at 360 px: translated texts, Intl numbers, the re
 });
 
 /** Standings of the UI table: {seat: total}. */
+test('a public lobby is listed on another phone and joined with its button; ratings on the home screen', { skip: SKIP, timeout: 90_000 }, async () => {
+  await mkdir(ART, { recursive: true });
+  const errors = [];
+  const host = await openBrowser('host', errors);
+  const guest = await openBrowser('guest', errors);
+  try {
+    await signIn(host.page, 'Hosta');
+    await signIn(guest.page, 'Guesto');
+    // The leaderboard card and the player's own ratings (new player: 0.0).
+    await guest.page.waitForFunction(() => document.querySelector('#my-rating').textContent.includes('Journey'));
+    assert.match(await guest.page.textContent('#my-rating'), /Journey 0\.0/);
+    // A public lobby: listed for the guest (private lobbies never are).
+    await host.page.tap('#lobby-public');
+    await host.page.tap('#lobby-create-btn');
+    await host.page.waitForSelector('#lobby-box:not([hidden])');
+    const code = (await host.page.textContent('#lobby-code-show')).trim();
+    await guest.page.waitForSelector('#open-lobbies li button');
+    assert.match(await guest.page.textContent('#open-lobbies'), /host Hosta · 1\/4 players/);
+    await checkScreen(guest.page, 'web-08-open-lobbies', { axe: true });
+    await guest.page.tap('#open-lobbies li button');
+    await guest.page.waitForSelector('#lobby-box:not([hidden])');
+    assert.equal((await guest.page.textContent('#lobby-code-show')).trim(), code);
+    await host.page.waitForFunction(() => document.querySelectorAll('#lobby-members li').length === 2);
+    // Both leave: the lobby closes and the list empties.
+    await guest.page.tap('#lobby-leave');
+    await host.page.tap('#lobby-leave');
+    await guest.page.waitForFunction(() => !document.querySelector('#open-lobbies li button'));
+    assert.deepEqual(errors, [], 'no script errors in the pages');
+  } finally {
+    await host.close();
+    await guest.close();
+  }
+});
+
+test('after a rated match of two phones: the rating change on the results, a rematch offered and accepted', { skip: SKIP, timeout: 180_000 }, async () => {
+  await mkdir(ART, { recursive: true });
+  const errors = [];
+  const host = await openBrowser('rhost', errors);
+  const guest = await openBrowser('rguest', errors);
+  try {
+    await signIn(host.page, 'Rhea');
+    await signIn(guest.page, 'Ravi');
+    // A private lobby of the two, bots fill the other seats.
+    await host.page.tap('#lobby-create-btn');
+    await host.page.waitForSelector('#lobby-box:not([hidden])');
+    const code = (await host.page.textContent('#lobby-code-show')).trim();
+    await guest.page.fill('#lobby-code', code);
+    await guest.page.tap('#lobby-join button[type=submit]');
+    await host.page.waitForFunction(() => document.querySelectorAll('#lobby-members li').length === 2);
+    await host.page.tap('#lobby-start');
+    // Nobody moves: the turn timers pass their turns until the match clock (60 s) ends it.
+    for (const p of [host.page, guest.page]) await p.waitForSelector('#final:not([hidden])', { timeout: 120_000 });
+    // Two humans: a rated match; each sees its own rating change.
+    for (const p of [host.page, guest.page]) assert.match(await p.textContent('#final-rating'), /^Your rating: -?\d+\.\d \([+-−]?\d+\.\d\)$/);
+    await host.page.tap('#final-rematch');
+    await host.page.waitForSelector('#lobby-box:not([hidden])');
+    await guest.page.waitForSelector('#rematch-box:not([hidden])');
+    assert.equal(await guest.page.textContent('#rematch-text'), 'Rhea offers a rematch.');
+    await checkScreen(guest.page, 'web-09-rematch-offer', { axe: true });
+    await guest.page.tap('#rematch-accept');
+    await guest.page.waitForSelector('#lobby-box:not([hidden])');
+    await host.page.waitForFunction(() => document.querySelectorAll('#lobby-members li').length === 2);
+    assert.notEqual((await host.page.textContent('#lobby-code-show')).trim(), code, 'a new lobby');
+    await guest.page.tap('#lobby-leave');
+    await host.page.tap('#lobby-leave');
+    assert.deepEqual(errors, [], 'no script errors in the pages');
+  } finally {
+    await host.close();
+    await guest.close();
+  }
+});
+
 async function shownTotals(page, selector) {
   return page.$$eval(`${selector} tbody tr`, (rows) => Object.fromEntries(rows.map((r) => [r.dataset.seat, Number(r.dataset.total)])));
 }

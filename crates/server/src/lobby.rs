@@ -1,5 +1,9 @@
-//! Private lobbies: a host creates one and gets a short join code; others join by
-//! code; the host starts the match. Empty seats get bots when the lobby was created
+//! Lobbies: a host creates one and gets a short join code; others join by code; the
+//! host starts the match. Public lobbies (`private: false`) are listed
+//! ([`Lobbies::public_list`], `GET /api/v1/lobbies`) and pushed to subscribed
+//! connections (`subscribe_lobbies`) on every change; private ones never are. After a
+//! match, [`Lobbies::rematch`] opens a private rematch lobby and invites the match's
+//! other humans. Empty seats get bots when the lobby was created
 //! with `fill_with_bots`; otherwise at least two players are needed and empty seats
 //! stay empty (their turns are passed). A `private` lobby's match is not listed for
 //! spectators. A member whose connection drops keeps its seat for a grace period
@@ -102,7 +106,29 @@ struct Inner {
     /// Connections subscribed to the public list (`subscribe_lobbies`), by id.
     watchers: HashMap<u64, ConnHandle>,
     /// Open rematch lobbies: ended match → code.
-    rematches: HashMap<Uuid, String>,
+    rematches: Rematches,
+}
+
+/// Open rematch lobbies: ended match → the code of its rematch lobby.
+#[derive(Debug, Default)]
+struct Rematches(HashMap<Uuid, String>);
+
+impl Rematches {
+    fn get(&self, m: &Uuid) -> Option<&String> {
+        self.0.get(m)
+    }
+
+    fn insert(&mut self, m: Uuid, code: String) {
+        self.0.insert(m, code);
+    }
+
+    /// Forgets the rematch of `m` if it is the lobby `code` (a closed lobby never
+    /// removes another one's entry).
+    fn remove_if_code(&mut self, m: Uuid, code: &str) {
+        if self.0.get(&m).is_some_and(|c| c == code) {
+            self.0.remove(&m);
+        }
+    }
 }
 
 impl Inner {
@@ -121,7 +147,7 @@ impl Inner {
         let res = if lobby.members.is_empty() {
             if let Some(l) = self.by_code.remove(&code) {
                 if let Some(m) = l.rematch_of {
-                    self.rematches.remove(&m);
+                    self.rematches.remove_if_code(m, &code);
                 }
             }
             None
@@ -435,7 +461,7 @@ impl Lobbies {
                 g.away.remove(&m.player_id);
             }
             if let Some(m) = l.rematch_of {
-                g.rematches.remove(&m);
+                g.rematches.remove_if_code(m, &code);
             }
             if !l.private {
                 g.publish();
@@ -511,17 +537,20 @@ impl Lobbies {
         mode: Mode,
         invited: &[Uuid],
     ) -> Result<Rematch, LobbyError> {
-        let open = self.lock().rematches.get(&match_id).cloned();
-        if let Some(code) = open {
-            self.join(state, player, name, &code)?;
-            return Ok(Rematch::Joined(code));
-        }
         state
             .presence()
             .claim(player, Busy::Lobby)
             .map_err(|_| LobbyError::Busy)?;
         let (ls, offer) = {
             let mut g = self.lock();
+            // Checked under the same lock as the insert below: two offers at once
+            // open one lobby, and the second joins it.
+            if let Some(code) = g.rematches.get(&match_id).cloned() {
+                drop(g);
+                state.presence().release(player, Busy::Lobby);
+                self.join(state, player, name, &code)?;
+                return Ok(Rematch::Joined(code));
+            }
             let code = loop {
                 let c = new_code();
                 if !g.by_code.contains_key(&c) {

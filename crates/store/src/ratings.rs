@@ -113,9 +113,9 @@ pub(crate) fn plan(rows: &[RatingSeatRow]) -> Result<MatchRating, StoreError> {
 /// Rates the match `$id`, whose result the transaction `$tx` has just written:
 /// reads its seats, the players' current ratings, and writes the new ratings, the
 /// seats' before/after and the match's place in `rated_matches`. `$pg`: take the
-/// PostgreSQL advisory lock first. Evaluates to `Result<(), sqlx::Error>`-returning
-/// code (uses `?`); a corrupt row ends the batch with [`StoreError::Corrupt`]
-/// through `$corrupt`.
+/// PostgreSQL advisory lock first. Used inside an async block returning
+/// `Result<_, sqlx::Error>` (database errors propagate with `?`); evaluates to
+/// `Option<StoreError>`: `Some` for a corrupt seat row (the batch is then rolled back).
 macro_rules! rate_in_tx {
     ($tx:expr, $id:expr, $pg:expr) => {{
         use $crate::ratings::*;

@@ -39,32 +39,40 @@ async fn ratings(store: &Store) {
     let kim = guest(store, 60, "Kim").await;
     let lou = guest(store, 61, "Lou").await;
     let max = guest(store, 62, "Max").await;
-    // (humans in seat order, (place, total) per seat, seat that left)
-    type Game<'a> = (Vec<(Uuid, &'a str)>, [(u8, i64); 4], Option<Seat>);
-    let games: Vec<Game> = vec![
+    // ((humans in seat order, (place, total) per seat), seat that left)
+    let games: Vec<(Game, Option<Seat>)> = vec![
         // Kim beats Lou; the bots in between do not count.
         (
-            vec![(lou, "Lou"), (kim, "Kim")],
-            [(3, 10), (1, 90), (2, 50), (4, 0)],
+            (
+                vec![(lou, "Lou"), (kim, "Kim")],
+                [(3, 10), (1, 90), (2, 50), (4, 0)],
+            ),
             None,
         ),
         // Kim, Lou and Max: Max wins, Kim and Lou tie.
         (
-            vec![(kim, "Kim"), (lou, "Lou"), (max, "Max")],
-            [(2, 40), (2, 40), (1, 70), (4, 1)],
+            (
+                vec![(kim, "Kim"), (lou, "Lou"), (max, "Max")],
+                [(2, 40), (2, 40), (1, 70), (4, 1)],
+            ),
             None,
         ),
         // Max left: he ranks below Kim (and the bots) whatever his points.
         (
-            vec![(max, "Max"), (kim, "Kim")],
-            [(4, 95), (1, 60), (2, 20), (3, 0)],
+            (
+                vec![(max, "Max"), (kim, "Kim")],
+                [(4, 95), (1, 60), (2, 20), (3, 0)],
+            ),
             Some(Seat::Green),
         ),
         // Only Lou is human: nothing is rated.
-        (vec![(lou, "Lou")], [(1, 99), (2, 10), (3, 5), (4, 0)], None),
+        (
+            (vec![(lou, "Lou")], [(1, 99), (2, 10), (3, 5), (4, 0)]),
+            None,
+        ),
     ];
     let mut ids = Vec::new();
-    for (i, (humans, results, left)) in games.into_iter().enumerate() {
+    for (i, ((humans, results), left)) in games.into_iter().enumerate() {
         let seed = 170 + i as u8;
         let nm = synthetic_match(seed, Mode::Clash, at(600 + i as i64), seats(&humans));
         w.send(WriteOp::CreateMatch(nm.clone())).await.unwrap();

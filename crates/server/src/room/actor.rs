@@ -21,8 +21,10 @@
 //! behind), the match clock and turn timer are postponed by the whole wait when the
 //! write lands, so players are not charged for the outage.
 //!
-//! When the match ends the room records the result, tells everyone once it is
-//! durable, removes itself from the registries and returns.
+//! When the match ends the room records the result (whose transaction also updates
+//! the skill ratings of a match with two or more human players), reads the rating
+//! changes once it is durable, tells everyone (`match_ended` with each rated seat's
+//! change), removes itself from the registries and returns.
 
 use super::{History, RoomCmd};
 use crate::clock;

@@ -22,6 +22,8 @@ pub struct TestServer {
     pub addr: SocketAddr,
     pub state: AppState,
     pub store: store::Store,
+    /// The SQLite store's URL (`sqlite://…`), for tools run against it.
+    pub db_url: String,
     handle: Option<JoinHandle<std::io::Result<()>>>,
     _dir: tempfile::TempDir,
 }
@@ -55,6 +57,7 @@ pub async fn start_with_clock(config: Config, clock: server::clock::Clock) -> Te
         addr,
         state,
         store,
+        db_url: url,
         handle: Some(handle),
         _dir: dir,
     };

@@ -200,4 +200,41 @@ async fn rated_matches_update_ratings_and_order_the_leaderboard() {
     let stored = s.store.stored_ratings().await.unwrap();
     assert_eq!(stored.len(), 3);
     assert_eq!(s.store.recompute_ratings().await.unwrap(), stored);
+
+    // The same check by the maintenance command; a tampered rating is found, and a
+    // rebuild restores the recomputed one.
+    let (code, out) = ludo_ratings(&s.db_url, "check").await;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("ok: 3 ratings"), "{out}");
+    s.store.close().await;
+    let raw = sqlx::SqlitePool::connect(&s.db_url).await.unwrap();
+    sqlx::query("UPDATE player_ratings SET mu = mu + 1 WHERE matches = 2")
+        .execute(&raw)
+        .await
+        .unwrap();
+    raw.close().await;
+    let (code, out) = ludo_ratings(&s.db_url, "check").await;
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("1 ratings differ"), "{out}");
+    let (code, out) = ludo_ratings(&s.db_url, "rebuild").await;
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = ludo_ratings(&s.db_url, "check").await;
+    assert_eq!(code, 0, "{out}");
+}
+
+/// Runs the `ludo-ratings` binary on `url` (bounded wait); (exit code, stdout).
+async fn ludo_ratings(url: &str, cmd: &str) -> (i32, String) {
+    let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_ludo-ratings"))
+        .arg(cmd)
+        .env("DATABASE_URL", url)
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(30), run)
+        .await
+        .expect("ludo-ratings finishes within 30 s")
+        .expect("ludo-ratings runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
 }

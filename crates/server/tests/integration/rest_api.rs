@@ -327,7 +327,10 @@ async fn rest_suite(srv: &Srv) {
         let name = row["name"].as_str().unwrap();
         let (matches, wins, after) = &rows[name];
         assert_eq!(row["player_id"], ids[name]);
-        assert_eq!((&row["rated_matches"], &row["wins"]), (&json!(matches), &json!(wins)));
+        assert_eq!(
+            (&row["rated_matches"], &row["wins"]),
+            (&json!(matches), &json!(wins))
+        );
         assert_eq!(&row["rating"], after, "{name}");
         let (_, p) = srv
             .get(&format!("/api/v1/players/{}", ids[name].as_str().unwrap()))
@@ -339,7 +342,10 @@ async fn rest_suite(srv: &Srv) {
     let (s, clash) = srv.get("/api/v1/leaderboard?mode=clash").await;
     assert_eq!(
         (s, clash),
-        (200, json!({"mode": "clash", "min_matches": 1, "players": []}))
+        (
+            200,
+            json!({"mode": "clash", "min_matches": 1, "players": []})
+        )
     );
 
     // Unknown ids: 404 with the error body.
