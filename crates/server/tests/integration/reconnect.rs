@@ -137,12 +137,7 @@ async fn a_disconnected_player_keeps_its_seat_and_continues_after_a_snapshot() {
                 b.send(json!({"t": "pass", "id": "back", "d": {"match_id": id, "turn_number": t.turn_number}})).await;
                 let (ack, _) = b.recv_until(|m| matches!(m, ServerMsg::Ack(_))).await;
                 assert!(matches!(ack.msg, ServerMsg::Ack(a) if a.id == "back"));
-                let (f, _) = b
-                    .recv_until(|m| matches!(m, ServerMsg::TurnResolved(_)))
-                    .await;
-                let ServerMsg::TurnResolved(r) = f.msg else {
-                    unreachable!()
-                };
+                let r = next_resolved(&mut b).await;
                 assert_eq!(
                     (r.turn_number, r.seat, r.kind),
                     (t.turn_number, b_seat, TurnKind::Pass)
@@ -164,21 +159,10 @@ async fn resync_replays_a_short_gap_and_snapshots_a_long_one() {
     .await;
     let (mut clients, started) = lobby_of_four(&s, false, 4).await;
     let id = started[0].match_id;
-    let idx = |seat: Seat| {
-        started
-            .iter()
-            .position(|st| st.your_seat == Some(seat))
-            .unwrap()
-    };
+    let idx = |seat: Seat| index_of(&started, seat);
     let y = idx(Seat::Yellow);
     // Green, red and blue pass turns 1..=3: seq 3..=8 (resolved + started each).
-    for (turn, seat) in [(1, Seat::Green), (2, Seat::Red), (3, Seat::Blue)] {
-        let c = &mut clients[idx(seat)];
-        c.recv_until(|m| matches!(m, ServerMsg::TurnStarted(t) if t.turn_number == turn))
-            .await;
-        c.send(json!({"t": "pass", "d": {"match_id": id, "turn_number": turn}}))
-            .await;
-    }
+    pass_first_turns(&mut clients, &started, id, 3).await;
     let yc = &mut clients[y];
     let mut live = Vec::new();
     while live.len() < 7 {
@@ -229,12 +213,7 @@ async fn back_after_missing(
     .await;
     let (mut clients, started) = lobby_of_four(&s, false, 4).await;
     let id = started[0].match_id;
-    let idx = |seat: Seat| {
-        started
-            .iter()
-            .position(|st| st.your_seat == Some(seat))
-            .unwrap()
-    };
+    let idx = |seat: Seat| index_of(&started, seat);
     let (g, y) = (idx(Seat::Green), idx(Seat::Yellow));
     let (_, turn, seq) = next_turn(&mut clients[y]).await;
     assert_eq!((turn, seq), (1, 2));
@@ -244,16 +223,7 @@ async fn back_after_missing(
         .await;
 
     let mut missed = Vec::new();
-    for (turn, seat) in [(1, Seat::Green), (2, Seat::Red), (3, Seat::Blue)]
-        .into_iter()
-        .take(turns as usize)
-    {
-        let c = &mut clients[idx(seat)];
-        c.recv_until(|m| matches!(m, ServerMsg::TurnStarted(t) if t.turn_number == turn))
-            .await;
-        c.send(json!({"t": "pass", "d": {"match_id": id, "turn_number": turn}}))
-            .await;
-    }
+    pass_first_turns(&mut clients, &started, id, turns).await;
     // Green sees every frame Yellow misses: seq 3 ..= 2 + 2 × turns.
     let gc = &mut clients[g];
     while missed.len() < 2 * turns as usize {
