@@ -200,9 +200,12 @@ function connect() {
     activeMatches = w.active_matches ?? [];
     const hash = location.hash;
     if (live && !live.ended) {
-      // Reconnected: ask for what we missed (or watch again).
-      if (live.yourSeat) conn.resync(live.matchId);
-      else conn.send('spectate', { match_id: live.matchId });
+      // Reconnected: the server sends what we missed of a running match after
+      // `welcome` (hello carried our last seq); a match that ended meanwhile is asked
+      // for; a watched one is watched again.
+      if (live.yourSeat) {
+        if (!activeMatches.includes(live.matchId)) conn.resync(live.matchId);
+      } else conn.send('spectate', { match_id: live.matchId });
     } else if (activeMatches.length && !hash.startsWith('#/replay/') && !hash.startsWith('#/watch/')) {
       openMatch(activeMatches[0], true);
     } else {

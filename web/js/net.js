@@ -45,7 +45,8 @@ export class ProtocolError extends Error {
 
 /**
  * One logical connection: reconnects with backoff, says `hello` with the stored
- * token each time, and delivers server frames in `seq` order per match. Listeners:
+ * token and the last `seq` of each followed match each time, and delivers server
+ * frames in `seq` order per match. Listeners:
  * `onFrame(frame)` for every in-order frame, `onStatus(messageKey, connected)`,
  * `onWelcome(welcome)` after each successful hello, `onAuthFailed(error)`.
  */
@@ -78,7 +79,12 @@ export class Connection {
     const ws = new WebSocket(this.url());
     this.ws = ws;
     ws.onopen = () => {
-      this.raw({ t: 'hello', d: { token: this.token, protocol_version: PROTOCOL_VERSION, client: 'web/1' } });
+      const d = { token: this.token, protocol_version: PROTOCOL_VERSION, client: 'web/1' };
+      // The last seq of each followed match: the server replays a short gap of a
+      // running match after `welcome` (or sends a snapshot), no `resync` needed.
+      const seen = [...this.lastSeq].filter(([, seq]) => seq > 0);
+      if (seen.length) d.last_seq = Object.fromEntries(seen);
+      this.raw({ t: 'hello', d });
     };
     ws.onmessage = (m) => {
       let f;

@@ -11,6 +11,10 @@
 //!   `seq` it handed out, drops the frame and every later one until the server's replay
 //!   (the missed messages, or a `snapshot`) reaches the missing number;
 //! * a `snapshot` is always handed out and sets the last `seq` to its own.
+//!
+//! On [`Session::reconnect`] the new `hello` carries the last `seq` of every match the
+//! session follows, so the server replays a short gap of a running match right after
+//! `welcome` (or sends a snapshot) without a `resync` round trip.
 
 use crate::codec::Decode;
 use crate::conn::Connection;
@@ -22,7 +26,7 @@ use protocol::{
     ClientMsg, CreateLobby, Hello, JoinLobby, JoinQueue, LobbyState, MatchRef, MatchStarted,
     Resync, ServerFrame, ServerMsg, SubmitTurn, TurnRef, Welcome, PROTOCOL_VERSION,
 };
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Duration;
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -67,17 +71,20 @@ pub struct Session {
     decode: Decode,
 }
 
-/// Opens a socket and authenticates on it; returns the socket and the `welcome`.
+/// Opens a socket and authenticates on it (`hello` with `last_seq`: the last `seq`
+/// processed per match); returns the socket and the `welcome`.
 async fn open_authenticated(
     endpoint: &Endpoint,
     guest: &Guest,
     client_name: &str,
+    last_seq: BTreeMap<Uuid, u64>,
 ) -> Result<(Connection, Welcome, Vec<ServerFrame>)> {
     let mut conn = Connection::open(&endpoint.ws()).await?;
     let hello = Hello {
         token: guest.token.clone(),
         protocol_version: PROTOCOL_VERSION,
         client: client_name.to_string(),
+        last_seq,
     };
     let id = conn.request(ClientMsg::Hello(hello)).await?;
     let mut early = Vec::new();
@@ -106,7 +113,8 @@ impl Session {
     /// `unsupported_version`, [`ClientError::Timeout`] when no `welcome` comes within
     /// [`ANSWER_TIMEOUT`].
     pub async fn connect(endpoint: &Endpoint, guest: Guest, client_name: &str) -> Result<Session> {
-        let (conn, welcome, early) = open_authenticated(endpoint, &guest, client_name).await?;
+        let (conn, welcome, early) =
+            open_authenticated(endpoint, &guest, client_name, BTreeMap::new()).await?;
         let mut s = Session {
             endpoint: endpoint.clone(),
             guest,
@@ -156,22 +164,30 @@ impl Session {
         self.gaps
     }
 
-    /// Reconnect: drops the socket, opens a new one, sends `hello` again with the same
-    /// token, then `resync` from the last handed-out `seq` for every match the session
-    /// follows and every running match `welcome` names.
+    /// Reconnect: drops the socket, opens a new one and sends `hello` again with the
+    /// same token and the last handed-out `seq` of every match the session follows.
+    /// The server follows `welcome` with the missed frames (or a snapshot) of each of
+    /// the player's running matches (`welcome.active_matches`); the other followed
+    /// matches (watched, or ended meanwhile) get a `resync` from their last `seq`.
     pub async fn reconnect(&mut self) -> Result<()> {
+        let last_seq = self
+            .seqs
+            .iter()
+            .filter(|(_, st)| st.last > 0)
+            .map(|(m, st)| (*m, st.last))
+            .collect();
         let (conn, welcome, early) =
-            open_authenticated(&self.endpoint, &self.guest, &self.client_name).await?;
+            open_authenticated(&self.endpoint, &self.guest, &self.client_name, last_seq).await?;
         let old = std::mem::replace(&mut self.conn, conn);
         drop(old);
         self.welcome = welcome;
-        let mut matches: Vec<Uuid> = self.seqs.keys().copied().collect();
-        for m in &self.welcome.active_matches {
-            if !matches.contains(m) {
-                matches.push(*m);
-            }
-        }
-        for m in matches {
+        let others: Vec<Uuid> = self
+            .seqs
+            .keys()
+            .filter(|m| !self.welcome.active_matches.contains(m))
+            .copied()
+            .collect();
+        for m in others {
             let last = self.last_seq(m);
             self.resync_from(m, last).await?;
         }

@@ -1,15 +1,19 @@
 //! The session against a scripted WebSocket server: `hello`/`welcome`, in-order
-//! delivery with `seq` gap detection and `resync`, and reconnect with resync.
+//! delivery with `seq` gap detection and `resync`, and reconnect (`hello` with the
+//! last `seq` per match).
 
 use client::{ClientError, Endpoint, Guest, Session};
 use futures_util::{SinkExt, StreamExt};
 use protocol::{ChatLine, ClientFrame, ClientMsg, ErrorCode, ServerMsg, Welcome};
+use std::collections::BTreeMap;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 use uuid::Uuid;
 
 const MATCH: Uuid = Uuid::from_u128(42);
+/// A match the session watches (not in `welcome.active_matches`).
+const WATCHED: Uuid = Uuid::from_u128(43);
 const PLAYER: Uuid = Uuid::from_u128(1);
 
 type Ws = WebSocketStream<TcpStream>;
@@ -32,8 +36,12 @@ async fn send(ws: &mut Ws, seq: Option<u64>, msg: &ServerMsg) {
 }
 
 fn chat(n: u64) -> ServerMsg {
+    chat_in(MATCH, n)
+}
+
+fn chat_in(match_id: Uuid, n: u64) -> ServerMsg {
     ServerMsg::Chat(ChatLine {
-        match_id: MATCH,
+        match_id,
         seat: None,
         name: "x".into(),
         text: format!("line {n}"),
@@ -49,6 +57,11 @@ fn text_of(msg: &ServerMsg) -> String {
 
 /// Accepts one socket and answers its `hello` (token "good") with `welcome`.
 async fn accept_hello(l: &TcpListener, active: Vec<Uuid>) -> Ws {
+    accept_hello_seen(l, active).await.0
+}
+
+/// [`accept_hello`], also returning the `hello`'s `last_seq`.
+async fn accept_hello_seen(l: &TcpListener, active: Vec<Uuid>) -> (Ws, BTreeMap<Uuid, u64>) {
     let (tcp, _) = l.accept().await.unwrap();
     let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
     let f = recv(&mut ws).await;
@@ -63,7 +76,7 @@ async fn accept_hello(l: &TcpListener, active: Vec<Uuid>) -> Ws {
             &ServerMsg::error(ErrorCode::NotAuthenticated, "unknown token", f.id),
         )
         .await;
-        return ws;
+        return (ws, h.last_seq);
     }
     let w = Welcome {
         player_id: PLAYER,
@@ -73,7 +86,7 @@ async fn accept_hello(l: &TcpListener, active: Vec<Uuid>) -> Ws {
         active_matches: active,
     };
     send(&mut ws, None, &ServerMsg::Welcome(w)).await;
-    ws
+    (ws, h.last_seq)
 }
 
 async fn listener() -> (TcpListener, Endpoint) {
@@ -129,24 +142,42 @@ async fn gap_triggers_resync_and_delivery_stays_in_order() {
     server.await.unwrap();
 }
 
-/// Reconnect opens a new socket, says `hello` with the same token and resyncs every
-/// followed match from its last `seq`.
+/// Reconnect opens a new socket and says `hello` with the same token and the last
+/// `seq` of every followed match: the server replays the running match from there,
+/// so only the watched match (not in `active_matches`) is resynced.
 #[tokio::test]
-async fn reconnect_says_hello_and_resyncs() {
+async fn reconnect_says_hello_with_the_last_seqs() {
     let (l, ep) = listener().await;
     let server = tokio::spawn(async move {
-        let mut ws = accept_hello(&l, vec![MATCH]).await;
+        let (mut ws, first) = accept_hello_seen(&l, vec![MATCH]).await;
+        assert!(first.is_empty(), "a first hello has no last_seq");
         for n in 1..=3 {
             send(&mut ws, Some(n), &chat(n)).await;
         }
+        for n in 1..=2 {
+            send(&mut ws, Some(n), &chat_in(WATCHED, n)).await;
+        }
         ws.close(None).await.unwrap();
-        let mut ws = accept_hello(&l, vec![MATCH]).await;
-        let f = recv(&mut ws).await;
-        let ClientMsg::Resync(r) = f.msg else {
-            panic!("expected resync, got {:?}", f.msg)
-        };
-        assert_eq!((r.match_id, r.last_seq), (MATCH, 3));
+        let (mut ws, last_seq) = accept_hello_seen(&l, vec![MATCH]).await;
+        assert_eq!(last_seq, BTreeMap::from([(MATCH, 3), (WATCHED, 2)]));
         send(&mut ws, Some(4), &chat(4)).await;
+        // Everything the client sends up to its ping: one resync, of the watched match.
+        let mut sent = Vec::new();
+        loop {
+            let f = recv(&mut ws).await;
+            if matches!(f.msg, ClientMsg::Ping) {
+                break;
+            }
+            sent.push(f.msg);
+        }
+        assert_eq!(
+            sent,
+            vec![ClientMsg::Resync(protocol::Resync {
+                match_id: WATCHED,
+                last_seq: 2
+            })]
+        );
+        send(&mut ws, None, &ServerMsg::Pong).await;
         ws
     });
     let mut s = Session::connect(&ep, guest("good"), "test").await.unwrap();
@@ -156,8 +187,15 @@ async fn reconnect_says_hello_and_resyncs() {
             format!("line {n}")
         );
     }
+    for n in 1..=2 {
+        assert_eq!(
+            text_of(&s.next_frame().await.unwrap().msg),
+            format!("line {n}")
+        );
+    }
     assert!(matches!(s.next_frame().await, Err(ClientError::Closed)));
     s.reconnect().await.unwrap();
+    s.ping().await.unwrap();
     assert_eq!(text_of(&s.next_frame().await.unwrap().msg), "line 4");
     server.await.unwrap();
 }

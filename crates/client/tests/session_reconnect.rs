@@ -1,8 +1,9 @@
 //! `Session::reconnect` against the real server (in-process on 127.0.0.1:0, SQLite
 //! store, rooms on a manual clock so no turn timer fires): a player that stopped
-//! reading while the match went on reconnects with its token and gets the match
-//! back — a snapshot at the other player's `seq` with the position that player sees,
-//! none of the missed frames twice, and its own turn still to play. And the
+//! reading while the match went on reconnects with its token and last `seq` and gets
+//! the match back — exactly the frames it missed, up to the other player's `seq`,
+//! with the position that player sees, none twice, no snapshot, and its own turn
+//! still to play. And the
 //! reconnect path of `play_match` (the load tools' player) after the server drops
 //! a socket mid-match.
 
@@ -21,8 +22,7 @@ async fn start() -> (String, AppState, tempfile::TempDir) {
     let config = Config {
         bot_think_ms: 0,
         bot_fill_seconds: 60,
-        // Room for every frame A misses, so its resync is answered by a replay (which
-        // the session must drop: the reconnect's snapshot already covers it).
+        // Room for every frame A misses, so its reconnect is answered by a replay.
         resync_frames: 64,
         ..Config::default()
     };
@@ -151,7 +151,7 @@ async fn session_reconnect_gets_the_match_back_from_the_real_server() {
         b_view.seq
     );
 
-    // Reconnect: a new socket, hello with the same token, resync.
+    // Reconnect: a new socket, hello with the same token and A's last seq.
     let old_conn = state.session(a.player_id()).unwrap().id();
     timeout(STEP, a.reconnect())
         .await
@@ -164,33 +164,32 @@ async fn session_reconnect_gets_the_match_back_from_the_real_server() {
         "the server serves A on the new socket"
     );
 
-    // The match comes back as a snapshot at B's seq, with the position B sees; the
-    // turn in progress is A's second one.
-    let f = next(&mut a).await;
-    let ServerMsg::Snapshot(snap) = f.msg else {
-        panic!("expected a snapshot, got {:?}", f.msg)
+    // The room replays exactly the frames A missed, in order, up to B's seq (no
+    // snapshot), with the position B sees; the turn in progress is A's second one.
+    let mut a_view = View {
+        seq: a_last,
+        ..View::default()
     };
-    assert_eq!((snap.seq, a.last_seq(id)), (b_view.seq, b_view.seq));
-    assert_eq!(snap.your_seat, Some(a_seat));
-    let turn = snap.turn.clone().expect("a turn runs");
-    let bt = b_view.turn.as_ref().unwrap();
+    while a_view.seq < b_view.seq {
+        let f = next(&mut a).await;
+        assert!(
+            !matches!(f.msg, ServerMsg::Snapshot(_)),
+            "a short gap is replayed, not snapshotted"
+        );
+        a_view.absorb(&f);
+    }
+    assert_eq!(a.last_seq(id), b_view.seq);
+    let turn = a_view.turn.clone().expect("a turn runs");
+    assert_eq!(Some(&turn), b_view.turn.as_ref(), "the turn B sees running");
+    assert_eq!(turn.seat, a_seat);
     assert_eq!(
-        (
-            turn.turn_number,
-            turn.seat,
-            &turn.roll_store,
-            turn.exit_credits
-        ),
-        (bt.turn_number, a_seat, &bt.roll_store, bt.exit_credits)
-    );
-    assert_eq!(
-        serde_json::to_value(snap.position).unwrap(),
+        a_view.position(),
         b_view.position(),
-        "the snapshot's position is the one B sees"
+        "A's position is the one B sees"
     );
+    let seq = b_view.seq;
 
-    // A plays that turn; the replayed (older) frames are not handed out again: the
-    // next match frame is this turn's turn_resolved, seq + 1.
+    // A plays that turn; the next match frame is its turn_resolved, seq + 1.
     let rid = a.pass(id, turn.turn_number).await.unwrap();
     let mut acked = false;
     let resolved = loop {
@@ -198,10 +197,10 @@ async fn session_reconnect_gets_the_match_back_from_the_real_server() {
         match f.msg {
             ServerMsg::Ack(x) => acked |= x.id == rid,
             ServerMsg::TurnResolved(r) => {
-                assert_eq!(f.seq, Some(snap.seq + 1), "no frame twice, none skipped");
+                assert_eq!(f.seq, Some(seq + 1), "no frame twice, none skipped");
                 break r;
             }
-            other => panic!("unexpected after the snapshot: {other:?} (seq {:?})", f.seq),
+            other => panic!("unexpected after the replay: {other:?} (seq {:?})", f.seq),
         }
     };
     assert!(acked, "the pass was acknowledged");
@@ -214,7 +213,7 @@ async fn session_reconnect_gets_the_match_back_from_the_real_server() {
     loop {
         let f = next(&mut b).await;
         if let ServerMsg::TurnResolved(r) = f.msg {
-            assert_eq!((f.seq, r), (Some(snap.seq + 1), resolved.clone()));
+            assert_eq!((f.seq, r), (Some(seq + 1), resolved.clone()));
             break;
         }
     }
@@ -223,9 +222,9 @@ async fn session_reconnect_gets_the_match_back_from_the_real_server() {
 /// `play_match`'s reconnect path (what `ludo-load --reconnects` relies on) against the
 /// real server: four bot clients play a queue match (6 s match clock, real time); the
 /// server drops one client's socket mid-match; that client reconnects once, picks the
-/// match up from the snapshot (its tracker checks every later position) and ends it
-/// with the others: the same `match_ended` for all four, one `closed` error counted,
-/// nothing else.
+/// match up again (the missed frames or a snapshot; its tracker checks every later
+/// position) and ends it with the others: the same `match_ended` for all four, one
+/// `closed` error counted, nothing else.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn play_match_reconnects_after_the_server_drops_its_socket() {
     use client::player::PlayOptions;

@@ -3,6 +3,7 @@
 use engine::{Mode, Plan};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use uuid::Uuid;
 
 /// A client frame: `{"t": <type>, "d": <payload>, "id": <optional string>}`. The
@@ -26,6 +27,8 @@ pub enum ClientMsg {
     /// First message on a socket: authenticate with a guest token from
     /// `POST /api/v1/guests` and state the protocol version. Answer: `welcome`, or
     /// `error` (`not_authenticated`, or `unsupported_version` and the socket closes).
+    /// For each running match of the player (`welcome.active_matches`) the frames
+    /// missed since the `seq` given in `last_seq` follow, or a `snapshot`.
     Hello(Hello),
     /// Enter the quick-play queue of a mode. Answer: `ack`, then `queue_status`
     /// updates, then `match_started` once four seats are filled (bots fill empty
@@ -101,6 +104,13 @@ pub struct Hello {
     #[serde(default)]
     #[schemars(length(max = 64))]
     pub client: String,
+    /// Optional: per running match, the last `seq` the client processed
+    /// (`{"<match_id>": 17}`), as in `resync`. For each match of
+    /// `welcome.active_matches` named here the server replays the frames after it
+    /// when the room still keeps them all (a short gap; none when the client is up to
+    /// date), and sends a `snapshot` otherwise; a match not named gets a `snapshot`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub last_seq: BTreeMap<Uuid, u64>,
 }
 
 /// `join_queue` payload.

@@ -4,8 +4,9 @@
 //! run gives the same frames.
 //!
 //! * [`session`]: the match as the player "Ada" sees it on her socket, from `hello`
-//!   to `match_ended`, including a disconnect, a reconnect and a `resync` answered by
-//!   a `snapshot` (written to `proto/examples/session.txt`).
+//!   to `match_ended`, including a disconnect, a reconnect whose `hello` carries the
+//!   last `seq` (the missed messages are replayed), and a `resync` answered by a
+//!   `snapshot` (written to `proto/examples/session.txt`).
 //! * [`client_examples`] / [`server_examples`]: one frame per message type, most of
 //!   them lifted from that session.
 
@@ -353,6 +354,7 @@ fn hello() -> ClientFrame {
             token: ADA_TOKEN.into(),
             protocol_version: PROTOCOL_VERSION,
             client: "web/0.1.0".into(),
+            last_seq: Default::default(),
         }),
     )
 }
@@ -434,22 +436,29 @@ fn play() -> Played {
     let last_seq = sim.seq;
     let dropped_at = sim.now;
     p.note(format!("Ada's connection drops right after seq {last_seq} (her phone changed networks). The match goes on: her turn is passed when its 30 s run out (rule 4.6, kind \"timeout\")."));
+    let mut missed = Vec::new();
     while sim.now < dropped_at + 60_000 || sim.to_move() == Some(Seat::Green) {
         let think = (sim.to_move() == Some(Seat::Green)).then_some(u64::MAX);
-        sim.play_turn(None, think);
+        missed.extend(sim.play_turn(None, think));
     }
     sim.wait(1_200);
     let away_s = (sim.now - dropped_at) / 1000;
-    p.note(format!("{away_s} s later Ada reconnects with the same token; welcome lists the running match she is seated in."));
-    p.send(hello(), false);
+    p.note(format!("{away_s} s later Ada reconnects with the same token and the last seq she processed ({last_seq}); welcome lists the running match she is seated in."));
+    let mut back = hello();
+    if let ClientMsg::Hello(h) = &mut back.msg {
+        h.last_seq.insert(MATCH_ID, last_seq);
+    }
+    p.send(back, false);
     p.recv(welcome(vec![MATCH_ID]), true);
-    p.note(format!("She asks for everything after seq {last_seq}. The server may replay the missed messages in order (seq {}, {} …); here it answers with a snapshot whose seq ({}) is that of the last message it includes.", last_seq + 1, last_seq + 2, sim.seq));
+    p.note(format!("The server still keeps the messages she missed (the last 16 by default), so it replays them right after welcome, in order with their original seq ({} … {}); a gap older than that would get a snapshot instead.", last_seq + 1, sim.seq));
+    p.recv_all(missed);
+    p.note(format!("A client that needs the whole position again (say its view was reset) sends resync with last_seq 0 and gets a snapshot, whose seq ({}) is that of the last message it includes.", sim.seq));
     p.send(
         client(
             None,
             ClientMsg::Resync(Resync {
                 match_id: MATCH_ID,
-                last_seq,
+                last_seq: 0,
             }),
         ),
         true,

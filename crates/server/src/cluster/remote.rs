@@ -63,6 +63,9 @@ pub enum WireCmd {
     },
     Attach {
         player: Uuid,
+        /// The connection's last seen `seq` of the match (`hello.last_seq`; 0: none).
+        #[serde(default)]
+        last_seq: u64,
     },
     Detach,
     Leave {
@@ -106,7 +109,9 @@ impl WireCmd {
                 last_seq,
             },
             RoomCmd::Spectate { player, req, .. } => WireCmd::Spectate { player, req },
-            RoomCmd::Attach { player, .. } => WireCmd::Attach { player },
+            RoomCmd::Attach {
+                player, last_seq, ..
+            } => WireCmd::Attach { player, last_seq },
             RoomCmd::Detach { .. } => WireCmd::Detach,
             RoomCmd::Leave { player, req, .. } => WireCmd::Leave { player, req },
             RoomCmd::Chat {
@@ -154,7 +159,11 @@ impl WireCmd {
                 last_seq,
             },
             WireCmd::Spectate { player, req } => RoomCmd::Spectate { player, conn, req },
-            WireCmd::Attach { player } => RoomCmd::Attach { player, conn },
+            WireCmd::Attach { player, last_seq } => RoomCmd::Attach {
+                player,
+                conn,
+                last_seq,
+            },
             WireCmd::Detach => RoomCmd::Detach { conn_id: conn.id() },
             WireCmd::Leave { player, req } => RoomCmd::Leave { player, conn, req },
             WireCmd::Chat {

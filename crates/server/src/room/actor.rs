@@ -506,14 +506,7 @@ impl Room {
                     self.attach(i, &conn);
                 }
                 conn.ack(req);
-                match self.history.since(last_seq) {
-                    Some(frames) => {
-                        for f in frames {
-                            conn.send(f);
-                        }
-                    }
-                    None => self.send_snapshot(&conn, seated.map(Seat::from_index)),
-                }
+                self.send_since(&conn, last_seq, seated.map(Seat::from_index));
             }
             RoomCmd::Spectate { player, conn, req } => {
                 conn.ack(req);
@@ -526,10 +519,14 @@ impl Room {
                     self.spectators.insert(conn.id(), conn);
                 }
             }
-            RoomCmd::Attach { player, conn } => {
+            RoomCmd::Attach {
+                player,
+                conn,
+                last_seq,
+            } => {
                 if let Some(i) = self.seat_index_of(player) {
                     self.attach(i, &conn);
-                    self.send_snapshot(&conn, Some(Seat::from_index(i)));
+                    self.send_since(&conn, last_seq, Some(Seat::from_index(i)));
                 }
             }
             RoomCmd::Detach { conn_id } => self.detach(conn_id),
@@ -920,6 +917,20 @@ impl Room {
         }
         if lost && !self.m.is_over() && self.pending.is_none() {
             self.schedule_auto();
+        }
+    }
+
+    /// The frames after `last_seq` when the history still keeps them all (none when
+    /// `last_seq` is the current `seq`), otherwise a snapshot (`last_seq` 0, older
+    /// than the history, or ahead of the match).
+    fn send_since(&self, conn: &ConnHandle, last_seq: u64, your_seat: Option<Seat>) {
+        match self.history.since(last_seq) {
+            Some(frames) => {
+                for f in frames {
+                    conn.send(f);
+                }
+            }
+            None => self.send_snapshot(conn, your_seat),
         }
     }
 

@@ -96,12 +96,16 @@ pub enum RoomCmd {
         /// The frame's `id`.
         req: Option<String>,
     },
-    /// A seated player's new connection (after `hello`): attach it and send a snapshot.
+    /// A seated player's new connection (after `hello`): attach it and send the
+    /// frames after `last_seq` (as `resync` does), or a snapshot.
     Attach {
         /// The player.
         player: Uuid,
         /// Its new connection.
         conn: ConnHandle,
+        /// The last `seq` the client processed (`hello.last_seq`; 0 for none: a
+        /// snapshot).
+        last_seq: u64,
     },
     /// A connection closed: forget it (the seat is kept).
     Detach {

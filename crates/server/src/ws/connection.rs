@@ -617,7 +617,8 @@ impl Session {
 
     /// `hello`: check the version and token, register this connection as the
     /// player's (closing an older one with 4000), answer `welcome`, and re-attach the
-    /// player to its running match, which sends a snapshot; a player in a lobby gets
+    /// player to its running match, which sends the frames missed since `hello.last_seq`
+    /// (or a snapshot); a player in a lobby gets
     /// its `lobby_state` (and its seat is no longer away), a queued player its
     /// `queue_status`.
     async fn hello(&mut self, h: Hello, req: Option<String>) {
@@ -701,6 +702,7 @@ impl Session {
             let attach = RoomCmd::Attach {
                 player: player.id,
                 conn: self.conn.clone(),
+                last_seq: h.last_seq.get(&m).copied().unwrap_or(0),
             };
             match (self.state.room(m), self.state.cluster()) {
                 (Some(room), _) => {

@@ -103,12 +103,7 @@ async fn wrong_seat_stale_turn_and_illegal_plans_are_refused_and_change_nothing(
     let s = start_with_clock(test_config(), clock).await;
     let (mut clients, started) = lobby_of_four(&s, false, 4).await;
     let id = started[0].match_id;
-    let seat_of = |seat: Seat| {
-        started
-            .iter()
-            .position(|st| st.your_seat == Some(seat))
-            .unwrap()
-    };
+    let seat_of = |seat: Seat| index_of(&started, seat);
     let (g, r, b) = (
         seat_of(Seat::Green),
         seat_of(Seat::Red),

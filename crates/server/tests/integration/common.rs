@@ -293,6 +293,42 @@ pub async fn expect_room_at(c: &mut Client, match_id: Uuid, seq: u64) {
     assert_eq!(f.seq, Some(seq), "the room sent nothing after {seq}: {f:?}");
 }
 
+/// The index (in lobby order) of the client seated at `seat`.
+pub fn index_of(started: &[Started], seat: Seat) -> usize {
+    started
+        .iter()
+        .position(|st| st.your_seat == Some(seat))
+        .expect("a client has that seat")
+}
+
+/// The first `turns` turns (green, red, blue, yellow, green …) are passed, each by its
+/// seat's client once it has read that turn's `turn_started`.
+pub async fn pass_first_turns(
+    clients: &mut [Client],
+    started: &[Started],
+    match_id: Uuid,
+    turns: u32,
+) {
+    for turn in 1..=turns {
+        let c = &mut clients[index_of(started, Seat::from_index((turn as usize - 1) % 4))];
+        c.recv_until(|m| matches!(m, ServerMsg::TurnStarted(t) if t.turn_number == turn))
+            .await;
+        c.send(json!({"t": "pass", "d": {"match_id": match_id, "turn_number": turn}}))
+            .await;
+    }
+}
+
+/// Reads until the next `turn_resolved`; returns its payload.
+pub async fn next_resolved(c: &mut Client) -> protocol::TurnResolved {
+    let (f, _) = c
+        .recv_until(|m| matches!(m, ServerMsg::TurnResolved(_)))
+        .await;
+    match f.msg {
+        ServerMsg::TurnResolved(r) => r,
+        _ => unreachable!(),
+    }
+}
+
 /// Waits for the next `turn_started`; returns (seat, turn number, seq).
 pub async fn next_turn(c: &mut Client) -> (Seat, u32, u64) {
     let (f, _) = c

@@ -213,12 +213,7 @@ async fn turn_timer_expiry_passes_the_turn() {
     clock.set_ms(T0 + 1_000 - 1);
     expect_room_at(c, id, seq).await;
     clock.set_ms(T0 + 1_000);
-    let (f, _) = c
-        .recv_until(|m| matches!(m, ServerMsg::TurnResolved(_)))
-        .await;
-    let ServerMsg::TurnResolved(r) = f.msg else {
-        unreachable!()
-    };
+    let r = next_resolved(c).await;
     assert_eq!(
         (r.turn_number, r.seat, r.kind),
         (turn, me, TurnKind::Timeout)
@@ -324,10 +319,7 @@ async fn a_spectator_gets_a_snapshot_then_live_events() {
         "rule 1.1: green moves first"
     );
     // Green passes; the spectator sees it live as seq 3, then turn 2 as seq 4.
-    let green = started
-        .iter()
-        .position(|st| st.your_seat == Some(Seat::Green))
-        .unwrap();
+    let green = index_of(&started, Seat::Green);
     clients[green]
         .send(json!({"t": "pass", "d": {"match_id": id, "turn_number": 1}}))
         .await;

@@ -2,7 +2,7 @@
 
 use crate::common::*;
 use engine::{Seat, TurnKind};
-use protocol::ServerMsg;
+use protocol::{ServerFrame, ServerMsg};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -137,12 +137,7 @@ async fn a_disconnected_player_keeps_its_seat_and_continues_after_a_snapshot() {
                 b.send(json!({"t": "pass", "id": "back", "d": {"match_id": id, "turn_number": t.turn_number}})).await;
                 let (ack, _) = b.recv_until(|m| matches!(m, ServerMsg::Ack(_))).await;
                 assert!(matches!(ack.msg, ServerMsg::Ack(a) if a.id == "back"));
-                let (f, _) = b
-                    .recv_until(|m| matches!(m, ServerMsg::TurnResolved(_)))
-                    .await;
-                let ServerMsg::TurnResolved(r) = f.msg else {
-                    unreachable!()
-                };
+                let r = next_resolved(&mut b).await;
                 assert_eq!(
                     (r.turn_number, r.seat, r.kind),
                     (t.turn_number, b_seat, TurnKind::Pass)
@@ -164,21 +159,10 @@ async fn resync_replays_a_short_gap_and_snapshots_a_long_one() {
     .await;
     let (mut clients, started) = lobby_of_four(&s, false, 4).await;
     let id = started[0].match_id;
-    let idx = |seat: Seat| {
-        started
-            .iter()
-            .position(|st| st.your_seat == Some(seat))
-            .unwrap()
-    };
+    let idx = |seat: Seat| index_of(&started, seat);
     let y = idx(Seat::Yellow);
     // Green, red and blue pass turns 1..=3: seq 3..=8 (resolved + started each).
-    for (turn, seat) in [(1, Seat::Green), (2, Seat::Red), (3, Seat::Blue)] {
-        let c = &mut clients[idx(seat)];
-        c.recv_until(|m| matches!(m, ServerMsg::TurnStarted(t) if t.turn_number == turn))
-            .await;
-        c.send(json!({"t": "pass", "d": {"match_id": id, "turn_number": turn}}))
-            .await;
-    }
+    pass_first_turns(&mut clients, &started, id, 3).await;
     let yc = &mut clients[y];
     let mut live = Vec::new();
     while live.len() < 7 {
@@ -211,4 +195,88 @@ async fn resync_replays_a_short_gap_and_snapshots_a_long_one() {
         snap.turn.map(|t| (t.turn_number, t.seat)),
         Some((4, Seat::Yellow))
     );
+}
+
+/// Yellow, seated in a four-human match, drops its socket having processed `seq` 2
+/// (turn 1's `turn_started`); then the first `turns` seats pass their turns (two
+/// frames each). Yellow says `hello` again with `last_seq: {match: 2}`. Returns what
+/// it read after `welcome` up to the answer of a `resync` probe sent right after the
+/// `hello` (the room handles the re-attach first), and the frames Green saw meanwhile.
+async fn back_after_missing(
+    resync_frames: usize,
+    turns: u32,
+) -> (Vec<ServerFrame>, Vec<ServerFrame>) {
+    let (s, _clock) = start_manual(server::Config {
+        resync_frames,
+        ..test_config()
+    })
+    .await;
+    let (mut clients, started) = lobby_of_four(&s, false, 4).await;
+    let id = started[0].match_id;
+    let idx = |seat: Seat| index_of(&started, seat);
+    let (g, y) = (idx(Seat::Green), idx(Seat::Yellow));
+    let (_, turn, seq) = next_turn(&mut clients[y]).await;
+    assert_eq!((turn, seq), (1, 2));
+    let (y_id, y_token) = (clients[y].player_id, clients[y].token.clone());
+    clients[y].ws.close(None).await.unwrap();
+    s.eventually("yellow's socket is gone", |st| st.session(y_id).is_none())
+        .await;
+
+    let mut missed = Vec::new();
+    pass_first_turns(&mut clients, &started, id, turns).await;
+    // Green sees every frame Yellow misses: seq 3 ..= 2 + 2 × turns.
+    let gc = &mut clients[g];
+    while missed.len() < 2 * turns as usize {
+        let f = gc.recv().await;
+        if f.seq.is_some_and(|s| s > 2) {
+            missed.push(f);
+        }
+    }
+
+    let mut back = s.connect().await;
+    back.player_id = y_id;
+    back.send(
+        json!({"t": "hello", "d": {"token": y_token, "protocol_version": 1,
+        "client": "test", "last_seq": {id.to_string(): 2}}}),
+    )
+    .await;
+    back.send(
+        json!({"t": "resync", "id": "probe", "d": {"match_id": id, "last_seq": 2 + 2 * turns}}),
+    )
+    .await;
+    match back.recv().await.msg {
+        ServerMsg::Welcome(w) => assert_eq!(w.active_matches, vec![id]),
+        other => panic!("expected welcome, got {other:?}"),
+    }
+    let (_, got) = back
+        .recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "probe"))
+        .await;
+    (got, missed)
+}
+
+/// `hello.last_seq` (issue 16.8): a reconnect that missed two frames still in the
+/// room's history gets exactly those two, in order, and no snapshot.
+#[tokio::test]
+async fn a_reconnect_replays_the_two_missed_frames_without_a_snapshot() {
+    let (got, missed) = back_after_missing(16, 1).await;
+    assert_eq!(
+        got.iter().map(|f| f.seq).collect::<Vec<_>>(),
+        vec![Some(3), Some(4)]
+    );
+    assert_eq!(got, missed, "the very frames the others saw");
+}
+
+/// A gap older than the room's history (2 frames kept, 6 missed) gets a snapshot.
+#[tokio::test]
+async fn a_reconnect_after_a_gap_older_than_the_history_gets_a_snapshot() {
+    let (got, _) = back_after_missing(2, 3).await;
+    assert_eq!(got.len(), 1, "{got:?}");
+    let ServerMsg::Snapshot(snap) = &got[0].msg else {
+        panic!("expected snapshot, got {:?}", got[0].msg)
+    };
+    assert_eq!(
+        (snap.seq, got[0].seq, snap.your_seat),
+        (8, Some(8), Some(Seat::Yellow))
+    );
+    assert_eq!(snap.turn.as_ref().map(|t| t.turn_number), Some(4));
 }

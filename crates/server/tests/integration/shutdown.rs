@@ -10,10 +10,7 @@ async fn shutdown_closes_sockets_stops_rooms_and_keeps_the_turn_log() {
     let mut s = start(test_config()).await;
     let (mut clients, started) = lobby_of_four(&s, false, 4).await;
     let id = started[0].match_id;
-    let green = started
-        .iter()
-        .position(|st| st.your_seat == Some(engine::Seat::Green))
-        .unwrap();
+    let green = index_of(&started, engine::Seat::Green);
     clients[green]
         .send(json!({"t": "pass", "id": "p", "d": {"match_id": id, "turn_number": 1}}))
         .await;
