@@ -765,3 +765,55 @@ async fn replace_across_nodes(url: String) {
         n.proc.kill9().await;
     }
 }
+
+/// `GET /api/v1/matches/live` on any node lists the quick-play matches of every
+/// node, and not a private lobby's match.
+#[tokio::test]
+async fn live_matches_of_every_node_from_any_node() {
+    with_db("ludo_cluster", |url| Box::pin(live_everywhere(url))).await;
+}
+
+async fn live_everywhere(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = Spec::new(&url, 3000);
+    spec.extra.push(("LUDO_BOT_FILL_SECONDS", "0"));
+    let nodes = cluster_of(&spec, 2, dir.path()).await;
+    let mut public = Vec::new();
+    let mut sockets = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let (id, token) = n.proc.guest(&format!("Q{i}")).await;
+        let (mut p, _) = Player::connect(&n.proc, id, &token).await;
+        p.send(json!({"t": "join_queue", "d": {"mode": "clash"}}))
+            .await;
+        match p
+            .until(|m| matches!(m, ServerMsg::MatchStarted(_)))
+            .await
+            .msg
+        {
+            ServerMsg::MatchStarted(m) => public.push(m.match_id),
+            _ => unreachable!(),
+        }
+        sockets.push(p);
+    }
+    let (_private, private_id) = lobby_of_four(&nodes[0].proc).await;
+    for n in &nodes {
+        let (status, body) = n.proc.get_json("/api/v1/matches/live").await;
+        assert_eq!(status, 200);
+        let listed: Vec<Uuid> = body["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().parse().unwrap())
+            .collect();
+        for id in &public {
+            assert!(listed.contains(id), "{} lists {id}: {listed:?}", n.id);
+        }
+        assert!(
+            !listed.contains(&private_id),
+            "a private match is not listed"
+        );
+    }
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
