@@ -11,9 +11,7 @@ CREATE TABLE room_leases (
     match_id      UUID PRIMARY KEY REFERENCES matches (id) ON DELETE CASCADE,
     node_id       TEXT NOT NULL,
     fencing_token BIGINT NOT NULL CHECK (fencing_token >= 1),
-    expires_at    TIMESTAMPTZ NOT NULL,
-    -- Shown in GET /api/v1/matches/live (false for a private lobby's match).
-    listed        BOOLEAN NOT NULL DEFAULT TRUE
+    expires_at    TIMESTAMPTZ NOT NULL
 );
 CREATE INDEX room_leases_expires_at ON room_leases (expires_at);
 CREATE INDEX room_leases_node_id ON room_leases (node_id);
