@@ -19,6 +19,8 @@
 //! * [`presence`]: who is queued, in a lobby or seated.
 //! * [`metrics`]: the Prometheus recorder and `GET /metrics`.
 //! * [`clock`]: Unix-ms time for the engine and Tokio timers.
+//! * [`cluster`]: cluster mode (`--nats-url`): room leases with fencing on
+//!   PostgreSQL, takeover of a dead node's matches, sockets on any node (NATS).
 //! * [`edge`]: the accept loop and HTTP layers facing the network: timeouts,
 //!   connection caps, per-address limits, security headers, `Origin` policy.
 //!

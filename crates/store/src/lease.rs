@@ -46,6 +46,8 @@ pub struct Leases {
 struct Held {
     tokens: HashMap<Uuid, i64>,
     creating: std::collections::HashSet<Uuid>,
+    /// New matches not to list for spectators (private lobbies').
+    unlisted: std::collections::HashSet<Uuid>,
 }
 
 /// The token of a match this node does not hold: no stored lease has it (tokens
@@ -126,7 +128,21 @@ impl Leases {
 
     /// The creation of `match_id` (and its lease row) is committed.
     pub(crate) fn created(&self, match_id: Uuid) {
-        self.map().creating.remove(&match_id);
+        let mut h = self.map();
+        h.creating.remove(&match_id);
+        h.unlisted.remove(&match_id);
+    }
+
+    /// Marks the match about to be created as not listed for spectators (its lease
+    /// row says so: [`Store::listed_matches`]). Call before sending its
+    /// [`WriteOp::CreateMatch`].
+    pub fn unlist(&self, match_id: Uuid) {
+        self.map().unlisted.insert(match_id);
+    }
+
+    /// False for a new match marked with [`Leases::unlist`].
+    pub(crate) fn is_listed(&self, match_id: Uuid) -> bool {
+        !self.map().unlisted.contains(&match_id)
     }
 }
 
@@ -158,6 +174,8 @@ const RUNNING_MATCH_OF: &str = "SELECT m.id FROM matches m \
     JOIN match_seats s ON s.match_id = m.id \
     WHERE s.player_id = $1 AND m.status = 'running' AND s.left_seq IS NULL \
     ORDER BY m.started_at DESC LIMIT 1";
+const LISTED: &str = "SELECT l.match_id FROM room_leases l JOIN matches m ON m.id = l.match_id \
+    WHERE l.listed AND m.status = 'running' ORDER BY m.started_at DESC, m.id DESC LIMIT $1";
 const LEASE_OF: &str = "SELECT node_id, fencing_token FROM room_leases WHERE match_id = $1";
 
 fn secs(d: Duration) -> f64 {
@@ -258,6 +276,18 @@ impl Store {
             leases.forget(id, token);
         }
         Ok(n as usize)
+    }
+
+    /// Up to `limit` running matches of the whole cluster that may be listed for
+    /// spectators (not a private lobby's), newest first: one query over the leases.
+    ///
+    /// Errors: [`StoreError::Unavailable`]; [`StoreError::Invalid`] on SQLite.
+    pub async fn listed_matches(&self, limit: u32) -> Result<Vec<Uuid>, StoreError> {
+        let pool = self.pg()?;
+        Ok(sqlx::query_scalar(LISTED)
+            .bind(i64::from(limit))
+            .fetch_all(pool)
+            .await?)
     }
 
     /// The running match `player` has a seat in (and did not leave), if any,

@@ -37,9 +37,9 @@ const MATCH_STATE: &str = "SELECT status, dice_commitment FROM matches WHERE id 
 const LEASE_TOKENS: &str = "SELECT match_id, fencing_token FROM room_leases \
     WHERE match_id = ANY(string_to_array($1, ',')::uuid[]) FOR SHARE";
 /// A new match's lease: this node, token 1, `$3` seconds from now.
-const INSERT_LEASE: &str =
-    "INSERT INTO room_leases (match_id, node_id, fencing_token, expires_at) \
-    VALUES ($1, $2, 1, now() + make_interval(secs => $3)) ON CONFLICT (match_id) DO NOTHING";
+const INSERT_LEASE: &str = "INSERT INTO room_leases \
+    (match_id, node_id, fencing_token, expires_at, listed) \
+    VALUES ($1, $2, 1, now() + make_interval(secs => $3), $4) ON CONFLICT (match_id) DO NOTHING";
 const DELETE_LEASE: &str = "DELETE FROM room_leases WHERE match_id = $1";
 
 /// Chat lines per multi-row INSERT (6 bound values each).
@@ -331,6 +331,7 @@ impl Store {
                         .bind(m.id)
                         .bind(leases.node_id())
                         .bind(leases.lease().as_secs_f64())
+                        .bind(leases.is_listed(m.id))
                         .execute(&mut *tx)
                         .await?;
                 }

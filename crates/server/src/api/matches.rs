@@ -2,8 +2,8 @@
 //! `GET /api/v1/matches/{match_id}/replay` (everything needed to re-play it,
 //! RULES.md §10). Both read the store, so they answer for running and ended matches;
 //! what a running room has not yet handed to the persistence writer is not shown.
-//! `GET /api/v1/matches/live` lists the matches running in this server's rooms, so a
-//! client can offer them for spectating.
+//! `GET /api/v1/matches/live` lists the matches running in this server's rooms (in a
+//! cluster: on every node), so a client can offer them for spectating.
 
 use crate::api::extract::ApiPath;
 use crate::api::openapi::ErrorBody;
@@ -129,12 +129,16 @@ pub async fn live(State(state): State<AppState>) -> Result<Json<LiveMatches>, Ap
     // Copy the ids first: no registry guard may be held across the store's `.await`.
     // A private lobby's match is not listed (watching it needs its id). One store
     // call for all rooms (two queries up to 500 rooms), not one per room.
-    let ids: Vec<Uuid> = state
-        .rooms()
-        .iter()
-        .filter(|r| r.value().is_listed())
-        .map(|r| *r.key())
-        .collect();
+    // In a cluster, every node's matches: their leases say which may be listed.
+    let ids: Vec<Uuid> = match state.cluster() {
+        Some(_) => state.store().listed_matches(LIVE_LIMIT).await?,
+        None => state
+            .rooms()
+            .iter()
+            .filter(|r| r.value().is_listed())
+            .map(|r| *r.key())
+            .collect(),
+    };
     let matches = state.store().running_summaries(&ids, LIVE_LIMIT).await?;
     Ok(Json(LiveMatches { matches }))
 }

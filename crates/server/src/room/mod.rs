@@ -288,6 +288,9 @@ pub fn start_listed(
             }
         })
         .collect();
+    if let (Some(c), false) = (state.cluster(), listed) {
+        c.leases().unlist(id);
+    }
     let committed = state
         .writer()
         .send(store::WriteOp::CreateMatch(store::NewMatch {
