@@ -498,7 +498,7 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
         if sockets_connected > 0 {
             memory.per_socket_kb = Some(grown / sockets_connected as f64);
         }
-        if config.mode != LoadMode::Idle {
+        if config.mode != LoadMode::Idle && sockets_connected > 0 {
             memory.per_match_kb = Some(grown / (sockets_connected as f64 / 4.0).max(1.0));
         }
     }

@@ -5,6 +5,12 @@ use clap::Parser;
 use server::{AppState, Config};
 use tracing_subscriber::EnvFilter;
 
+/// mimalloc instead of the system allocator: per-turn work allocates and frees many
+/// small buffers across two worker threads, where glibc malloc (its free-list
+/// consolidation in particular) took about 13% of the server's CPU (BENCHMARKS.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = Config::parse();
@@ -37,7 +43,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         Err(e) => return Err(e.into()),
     };
-    let writer = store::spawn_writer(store.clone());
+    let writer = store::spawn_writer_with(store.clone(), config.writer_config());
     let listener = tokio::net::TcpListener::bind(config.bind).await?;
     tracing::info!(addr = %listener.local_addr()?, database = store.backend_name(), "listening");
     let state = AppState::new(config, store.clone(), writer);

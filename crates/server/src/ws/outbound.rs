@@ -17,6 +17,7 @@ use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes};
 use futures_util::{Sink, SinkExt};
 use protocol::ServerMsg;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -26,9 +27,13 @@ use tokio_util::sync::CancellationToken;
 /// One encoded server frame (JSON text), cheap to clone.
 pub type Frame = Utf8Bytes;
 
-/// Encodes a server message once, ready to be shared by many queues.
+/// Encodes a server message once, ready to be shared by many queues. The bytes are
+/// allocated at their exact length: the JSON encoder grows its buffer by doubling,
+/// and a frame kept in a room's resync history would otherwise hold up to twice
+/// its length for as long as it is kept.
 pub fn encode(seq: Option<u64>, msg: &ServerMsg) -> Frame {
-    Utf8Bytes::from(protocol::encode_server(seq, msg))
+    let json = protocol::encode_server(seq, msg).into_boxed_str();
+    Utf8Bytes::from(String::from(json))
 }
 
 /// Why a connection is being closed: the WebSocket close code and reason, and
@@ -120,6 +125,9 @@ struct Shared {
     /// Cancelled once the connection must close; both the reader and the writer
     /// select on it.
     closing: CancellationToken,
+    /// Set with `closing`: the check on every send (the token's own check takes a
+    /// lock).
+    closed: AtomicBool,
     /// The first close reason wins.
     reason: OnceLock<CloseReason>,
 }
@@ -168,6 +176,7 @@ impl ConnHandle {
                 id,
                 tx,
                 closing: CancellationToken::new(),
+                closed: AtomicBool::new(false),
                 reason: OnceLock::new(),
             }),
             reply: None,
@@ -204,7 +213,7 @@ impl ConnHandle {
     /// the connection is closed or closing, or its queue was full, in which case it
     /// is closed now as a slow consumer.
     pub fn send(&self, frame: Frame) -> bool {
-        if self.shared.closing.is_cancelled() {
+        if self.shared.closed.load(Ordering::Acquire) {
             return false;
         }
         match self.shared.tx.try_send(frame) {
@@ -251,6 +260,7 @@ impl ConnHandle {
     /// Asks the connection to close with `reason` (the first reason given wins).
     pub fn close(&self, reason: CloseReason) {
         let _ = self.shared.reason.set(reason);
+        self.shared.closed.store(true, Ordering::Release);
         self.shared.closing.cancel();
     }
 
@@ -261,7 +271,7 @@ impl ConnHandle {
 
     /// True once the connection is closing or its writer has stopped.
     pub fn is_closed(&self) -> bool {
-        self.shared.closing.is_cancelled() || self.shared.tx.is_closed()
+        self.shared.closed.load(Ordering::Acquire) || self.shared.tx.is_closed()
     }
 
     /// Resolves once [`ConnHandle::close`] was called.
@@ -528,6 +538,16 @@ mod tests {
         drop(r);
         answered.wait().await;
         assert!(rx.try_recv().is_err());
+    }
+
+    /// The exact-size copy keeps the protocol's encoding byte for byte.
+    #[test]
+    fn encode_is_the_protocol_encoding() {
+        let f = encode(Some(3), &ServerMsg::Pong);
+        assert_eq!(
+            f.as_str(),
+            protocol::encode_server(Some(3), &ServerMsg::Pong)
+        );
     }
 
     #[tokio::test]
