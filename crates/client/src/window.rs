@@ -13,6 +13,7 @@ use crate::server_metrics::{self, Sample};
 use procfs::process::Process;
 use procfs::{Current, CurrentSI, KernelStats, LoadAverage};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -34,12 +35,31 @@ pub struct Probe {
     pub load_1m: Option<f32>,
     /// Turns the load generator saw resolved so far.
     pub client_turns: u64,
+    /// The server's CPU seconds by thread name (`/proc/<pid>/task/*/stat`; threads
+    /// of one name summed, e.g. the Tokio workers).
+    pub server_threads: BTreeMap<String, f64>,
 }
 
 /// User + system CPU seconds of process `pid` (`/proc/<pid>/stat`).
 pub fn process_cpu_seconds(pid: i32) -> Option<f64> {
     let st = Process::new(pid).ok()?.stat().ok()?;
     Some((st.utime + st.stime) as f64 / procfs::ticks_per_second() as f64)
+}
+
+/// User + system CPU seconds of each thread name of process `pid` (threads with the
+/// same name summed); empty when the process is not readable.
+pub fn thread_cpu_seconds(pid: i32) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    let Ok(tasks) = Process::new(pid).and_then(|p| p.tasks()) else {
+        return out;
+    };
+    let tick = procfs::ticks_per_second() as f64;
+    for t in tasks.flatten() {
+        if let Ok(st) = t.stat() {
+            *out.entry(st.comm).or_insert(0.0) += (st.utime + st.stime) as f64 / tick;
+        }
+    }
+    out
 }
 
 fn machine_ticks() -> Option<(u64, u64)> {
@@ -73,6 +93,7 @@ impl Probe {
             machine: machine_ticks(),
             load_1m: load_average(),
             client_turns,
+            server_threads: pid.map(thread_cpu_seconds).unwrap_or_default(),
         }
     }
 }
@@ -101,6 +122,9 @@ pub struct CpuWindow {
     pub machine_busy_pct: Option<f64>,
     /// One-minute load average at the start and at the end of the window.
     pub load_1m: (Option<f32>, Option<f32>),
+    /// The server's CPU seconds per 1,000 turns by thread name (from `/proc`): the
+    /// Tokio workers, the SQLite connection's thread, …
+    pub server_threads_per_1000_turns: BTreeMap<String, f64>,
 }
 
 impl CpuWindow {
@@ -138,6 +162,15 @@ impl CpuWindow {
                 (total > 0).then(|| 100.0 * b1.saturating_sub(b0) as f64 / total as f64)
             }),
             load_1m: (a.load_1m, b.load_1m),
+            server_threads_per_1000_turns: b
+                .server_threads
+                .iter()
+                .filter_map(|(name, y)| {
+                    let x = a.server_threads.get(name).copied().unwrap_or(0.0);
+                    Some((name.clone(), per_1000(y - x)?))
+                })
+                .filter(|(_, v)| *v > 0.0)
+                .collect(),
         }
     }
 
@@ -146,8 +179,18 @@ impl CpuWindow {
         let f3 = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.3}"));
         let f0 = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.0}%"));
         let la = |x: Option<f32>| x.map_or("-".into(), |x| format!("{x:.2}"));
+        let threads = if self.server_threads_per_1000_turns.is_empty() {
+            String::new()
+        } else {
+            let t: Vec<String> = self
+                .server_threads_per_1000_turns
+                .iter()
+                .map(|(k, v)| format!("{k} {v:.3}"))
+                .collect();
+            format!(" (by thread: {})", t.join(", "))
+        };
         format!(
-            "steady window: {:.1} s, {} turns ({:.1}/s); server CPU {} s ({}, {} of a core) = {} CPU-s per 1,000 turns; load generator {} CPU-s per 1,000 turns; machine busy {}, load average {} -> {}",
+            "steady window: {:.1} s, {} turns ({:.1}/s); server CPU {} s ({}, {} of a core) = {} CPU-s per 1,000 turns{threads}; load generator {} CPU-s per 1,000 turns; machine busy {}, load average {} -> {}",
             self.secs,
             self.turns,
             self.turns_per_sec,
@@ -190,6 +233,7 @@ mod tests {
             machine: Some((1000, 100)),
             load_1m: Some(1.5),
             client_turns: 0,
+            server_threads: BTreeMap::from([("tokio-rt-worker".to_string(), turns / 10_000.0)]),
         }
     }
 
@@ -250,5 +294,7 @@ mod tests {
         assert!(load_average().is_some());
         let (total, busy) = machine_ticks().expect("/proc/stat is readable");
         assert!(total >= busy && total > 0);
+        let own = thread_cpu_seconds(std::process::id() as i32);
+        assert!(!own.is_empty(), "this process has threads");
     }
 }
