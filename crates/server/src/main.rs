@@ -5,12 +5,6 @@ use clap::Parser;
 use server::{AppState, Config};
 use tracing_subscriber::EnvFilter;
 
-/// mimalloc instead of the system allocator: per-turn work allocates and frees many
-/// small buffers across two worker threads, where glibc malloc (its free-list
-/// consolidation in particular) took about 13% of the server's CPU (BENCHMARKS.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = Config::parse();

@@ -32,8 +32,11 @@ use protocol::RestErrorCode;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-/// Bytes read from the socket at a time (the buffer is allocated per socket).
-pub const READ_BUFFER_BYTES: usize = 4 * 1024;
+/// Bytes read from the socket at a time (the buffer is allocated per socket and
+/// held for its life). Client frames are a few hundred bytes (`submit_turn`,
+/// `hello`); a larger one (up to the frame limit) grows this socket's buffer as it
+/// arrives, so the size costs no correctness, only memory per idle socket.
+pub const READ_BUFFER_BYTES: usize = 1024;
 /// Frames fed to the socket are buffered up to this many bytes before they are
 /// written: the writer feeds the frames queued together (a turn's `ack`,
 /// `turn_resolved` and `turn_started`, about 4 KiB) and flushes once, so they leave
