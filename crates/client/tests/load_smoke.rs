@@ -220,7 +220,10 @@ async fn four_clients_play_a_whole_queue_match() {
     assert!(end
         .replay_url
         .ends_with(&format!("/api/v1/matches/{}/replay", outcomes[0].match_id)));
-    let snap = stats.snapshot();
+    let mut snap = stats.snapshot();
+    // A bot whose submit races the end of the 6 s match clock gets match_over: that
+    // is the clock (rule 9.1), not a fault (as in session_reconnect).
+    snap.errors.remove("match_over");
     assert_eq!(snap.errors, Default::default());
     assert_eq!((snap.matches_started, snap.matches_completed), (1, 1));
     assert!(snap.turns > 0 && snap.turns == outcomes[0].turns as u64);
