@@ -17,6 +17,7 @@
 //! * [`load`]: the load generator behind `ludo-load`.
 //! * [`memory`]: the server's resident memory from `/proc`.
 //! * [`server_metrics`]: the server's `/metrics` before and after a load run.
+//! * [`window`]: the server's CPU seconds per 1,000 turns over a run's steady window.
 //!
 //! ```no_run
 //! # async fn demo() -> client::Result<()> {
@@ -43,6 +44,7 @@ pub mod session;
 pub mod stats;
 pub mod table;
 pub mod tracker;
+pub mod window;
 
 pub use endpoint::Endpoint;
 pub use error::{ClientError, Result};

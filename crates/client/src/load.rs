@@ -21,6 +21,7 @@ use crate::server_metrics::{self, ServerView};
 use crate::session::Session;
 use crate::stats::{Stats, StatsSnapshot};
 use crate::table::{connect_seat, run_table, Budget, Meet, TableConfig};
+use crate::window::{self, CpuWindow, Probe};
 use bot::BotKind;
 use engine::Mode;
 use futures_util::FutureExt;
@@ -59,6 +60,9 @@ pub struct LoadConfig {
     pub think_ms: u64,
     /// How long the play (or idle hold) phase lasts, s.
     pub duration_secs: u64,
+    /// Start of the steady window measured for CPU per turn, s after the play phase
+    /// began (at most a quarter of it; see [`window::bounds`]).
+    pub warmup_secs: u64,
     /// Stop starting new matches after this many (None: no limit).
     pub max_matches: Option<u64>,
     /// Lobby, queue or idle.
@@ -91,6 +95,7 @@ impl Default for LoadConfig {
             matches: 10,
             think_ms: 1000,
             duration_secs: 30,
+            warmup_secs: 5,
             max_matches: None,
             mode: LoadMode::Lobby,
             game: Mode::Clash,
@@ -141,6 +146,9 @@ pub struct LoadReport {
     pub memory: MemoryReport,
     /// The server's own figures from `/metrics` (None when it has none).
     pub server: Option<ServerView>,
+    /// CPU per turn over the steady window of the play phase (None when the run
+    /// ended before the window did).
+    pub window: Option<CpuWindow>,
 }
 
 impl LoadReport {
@@ -228,6 +236,9 @@ impl LoadReport {
                 ms(v.latency_p99_le_ms),
                 v.persistence_backlog
             ));
+        }
+        if let Some(w) = &self.window {
+            line(w.render());
         }
         line(format!(
             "server memory: {} per socket, {} per live match",
@@ -452,6 +463,17 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
     let stop_at = run_start + duration;
     let sampler = Sampler::start(pid);
     let _ = go_tx.send(Some(stop_at));
+    let (w_start, w_end) = window::bounds(duration, Duration::from_secs(config.warmup_secs));
+    let cpu_window = {
+        let (endpoint, stats) = (endpoint.clone(), stats.clone());
+        tokio::spawn(async move {
+            tokio::time::sleep_until(run_start + w_start).await;
+            let a = Probe::take(&endpoint, pid, stats.snapshot().turns).await;
+            tokio::time::sleep_until(run_start + w_end).await;
+            let b = Probe::take(&endpoint, pid, stats.snapshot().turns).await;
+            CpuWindow::between(&a, &b)
+        })
+    };
     let all = async { while tables.join_next().await.is_some() {} };
     if tokio::time::timeout_at(stop_at + GRACE, all).await.is_err() {
         tracing::warn!("tables still running {GRACE:?} after the stop: aborted");
@@ -462,6 +484,12 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
         .elapsed()
         .as_secs_f64()
         .min(duration.as_secs_f64().max(f64::MIN_POSITIVE));
+    let window = if cpu_window.is_finished() {
+        cpu_window.await.ok()
+    } else {
+        cpu_window.abort();
+        None
+    };
     memory.during_max_kb = sampler.finish(pid);
     tokio::time::sleep(Duration::from_millis(200)).await;
     memory.after = pid.and_then(rss);
@@ -470,7 +498,7 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
         if sockets_connected > 0 {
             memory.per_socket_kb = Some(grown / sockets_connected as f64);
         }
-        if config.mode != LoadMode::Idle {
+        if config.mode != LoadMode::Idle && sockets_connected > 0 {
             memory.per_match_kb = Some(grown / (sockets_connected as f64 / 4.0).max(1.0));
         }
     }
@@ -481,6 +509,7 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
     let snap = stats.snapshot();
     Ok(LoadReport {
         server,
+        window,
         turns_per_sec: snap.turns as f64 / run_secs.max(1e-9),
         config,
         sockets_connected,

@@ -18,6 +18,9 @@ pub struct Sample {
     pub errors: BTreeMap<String, f64>,
     /// `ludo_persistence_backlog`.
     pub backlog: f64,
+    /// `process_cpu_seconds_total`: the server's user + system CPU seconds since it
+    /// started (None when the server does not export it).
+    pub cpu_seconds: Option<f64>,
 }
 
 /// The difference between two scrapes.
@@ -56,6 +59,10 @@ pub fn parse(text: &str) -> Sample {
                     .or_default() += v;
             }
             ("ludo_persistence_backlog", Value::Gauge(v) | Value::Untyped(v)) => s.backlog = *v,
+            (
+                "process_cpu_seconds_total",
+                Value::Gauge(v) | Value::Counter(v) | Value::Untyped(v),
+            ) => s.cpu_seconds = Some(*v),
             _ => {}
         }
     }
@@ -152,6 +159,8 @@ ludo_turn_latency_seconds_count 110
 ludo_errors_total{code=\"stale_turn\"} 3
 # TYPE ludo_persistence_backlog gauge
 ludo_persistence_backlog 7
+# TYPE process_cpu_seconds_total gauge
+process_cpu_seconds_total 12.34
 ";
 
     /// The run's share: 100 turns (110 − 10), 100 latencies of which 90 under 1 ms
@@ -165,6 +174,8 @@ ludo_persistence_backlog 7
         assert_eq!(v.latency_p99_le_ms, Some(10.0));
         assert_eq!(v.errors, BTreeMap::from([("stale_turn".to_string(), 3)]));
         assert_eq!(v.persistence_backlog, 7);
+        assert_eq!(parse(AFTER).cpu_seconds, Some(12.34));
+        assert_eq!(parse(BEFORE).cpu_seconds, None);
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub const DEFAULT_ABUSE_STRIKES: u32 = 40;
 pub const DEFAULT_OUTBOUND_QUEUE: usize = 256;
 /// Default match frames kept per room for `resync`.
 pub const DEFAULT_RESYNC_FRAMES: usize = 16;
+/// Default group-commit window of the persistence writer, ms.
+pub const DEFAULT_COMMIT_WINDOW_MS: u64 = 2;
 /// Default seconds between server pings.
 pub const DEFAULT_PING_SECONDS: u32 = 20;
 /// Default seconds of silence after which a socket is closed.
@@ -119,6 +121,13 @@ pub struct Config {
     /// Match frames each room keeps for `resync`; older gaps get a snapshot.
     #[arg(long, env = "LUDO_RESYNC_FRAMES", default_value_t = DEFAULT_RESYNC_FRAMES)]
     pub resync_frames: usize,
+    /// Group-commit window of the persistence writer, ms: how long a write that
+    /// reaches an idle writer waits for other rooms' writes to share its commit (a
+    /// turn is shown only once committed, so this is added to the turn latency;
+    /// 0 commits at once).
+    #[arg(long, env = "LUDO_COMMIT_WINDOW_MS", default_value_t = DEFAULT_COMMIT_WINDOW_MS,
+          value_parser = clap::value_parser!(u64).range(0..=100))]
+    pub commit_window_ms: u64,
     /// Seconds between the server's WebSocket pings.
     #[arg(long, env = "LUDO_PING_SECONDS", default_value_t = DEFAULT_PING_SECONDS,
           value_parser = clap::value_parser!(u32).range(1..))]
@@ -225,6 +234,17 @@ pub struct Config {
     pub nats_prefix: String,
 }
 
+impl Config {
+    /// The persistence writer's settings: [`store::WriterConfig::default`] with the
+    /// configured group-commit window.
+    pub fn writer_config(&self) -> store::WriterConfig {
+        store::WriterConfig {
+            commit_window: Duration::from_millis(self.commit_window_ms),
+            ..store::WriterConfig::default()
+        }
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -241,6 +261,7 @@ impl Default for Config {
             abuse_strikes: DEFAULT_ABUSE_STRIKES,
             outbound_queue: DEFAULT_OUTBOUND_QUEUE,
             resync_frames: DEFAULT_RESYNC_FRAMES,
+            commit_window_ms: DEFAULT_COMMIT_WINDOW_MS,
             ping_seconds: DEFAULT_PING_SECONDS,
             idle_seconds: DEFAULT_IDLE_SECONDS,
             shutdown_grace_seconds: DEFAULT_SHUTDOWN_GRACE_SECONDS,

@@ -96,12 +96,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => None,
     };
     let writer = match &cluster {
-        Some(c) => store::spawn_writer_fenced(
-            store.clone(),
-            store::WriterConfig::default(),
-            c.leases().clone(),
-        ),
-        None => store::spawn_writer(store.clone()),
+        Some(c) => {
+            store::spawn_writer_fenced(store.clone(), config.writer_config(), c.leases().clone())
+        }
+        None => store::spawn_writer_with(store.clone(), config.writer_config()),
     };
     let listener = tokio::net::TcpListener::bind(config.bind).await?;
     tracing::info!(addr = %listener.local_addr()?, database = store.backend_name(), "listening");

@@ -14,6 +14,8 @@
 //! | `ludo_errors_total{code}` | counter | `error` messages sent, by protocol error code |
 //! | `ludo_ws_rate_limited_total`, `ludo_ws_slow_consumer_total` | counter | frames refused by the rate limit; clients dropped for a full outbound queue |
 //! | `ludo_persistence_retries_total`, `ludo_persistence_dropped_total` | counter | persistence retries and skipped writes |
+//! | `process_cpu_seconds_total` | gauge | the server process's user + system CPU time since it started, seconds (read from `/proc` at scrape time by `metrics-process`; a gauge because its counter form keeps whole seconds only) |
+//! | `process_resident_memory_bytes`, `process_threads`, `process_open_fds`, … | gauge | the other Prometheus process metrics of `metrics-process` (read at scrape time) |
 //!
 //! Histogram samples are folded into buckets every [`UPKEEP_EVERY`] (and at each
 //! scrape), so an unscraped server does not accumulate them.
@@ -50,6 +52,17 @@ pub const LATENCY_BUCKETS: [f64; 14] = [
 pub const UPKEEP_EVERY: Duration = Duration::from_secs(5);
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+static PROCESS: OnceLock<metrics_process::Collector> = OnceLock::new();
+
+/// The process collector (CPU seconds, resident memory, threads, descriptors),
+/// described to the recorder on first use.
+fn process() -> &'static metrics_process::Collector {
+    PROCESS.get_or_init(|| {
+        let c = metrics_process::Collector::default();
+        c.describe();
+        c
+    })
+}
 
 /// The node id every series carries in cluster mode (set once, before [`install`]).
 static NODE_LABEL: OnceLock<String> = OnceLock::new();
@@ -108,6 +121,7 @@ async fn scrape(State(state): State<AppState>) -> impl IntoResponse {
     metrics::gauge!(SESSIONS).set(state.sessions().len() as f64);
     metrics::gauge!(LOBBIES).set(state.lobbies().len() as f64);
     metrics::gauge!(store::BACKLOG_GAUGE).set(state.writer().backlog() as f64);
+    process().collect();
     let body = install().map_or_else(String::new, |h| {
         h.run_upkeep();
         h.render()
@@ -161,6 +175,12 @@ mod tests {
         turn_latency(Duration::from_micros(1500));
         error_sent(protocol::ErrorCode::StaleTurn);
         queue_waiting(Mode::Journey, 3);
+        // Spin 50 ms so the process has used CPU past the clock-tick resolution.
+        let spin = std::time::Instant::now();
+        while spin.elapsed() < Duration::from_millis(50) {
+            std::hint::black_box(spin.elapsed());
+        }
+        process().collect();
         h.run_upkeep();
         let text = h.render();
         assert!(
@@ -179,5 +199,11 @@ mod tests {
             text.contains("ludo_queue_waiting{mode=\"journey\"} 3"),
             "{text}"
         );
+        let cpu = text
+            .lines()
+            .find_map(|l| l.strip_prefix("process_cpu_seconds_total "))
+            .unwrap_or_else(|| panic!("no process CPU counter in {text}"));
+        let cpu: f64 = cpu.trim().parse().expect("a number");
+        assert!(cpu > 0.0, "this test process has used CPU: {cpu}");
     }
 }

@@ -66,7 +66,13 @@ fn sqlite_pool_options(url: &str) -> Result<(SqliteConnectOptions, SqlitePoolOpt
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal)
         .foreign_keys(true);
-    let pool = SqlitePoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT);
+    // No ping before each acquire: an SQLite connection is a file handle on its own
+    // thread that does not go stale like a network one, and the ping was one more
+    // round trip to that thread per group commit (a failed statement is retried by
+    // the writer anyway).
+    let pool = SqlitePoolOptions::new()
+        .acquire_timeout(ACQUIRE_TIMEOUT)
+        .test_before_acquire(false);
     // An in-memory database lives and dies with its one connection: keep exactly one.
     let pool = if url.contains(":memory:") || url.contains("mode=memory") {
         pool.max_connections(1)

@@ -2,7 +2,8 @@
 //! matches against a server on this machine (loopback only) with a configurable think
 //! time, for a fixed duration or number of matches, then reports matches completed,
 //! turns per second, submit→turn_resolved latency percentiles, errors by code,
-//! connections held and the server's resident memory. Stops by itself.
+//! connections held, the server's resident memory and, over the steady window of
+//! the play phase, the server's CPU seconds per 1,000 turns. Stops by itself.
 
 use clap::Parser;
 use client::load::{run, LoadConfig, LoadMode};
@@ -27,6 +28,10 @@ struct Args {
     /// Length of the play (or idle) phase, s (at most 3600).
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     duration_secs: u64,
+    /// Start of the steady window (server CPU-s per 1,000 turns), s after the play
+    /// phase began; the window ends 1 s before the stop.
+    #[arg(long, default_value_t = 5)]
+    warmup_secs: u64,
     /// Stop starting matches after this many.
     #[arg(long)]
     max_matches: Option<u64>,
@@ -80,6 +85,7 @@ fn main() -> ExitCode {
         matches: a.matches,
         think_ms: a.think_ms,
         duration_secs: a.duration_secs,
+        warmup_secs: a.warmup_secs,
         max_matches: a.max_matches,
         mode: a.mode,
         game: a.game,

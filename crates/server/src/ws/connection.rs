@@ -11,15 +11,14 @@
 //! matchmaker, a room) answers it ([`ConnHandle::for_request`]). A slow room thus
 //! delays only the sockets waiting on it.
 
-use super::outbound::{Answered, CloseReason, ConnHandle, Frame};
+use super::outbound::{Answered, CloseReason, ConnHandle};
 use crate::auth::token_hash;
 use crate::presence::Busy;
 use crate::room::RoomCmd;
 use crate::state::AppState;
-use axum::body::Bytes;
-use axum::extract::ws::{CloseFrame, Message, WebSocket};
-use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::{SinkExt, StreamExt};
+use axum::extract::ws::{Message, WebSocket};
+use futures_util::stream::SplitStream;
+use futures_util::StreamExt;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use protocol::{ClientFrame, ClientMsg, ErrorCode, Hello, ServerMsg, Welcome};
 use std::collections::HashSet;
@@ -28,9 +27,6 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use uuid::Uuid;
-
-/// How long the writer spends on the last frames and the close frame.
-const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Server build version sent in `welcome`.
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -42,64 +38,18 @@ pub async fn serve(socket: WebSocket, state: AppState) {
     let conn = ConnHandle::new(state.next_conn_id(), tx);
     metrics::gauge!("ludo_ws_connections").increment(1.0);
     let ping_every = Duration::from_secs(state.config().ping_seconds.into());
-    let writer = state
-        .tasks()
-        .spawn(write_loop(sink, rx, conn.clone(), ping_every));
+    let writer = state.tasks().spawn(super::outbound::write_loop(
+        sink,
+        rx,
+        conn.clone(),
+        ping_every,
+    ));
     let mut session = Session::new(state, conn.clone());
     session.read_loop(stream).await;
     session.cleanup().await;
     conn.close(CloseReason::NORMAL);
     let _ = writer.await;
     metrics::gauge!("ludo_ws_connections").decrement(1.0);
-}
-
-/// The writer: queued frames and pings out, until the connection closes; then the
-/// remaining queued frames (for reasons that drain) and a close frame.
-async fn write_loop(
-    mut sink: SplitSink<WebSocket, Message>,
-    mut rx: mpsc::Receiver<Frame>,
-    conn: ConnHandle,
-    ping_every: Duration,
-) {
-    let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
-    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        let msg = tokio::select! {
-            biased;
-            _ = conn.closing() => break,
-            f = rx.recv() => match f {
-                Some(f) => Message::Text(f),
-                None => break,
-            },
-            _ = ping.tick() => Message::Ping(Bytes::new()),
-        };
-        // A client that stops reading blocks this send; closing must still win.
-        let sent = tokio::select! {
-            biased;
-            _ = conn.closing() => break,
-            r = sink.send(msg) => r,
-        };
-        if sent.is_err() {
-            conn.close(CloseReason::NORMAL);
-            break;
-        }
-    }
-    let reason = conn.close_reason().unwrap_or(CloseReason::NORMAL);
-    let _ = tokio::time::timeout(CLOSE_TIMEOUT, async {
-        if reason.drain {
-            while let Ok(f) = rx.try_recv() {
-                if sink.send(Message::Text(f)).await.is_err() {
-                    return;
-                }
-            }
-        }
-        let close = CloseFrame {
-            code: reason.code,
-            reason: reason.reason.into(),
-        };
-        let _ = sink.send(Message::Close(Some(close))).await;
-    })
-    .await;
 }
 
 /// The reader's state.
@@ -137,34 +87,52 @@ impl Session {
         // Edge: the client must be welcomed within --hello-timeout-ms of the upgrade.
         let hello_deadline = tokio::time::sleep(self.state.config().hello_timeout());
         tokio::pin!(hello_deadline);
+        // The close signals are registered with once for the connection's life, and
+        // the idle timer is not re-armed per frame: it fires at most once per idle
+        // period and then checks when the last frame came (a frame costs no timer
+        // update and no wake-up).
+        let conn = self.conn.clone();
+        let closing = conn.closing();
+        tokio::pin!(closing);
+        let shutting_down = shutdown.cancelled();
+        tokio::pin!(shutting_down);
+        let idle_timer = tokio::time::sleep(idle);
+        tokio::pin!(idle_timer);
+        let mut active_at = Instant::now();
         loop {
             let next = tokio::select! {
                 biased;
-                _ = shutdown.cancelled() => {
+                _ = &mut shutting_down => {
                     self.conn.close(CloseReason::GOING_AWAY);
                     return;
                 }
-                _ = self.conn.closing() => return,
+                _ = &mut closing => return,
                 _ = &mut hello_deadline, if self.player.is_none() => {
                     metrics::counter!("ludo_ws_hello_timeouts_total").increment(1);
                     self.conn.close(CloseReason::HELLO_TIMEOUT);
                     return;
                 }
-                r = tokio::time::timeout(idle, stream.next()) => r,
+                _ = &mut idle_timer => None,
+                r = stream.next() => Some(r),
             };
-            let msg = match next {
-                Err(_) => {
+            let Some(next) = next else {
+                let due = active_at + idle;
+                if due <= Instant::now() {
                     self.conn.close(CloseReason::IDLE);
                     return;
                 }
-                Ok(None) => return,
-                Ok(Some(Err(e))) => {
+                idle_timer.as_mut().reset(due);
+                continue;
+            };
+            let msg = match next {
+                None => return,
+                Some(Err(e)) => {
                     // Over the hard size limit, a bad frame, or a dropped connection.
                     tracing::debug!(conn = self.conn.id(), error = %e, "websocket read failed");
                     self.conn.close(read_error_reason(e));
                     return;
                 }
-                Ok(Some(Ok(m))) => m,
+                Some(Ok(m)) => m,
             };
             match msg {
                 Message::Text(t) => self.on_frame(t.as_bytes()).await,
@@ -181,6 +149,8 @@ impl Session {
                 Message::Ping(_) | Message::Pong(_) => {}
                 Message::Close(_) => return,
             }
+            // The idle period runs from the end of the last frame's handling.
+            active_at = Instant::now();
         }
     }
 

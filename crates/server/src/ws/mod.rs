@@ -32,10 +32,20 @@ use protocol::RestErrorCode;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-/// Bytes read from the socket at a time (the buffer is allocated per socket).
-pub const READ_BUFFER_BYTES: usize = 4 * 1024;
+/// Bytes read from the socket at a time (the buffer is allocated per socket and
+/// held for its life). Client frames are a few hundred bytes (`submit_turn`,
+/// `hello`); a larger one (up to the frame limit) grows this socket's buffer as it
+/// arrives, so the size costs no correctness, only memory per idle socket.
+pub const READ_BUFFER_BYTES: usize = 1024;
+/// Frames fed to the socket are buffered up to this many bytes before they are
+/// written: the writer feeds the frames queued together (a turn's `ack`,
+/// `turn_resolved` and `turn_started`, about 4 KiB) and flushes once, so they leave
+/// in one `write` ([`outbound::write_loop`]). The buffer holds only what one batch
+/// needs (its capacity stays at the largest batch written).
+pub const WRITE_BUFFER_BYTES: usize = 16 * 1024;
 /// Most bytes buffered for writing before writes fail (a snapshot is a few KiB; the
-/// queue in front of the writer bounds everything else).
+/// queue in front of the writer bounds everything else). Greater than
+/// [`WRITE_BUFFER_BYTES`] plus one message, as tungstenite requires.
 pub const MAX_WRITE_BUFFER_BYTES: usize = 64 * 1024;
 
 /// `GET /ws`.
@@ -84,8 +94,8 @@ async fn upgrade(
     let limit = state.config().transport_limit();
     Ok(ws
         .read_buffer_size(READ_BUFFER_BYTES)
-        // Write each frame as soon as it is sent; the writer flushes anyway.
-        .write_buffer_size(0)
+        // Frames fed together leave in one write, at the writer's flush.
+        .write_buffer_size(WRITE_BUFFER_BYTES)
         .max_write_buffer_size(MAX_WRITE_BUFFER_BYTES)
         .max_frame_size(limit)
         .max_message_size(limit)

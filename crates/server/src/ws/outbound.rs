@@ -8,19 +8,32 @@
 //! rather than buffered without bound. A [`Frame`] is a reference-counted
 //! `Utf8Bytes`: a broadcast is encoded once and the same bytes are shared by every
 //! receiver's queue.
+//!
+//! [`write_loop`] is the writer task: it writes the frames queued together (a
+//! turn's `ack`, `turn_resolved` and `turn_started` arrive at once) as one batch
+//! and flushes once, so a turn costs each socket one wake-up and one `write`.
 
-use axum::extract::ws::Utf8Bytes;
+use axum::body::Bytes;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes};
+use futures_util::{Sink, SinkExt};
 use protocol::ServerMsg;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// One encoded server frame (JSON text), cheap to clone.
 pub type Frame = Utf8Bytes;
 
-/// Encodes a server message once, ready to be shared by many queues.
+/// Encodes a server message once, ready to be shared by many queues. The bytes are
+/// allocated at their exact length: the JSON encoder grows its buffer by doubling,
+/// and a frame kept in a room's resync history would otherwise hold up to twice
+/// its length for as long as it is kept.
 pub fn encode(seq: Option<u64>, msg: &ServerMsg) -> Frame {
-    Utf8Bytes::from(protocol::encode_server(seq, msg))
+    let json = protocol::encode_server(seq, msg).into_boxed_str();
+    Utf8Bytes::from(String::from(json))
 }
 
 /// Why a connection is being closed: the WebSocket close code and reason, and
@@ -112,6 +125,9 @@ struct Shared {
     /// Cancelled once the connection must close; both the reader and the writer
     /// select on it.
     closing: CancellationToken,
+    /// Set with `closing`: the check on every send (the token's own check takes a
+    /// lock).
+    closed: AtomicBool,
     /// The first close reason wins.
     reason: OnceLock<CloseReason>,
 }
@@ -160,6 +176,7 @@ impl ConnHandle {
                 id,
                 tx,
                 closing: CancellationToken::new(),
+                closed: AtomicBool::new(false),
                 reason: OnceLock::new(),
             }),
             reply: None,
@@ -196,7 +213,7 @@ impl ConnHandle {
     /// the connection is closed or closing, or its queue was full, in which case it
     /// is closed now as a slow consumer.
     pub fn send(&self, frame: Frame) -> bool {
-        if self.shared.closing.is_cancelled() {
+        if self.shared.closed.load(Ordering::Acquire) {
             return false;
         }
         match self.shared.tx.try_send(frame) {
@@ -243,6 +260,7 @@ impl ConnHandle {
     /// Asks the connection to close with `reason` (the first reason given wins).
     pub fn close(&self, reason: CloseReason) {
         let _ = self.shared.reason.set(reason);
+        self.shared.closed.store(true, Ordering::Release);
         self.shared.closing.cancel();
     }
 
@@ -253,7 +271,7 @@ impl ConnHandle {
 
     /// True once the connection is closing or its writer has stopped.
     pub fn is_closed(&self) -> bool {
-        self.shared.closing.is_cancelled() || self.shared.tx.is_closed()
+        self.shared.closed.load(Ordering::Acquire) || self.shared.tx.is_closed()
     }
 
     /// Resolves once [`ConnHandle::close`] was called.
@@ -262,9 +280,217 @@ impl ConnHandle {
     }
 }
 
+/// Most queued frames written before one flush (a turn queues 2–3 per socket).
+pub const MAX_FRAMES_PER_FLUSH: usize = 32;
+
+/// How long the writer spends on the last frames and the close frame.
+pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The writer task of one connection: queued frames and keep-alive pings out until
+/// the connection closes; then the frames still queued (for close reasons that
+/// drain) and a close frame, within [`CLOSE_TIMEOUT`].
+///
+/// Frames queued together are written as one batch: the first one wakes the task,
+/// the rest are taken with `try_recv` (at most [`MAX_FRAMES_PER_FLUSH`]), each is
+/// fed to `sink` (which buffers it: see `ws::WRITE_BUFFER_BYTES`) and the batch is
+/// flushed once, in one `write` to the socket. A failed write closes the
+/// connection ([`CloseReason::NORMAL`]). Closing wins over a write blocked by a
+/// client that stopped reading.
+pub async fn write_loop<S>(
+    mut sink: S,
+    mut rx: mpsc::Receiver<Frame>,
+    conn: ConnHandle,
+    ping_every: Duration,
+) where
+    S: Sink<Message> + Unpin,
+{
+    let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // One registration with the close signal for the connection's life, not one
+    // per frame.
+    let closing = conn.closing();
+    tokio::pin!(closing);
+    loop {
+        let first = tokio::select! {
+            biased;
+            _ = &mut closing => break,
+            f = rx.recv() => match f {
+                Some(f) => Message::Text(f),
+                None => break,
+            },
+            _ = ping.tick() => Message::Ping(Bytes::new()),
+        };
+        let sent = tokio::select! {
+            biased;
+            _ = &mut closing => break,
+            r = write_batch(&mut sink, first, &mut rx) => r,
+        };
+        if sent.is_err() {
+            conn.close(CloseReason::NORMAL);
+            break;
+        }
+    }
+    let reason = conn.close_reason().unwrap_or(CloseReason::NORMAL);
+    let _ = tokio::time::timeout(CLOSE_TIMEOUT, async {
+        if reason.drain {
+            while let Ok(f) = rx.try_recv() {
+                if sink.feed(Message::Text(f)).await.is_err() {
+                    return;
+                }
+            }
+        }
+        let close = CloseFrame {
+            code: reason.code,
+            reason: reason.reason.into(),
+        };
+        let _ = sink.send(Message::Close(Some(close))).await;
+    })
+    .await;
+}
+
+/// Feeds `first` and the frames already queued behind it (at most
+/// [`MAX_FRAMES_PER_FLUSH`] in all), then flushes once.
+async fn write_batch<S>(
+    sink: &mut S,
+    first: Message,
+    rx: &mut mpsc::Receiver<Frame>,
+) -> Result<(), S::Error>
+where
+    S: Sink<Message> + Unpin,
+{
+    sink.feed(first).await?;
+    for _ in 1..MAX_FRAMES_PER_FLUSH {
+        match rx.try_recv() {
+            Ok(f) => sink.feed(Message::Text(f)).await?,
+            Err(_) => break,
+        }
+    }
+    sink.flush().await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    /// A sink that records what it was fed and how the feeds were grouped into
+    /// flushes.
+    #[derive(Default)]
+    struct Recorder {
+        buffered: Vec<Message>,
+        flushes: Vec<Vec<Message>>,
+    }
+
+    impl Sink<Message> for Recorder {
+        type Error = std::convert::Infallible;
+        fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+        fn start_send(mut self: Pin<&mut Self>, m: Message) -> Result<(), Self::Error> {
+            self.buffered.push(m);
+            Ok(())
+        }
+        fn poll_flush(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Result<(), Self::Error>> {
+            let batch = std::mem::take(&mut self.buffered);
+            if !batch.is_empty() {
+                self.flushes.push(batch);
+            }
+            Poll::Ready(Ok(()))
+        }
+        fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            self.poll_flush(cx)
+        }
+    }
+
+    fn text(m: &Message) -> &str {
+        match m {
+            Message::Text(t) => t.as_str(),
+            Message::Close(Some(c)) => c.reason.as_str(),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    /// Frames queued together (a turn's ack, turn_resolved and turn_started) go out
+    /// in one flush; a frame queued later gets its own; the close frame comes last.
+    #[tokio::test(start_paused = true)]
+    async fn frames_queued_together_are_flushed_once() {
+        let (tx, rx) = mpsc::channel(16);
+        let conn = ConnHandle::new(1, tx);
+        for f in ["ack", "turn_resolved", "turn_started"] {
+            assert!(conn.send(Frame::from_static(f)));
+        }
+        let mut sink = Recorder::default();
+        let c = conn.clone();
+        let writer = tokio::spawn(async move {
+            write_loop(&mut sink, rx, c, Duration::from_secs(3600)).await;
+            sink
+        });
+        tokio::task::yield_now().await;
+        assert!(conn.send(Frame::from_static("later")));
+        tokio::task::yield_now().await;
+        conn.close(CloseReason::GOING_AWAY);
+        let sink = writer.await.unwrap();
+        let batches: Vec<Vec<&str>> = sink
+            .flushes
+            .iter()
+            .map(|b| b.iter().map(text).collect())
+            .collect();
+        assert_eq!(
+            batches,
+            vec![
+                vec!["ack", "turn_resolved", "turn_started"],
+                vec!["later"],
+                vec!["server shutting down"],
+            ]
+        );
+    }
+
+    /// At most MAX_FRAMES_PER_FLUSH frames per flush, and nothing is lost.
+    #[tokio::test(start_paused = true)]
+    async fn a_long_queue_is_flushed_in_bounded_batches() {
+        let n = MAX_FRAMES_PER_FLUSH + 5;
+        let (tx, rx) = mpsc::channel(n);
+        let conn = ConnHandle::new(2, tx);
+        for i in 0..n {
+            assert!(conn.send(Frame::from(i.to_string())));
+        }
+        conn.close(CloseReason::GOING_AWAY);
+        // Closing before the writer ran: the queue is drained before the close frame.
+        let mut sink = Recorder::default();
+        write_loop(&mut sink, rx, conn, Duration::from_secs(3600)).await;
+        let all: Vec<&str> = sink.flushes.iter().flatten().map(text).collect();
+        let expected: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+        assert_eq!(
+            &all[..n],
+            expected.iter().map(String::as_str).collect::<Vec<_>>()
+        );
+        assert_eq!(all[n], "server shutting down");
+
+        let (tx, rx) = mpsc::channel(n);
+        let conn = ConnHandle::new(3, tx);
+        for i in 0..n {
+            assert!(conn.send(Frame::from(i.to_string())));
+        }
+        let mut sink = Recorder::default();
+        let c = conn.clone();
+        let writer = tokio::spawn(async move {
+            write_loop(&mut sink, rx, c, Duration::from_secs(3600)).await;
+            sink
+        });
+        tokio::task::yield_now().await;
+        conn.close(CloseReason::NORMAL);
+        let sink = writer.await.unwrap();
+        let sizes: Vec<usize> = sink.flushes.iter().map(Vec::len).collect();
+        assert_eq!(
+            sizes,
+            vec![MAX_FRAMES_PER_FLUSH, 5, 1],
+            "two batches, then the close frame"
+        );
+    }
 
     #[tokio::test]
     async fn a_full_queue_closes_the_connection_as_slow() {
@@ -312,6 +538,16 @@ mod tests {
         drop(r);
         answered.wait().await;
         assert!(rx.try_recv().is_err());
+    }
+
+    /// The exact-size copy keeps the protocol's encoding byte for byte.
+    #[test]
+    fn encode_is_the_protocol_encoding() {
+        let f = encode(Some(3), &ServerMsg::Pong);
+        assert_eq!(
+            f.as_str(),
+            protocol::encode_server(Some(3), &ServerMsg::Pong)
+        );
     }
 
     #[tokio::test]
