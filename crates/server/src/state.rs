@@ -25,6 +25,16 @@ use uuid::Uuid;
 #[derive(Clone)]
 pub struct AppState(Arc<Inner>);
 
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("rooms", &self.0.rooms.len())
+            .field("sessions", &self.0.sessions.len())
+            .field("store_ready", &self.store_ready())
+            .finish_non_exhaustive()
+    }
+}
+
 struct Inner {
     /// The clock rooms, matches and the quick-play bot fill read (Unix ms).
     clock: Clock,

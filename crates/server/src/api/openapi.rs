@@ -100,6 +100,7 @@ fn error_code_schema() -> Object {
         (name = "meta", description = "This document."),
     )
 )]
+#[derive(Debug)]
 pub struct ApiDoc;
 
 /// Adds the `bearer` security scheme (`Authorization: Bearer <token>`, the token of

@@ -21,6 +21,7 @@ use tokio::time::Sleep;
 pub struct BodyDeadlineExceeded(pub Duration);
 
 /// A request body that fails with [`BodyDeadlineExceeded`] once its deadline passes.
+#[derive(Debug)]
 pub struct DeadlineBody {
     inner: Body,
     limit: Duration,

@@ -69,6 +69,7 @@ pub fn derived_max_connections(nofile: Option<u64>) -> usize {
 }
 
 /// Shared edge state: connection counters and the guest-creation budget.
+#[derive(Debug)]
 pub struct EdgeState {
     max_connections: usize,
     connections: Arc<Semaphore>,

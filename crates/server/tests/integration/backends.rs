@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 
 /// Short clocks for whole matches: humans play at once, bots move at once, the match
 /// clock (rule 9.1) ends a match after `match_seconds`.
-pub fn quick_config(match_seconds: u32) -> Config {
+pub(crate) fn quick_config(match_seconds: u32) -> Config {
     Config {
         turn_seconds: 5,
         match_seconds,
@@ -32,13 +32,13 @@ pub fn quick_config(match_seconds: u32) -> Config {
 }
 
 /// The real server (`server::run`) on 127.0.0.1:0 over `store`/`writer`.
-pub struct Srv {
+pub(crate) struct Srv {
     pub addr: SocketAddr,
     pub state: AppState,
     handle: Option<JoinHandle<std::io::Result<()>>>,
 }
 
-pub async fn serve(config: Config, store: store::Store, writer: store::WriterHandle) -> Srv {
+pub(crate) async fn serve(config: Config, store: store::Store, writer: store::WriterHandle) -> Srv {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let state = AppState::new(config, store, writer);
@@ -51,12 +51,12 @@ pub async fn serve(config: Config, store: store::Store, writer: store::WriterHan
 }
 
 impl Srv {
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
     /// `GET path`: (status, JSON body). Every answer of this API is JSON.
-    pub async fn get(&self, path: &str) -> (u16, Value) {
+    pub(crate) async fn get(&self, path: &str) -> (u16, Value) {
         let r = reqwest::get(self.url(path)).await.unwrap();
         let status = r.status().as_u16();
         let ct = r
@@ -73,7 +73,7 @@ impl Srv {
     }
 
     /// A new guest, connected and welcomed.
-    pub async fn player(&self, name: &str) -> Client {
+    pub(crate) async fn player(&self, name: &str) -> Client {
         let r = reqwest::Client::new()
             .post(self.url("/api/v1/guests"))
             .json(&json!({ "name": name }))
@@ -96,7 +96,7 @@ impl Srv {
     }
 
     /// Stops the server and waits for `run` to return (the writer is flushed).
-    pub async fn stop(&mut self) {
+    pub(crate) async fn stop(&mut self) {
         self.state.shutdown_token().cancel();
         if let Some(h) = self.handle.take() {
             let _ = tokio::time::timeout(Duration::from_secs(15), h).await;
@@ -105,7 +105,7 @@ impl Srv {
 }
 
 /// The seat of a connected human.
-pub fn human(c: &Client) -> Occupant {
+pub(crate) fn human(c: &Client) -> Occupant {
     Occupant::Human {
         player_id: c.player_id,
         name: c.name.clone(),
@@ -113,7 +113,7 @@ pub fn human(c: &Client) -> Occupant {
 }
 
 /// What a scripted human saw of its match.
-pub struct Played {
+pub(crate) struct Played {
     pub client: Client,
     pub ended: MatchEnded,
     /// Turn numbers of every `turn_resolved`, in order.
@@ -123,7 +123,7 @@ pub struct Played {
 /// Plays `st`'s seat with the greedy bot until `match_ended`: on its own
 /// `turn_started` it asks for a snapshot (`resync` from 0) and submits the bot's plan
 /// for the snapshot's position.
-pub async fn play_greedy(mut c: Client, st: Started) -> Played {
+pub(crate) async fn play_greedy(mut c: Client, st: Started) -> Played {
     let me: Seat = st.your_seat.expect("a seated player");
     let mut strategy = bot::new_bot(bot::BotKind::Greedy, me.index() as u64 + 7);
     let mut resolved = Vec::new();
@@ -165,10 +165,10 @@ pub async fn play_greedy(mut c: Client, st: Started) -> Played {
 }
 
 /// A SQLite database file in a fresh temporary directory (deleted with the guard).
-pub fn temp_sqlite() -> (tempfile::TempDir, String) {
+pub(crate) fn temp_sqlite() -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("rest.db").display());
     (dir, url)
 }
 
-pub use store::testing::{authority, run_catching, url_via, Gate, TempPg};
+pub(crate) use store::testing::{authority, run_catching, url_via, Gate, TempPg};

@@ -16,9 +16,9 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use uuid::Uuid;
 
 /// How long a test waits for any one expected frame.
-pub const STEP: Duration = Duration::from_secs(10);
+pub(crate) const STEP: Duration = Duration::from_secs(10);
 
-pub struct TestServer {
+pub(crate) struct TestServer {
     pub addr: SocketAddr,
     pub state: AppState,
     pub store: store::Store,
@@ -29,7 +29,7 @@ pub struct TestServer {
 }
 
 /// Test defaults: bots move at once, long clocks unless a test shortens them.
-pub fn test_config() -> Config {
+pub(crate) fn test_config() -> Config {
     Config {
         bot_think_ms: 0,
         bot_fill_seconds: 60,
@@ -38,13 +38,13 @@ pub fn test_config() -> Config {
     }
 }
 
-pub async fn start(config: Config) -> TestServer {
+pub(crate) async fn start(config: Config) -> TestServer {
     start_with_clock(config, server::clock::Clock::system()).await
 }
 
 /// [`start`] with the clock the rooms read (a [`server::clock::Clock::manual`] clock
 /// makes turn timers and the match clock move only when the test moves it).
-pub async fn start_with_clock(config: Config, clock: server::clock::Clock) -> TestServer {
+pub(crate) async fn start_with_clock(config: Config, clock: server::clock::Clock) -> TestServer {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("test.db").display());
     let store = store::Store::connect(Some(&url)).await.unwrap();
@@ -69,12 +69,12 @@ pub async fn start_with_clock(config: Config, clock: server::clock::Clock) -> Te
 }
 
 impl TestServer {
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
     /// `POST /api/v1/guests`: (player id, token).
-    pub async fn guest(&self, name: &str) -> (Uuid, String) {
+    pub(crate) async fn guest(&self, name: &str) -> (Uuid, String) {
         let r = reqwest::Client::new()
             .post(self.url("/api/v1/guests"))
             .json(&json!({ "name": name }))
@@ -90,7 +90,7 @@ impl TestServer {
     }
 
     /// A raw, unauthenticated socket.
-    pub async fn connect(&self) -> Client {
+    pub(crate) async fn connect(&self) -> Client {
         let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", self.addr))
             .await
             .unwrap();
@@ -103,7 +103,7 @@ impl TestServer {
     }
 
     /// A new guest, connected and welcomed.
-    pub async fn player(&self, name: &str) -> Client {
+    pub(crate) async fn player(&self, name: &str) -> Client {
         let (player_id, token) = self.guest(name).await;
         let mut c = self.connect().await;
         c.player_id = player_id;
@@ -114,7 +114,7 @@ impl TestServer {
     }
 
     /// The same guest on a new socket (reconnect); returns the welcome's active matches.
-    pub async fn reconnect(&self, player_id: Uuid, token: &str) -> (Client, Vec<Uuid>) {
+    pub(crate) async fn reconnect(&self, player_id: Uuid, token: &str) -> (Client, Vec<Uuid>) {
         let mut c = self.connect().await;
         c.player_id = player_id;
         c.token = token.to_string();
@@ -123,7 +123,7 @@ impl TestServer {
     }
 
     /// Cancels the server and waits for `run` to return.
-    pub async fn stop(&mut self) -> std::io::Result<()> {
+    pub(crate) async fn stop(&mut self) -> std::io::Result<()> {
         self.state.shutdown_token().cancel();
         let h = self.handle.take().expect("running");
         tokio::time::timeout(Duration::from_secs(15), h)
@@ -133,7 +133,7 @@ impl TestServer {
     }
 
     /// Waits until `cond` holds (polling), failing after `STEP`.
-    pub async fn eventually(&self, what: &str, cond: impl Fn(&AppState) -> bool) {
+    pub(crate) async fn eventually(&self, what: &str, cond: impl Fn(&AppState) -> bool) {
         let t0 = tokio::time::Instant::now();
         while !cond(&self.state) {
             assert!(t0.elapsed() < STEP, "timed out waiting for: {what}");
@@ -142,7 +142,7 @@ impl TestServer {
     }
 }
 
-pub struct Client {
+pub(crate) struct Client {
     pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
     pub player_id: Uuid,
     pub token: String,
@@ -150,16 +150,16 @@ pub struct Client {
 }
 
 impl Client {
-    pub async fn send(&mut self, v: Value) {
+    pub(crate) async fn send(&mut self, v: Value) {
         self.ws.send(Message::text(v.to_string())).await.unwrap();
     }
 
-    pub async fn send_text(&mut self, s: String) {
+    pub(crate) async fn send_text(&mut self, s: String) {
         self.ws.send(Message::text(s)).await.unwrap();
     }
 
     /// Sends `hello`; returns `welcome.active_matches`.
-    pub async fn hello(&mut self) -> Vec<Uuid> {
+    pub(crate) async fn hello(&mut self) -> Vec<Uuid> {
         let token = self.token.clone();
         self.send(
             json!({"t": "hello", "d": {"token": token, "protocol_version": 1, "client": "test"}}),
@@ -176,7 +176,7 @@ impl Client {
     }
 
     /// The next server frame (ping/pong frames skipped). Panics on close or timeout.
-    pub async fn recv(&mut self) -> ServerFrame {
+    pub(crate) async fn recv(&mut self) -> ServerFrame {
         loop {
             let m = tokio::time::timeout(STEP, self.ws.next())
                 .await
@@ -194,7 +194,7 @@ impl Client {
     }
 
     /// Frames until one matches `pred` (the ones before are returned too).
-    pub async fn recv_until(
+    pub(crate) async fn recv_until(
         &mut self,
         pred: impl Fn(&ServerMsg) -> bool,
     ) -> (ServerFrame, Vec<ServerFrame>) {
@@ -209,7 +209,7 @@ impl Client {
     }
 
     /// The next frame must be an error with `code`.
-    pub async fn expect_error(&mut self, code: ErrorCode) -> ErrorMsg {
+    pub(crate) async fn expect_error(&mut self, code: ErrorCode) -> ErrorMsg {
         match self.recv().await.msg {
             ServerMsg::Error(e) => {
                 assert_eq!(e.code, code, "error message: {}", e.message);
@@ -220,7 +220,7 @@ impl Client {
     }
 
     /// Nothing arrives for `d`.
-    pub async fn expect_silence(&mut self, d: Duration) {
+    pub(crate) async fn expect_silence(&mut self, d: Duration) {
         if let Ok(Some(Ok(m))) = tokio::time::timeout(d, self.ws.next()).await {
             if !matches!(m, Message::Ping(_) | Message::Pong(_)) {
                 panic!("expected nothing, got {m:?}");
@@ -229,13 +229,13 @@ impl Client {
     }
 
     /// The socket is still usable: `ping` → `pong`.
-    pub async fn assert_open(&mut self) {
+    pub(crate) async fn assert_open(&mut self) {
         self.send(json!({"t": "ping"})).await;
         let (_, _) = self.recv_until(|m| matches!(m, ServerMsg::Pong)).await;
     }
 
     /// Reads until the server closes; returns the close code.
-    pub async fn expect_close(&mut self) -> Option<CloseCode> {
+    pub(crate) async fn expect_close(&mut self) -> Option<CloseCode> {
         loop {
             match tokio::time::timeout(STEP, self.ws.next())
                 .await
@@ -250,14 +250,14 @@ impl Client {
 }
 
 /// The `match_started` payload's fields a test needs.
-pub struct Started {
+pub(crate) struct Started {
     pub match_id: Uuid,
     pub your_seat: Option<Seat>,
     pub seats: Vec<protocol::SeatInfo>,
     pub seq: u64,
 }
 
-pub async fn expect_started(c: &mut Client) -> Started {
+pub(crate) async fn expect_started(c: &mut Client) -> Started {
     let (f, _) = c
         .recv_until(|m| matches!(m, ServerMsg::MatchStarted(_)))
         .await;
@@ -273,11 +273,11 @@ pub async fn expect_started(c: &mut Client) -> Started {
 }
 
 /// Start of the manual clocks of these tests (Unix ms).
-pub const T0: u64 = 1_800_000_000_000;
+pub(crate) const T0: u64 = 1_800_000_000_000;
 
 /// [`start`] on a [`server::clock::Clock::manual`] clock standing at [`T0`]: turn
 /// timers, the match clock and the abandon timer move only when the test moves it.
-pub async fn start_manual(config: Config) -> (TestServer, server::clock::Clock) {
+pub(crate) async fn start_manual(config: Config) -> (TestServer, server::clock::Clock) {
     let clock = server::clock::Clock::manual(T0);
     (start_with_clock(config, clock.clone()).await, clock)
 }
@@ -286,7 +286,7 @@ pub async fn start_manual(config: Config) -> (TestServer, server::clock::Clock) 
 /// `seq - 1`) to replay frame `seq` and reads that replay as the very next frame. A
 /// room that had already queued a later frame for `c` (a timer that fired early)
 /// fails this, with no wall-clock wait.
-pub async fn expect_room_at(c: &mut Client, match_id: Uuid, seq: u64) {
+pub(crate) async fn expect_room_at(c: &mut Client, match_id: Uuid, seq: u64) {
     c.send(json!({"t": "resync", "d": {"match_id": match_id, "last_seq": seq - 1}}))
         .await;
     let f = c.recv().await;
@@ -294,7 +294,7 @@ pub async fn expect_room_at(c: &mut Client, match_id: Uuid, seq: u64) {
 }
 
 /// The index (in lobby order) of the client seated at `seat`.
-pub fn index_of(started: &[Started], seat: Seat) -> usize {
+pub(crate) fn index_of(started: &[Started], seat: Seat) -> usize {
     started
         .iter()
         .position(|st| st.your_seat == Some(seat))
@@ -303,7 +303,7 @@ pub fn index_of(started: &[Started], seat: Seat) -> usize {
 
 /// The first `turns` turns (green, red, blue, yellow, green …) are passed, each by its
 /// seat's client once it has read that turn's `turn_started`.
-pub async fn pass_first_turns(
+pub(crate) async fn pass_first_turns(
     clients: &mut [Client],
     started: &[Started],
     match_id: Uuid,
@@ -319,7 +319,7 @@ pub async fn pass_first_turns(
 }
 
 /// Reads until the next `turn_resolved`; returns its payload.
-pub async fn next_resolved(c: &mut Client) -> protocol::TurnResolved {
+pub(crate) async fn next_resolved(c: &mut Client) -> protocol::TurnResolved {
     let (f, _) = c
         .recv_until(|m| matches!(m, ServerMsg::TurnResolved(_)))
         .await;
@@ -330,7 +330,7 @@ pub async fn next_resolved(c: &mut Client) -> protocol::TurnResolved {
 }
 
 /// Waits for the next `turn_started`; returns (seat, turn number, seq).
-pub async fn next_turn(c: &mut Client) -> (Seat, u32, u64) {
+pub(crate) async fn next_turn(c: &mut Client) -> (Seat, u32, u64) {
     let (f, _) = c
         .recv_until(|m| matches!(m, ServerMsg::TurnStarted(_)))
         .await;
@@ -342,7 +342,7 @@ pub async fn next_turn(c: &mut Client) -> (Seat, u32, u64) {
 
 /// Four fresh players in one lobby (no bots); returns them with the match info of
 /// each, started by the first (the host).
-pub async fn lobby_of_four(
+pub(crate) async fn lobby_of_four(
     s: &TestServer,
     fill_with_bots: bool,
     humans: usize,

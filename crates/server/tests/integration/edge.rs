@@ -16,7 +16,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 
 /// A TCP connection to `server` from the loopback address `127.0.0.<host>`.
-pub async fn connect_from(host: u8, server: SocketAddr) -> TcpStream {
+pub(crate) async fn connect_from(host: u8, server: SocketAddr) -> TcpStream {
     let sock = TcpSocket::new_v4().unwrap();
     sock.bind(SocketAddr::new(IpAddr::from([127, 0, 0, host]), 0))
         .unwrap();
@@ -25,7 +25,7 @@ pub async fn connect_from(host: u8, server: SocketAddr) -> TcpStream {
 
 /// Reads until the server closes the connection (EOF or reset), at most `limit`;
 /// returns what was read and when it closed.
-pub async fn read_until_closed(mut s: TcpStream, limit: Duration) -> (String, Instant) {
+pub(crate) async fn read_until_closed(mut s: TcpStream, limit: Duration) -> (String, Instant) {
     let mut got = Vec::new();
     let mut buf = [0u8; 1024];
     let deadline = Instant::now() + limit;
@@ -43,8 +43,8 @@ pub async fn read_until_closed(mut s: TcpStream, limit: Duration) -> (String, In
     }
 }
 
-pub const HALF_HEADERS: &str = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
-pub const HALF_UPGRADE: &str = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+pub(crate) const HALF_HEADERS: &str = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+pub(crate) const HALF_UPGRADE: &str = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
 const HALF_BODY: &str = "POST /api/v1/guests HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"na";
 
 /// Plays `c`'s seat to `match_ended` by passing each of its turns; returns the

@@ -136,7 +136,11 @@ async fn stop_and_resume(database_url: String, stop: Stop) {
 
 /// The stored replay has every turn 1..=n once, each seen turn identical, and it
 /// verifies (rule §10).
-pub async fn check_replay(s: &ServerProc, match_id: Uuid, seen: &BTreeMap<u32, TurnResolved>) {
+pub(crate) async fn check_replay(
+    s: &ServerProc,
+    match_id: Uuid,
+    seen: &BTreeMap<u32, TurnResolved>,
+) {
     let (status, doc) = s
         .get_json(&format!("/api/v1/matches/{match_id}/replay"))
         .await;

@@ -14,10 +14,10 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use uuid::Uuid;
 
 /// The longest any single wait of these tests may take.
-pub const BOUND: Duration = Duration::from_secs(30);
+pub(crate) const BOUND: Duration = Duration::from_secs(30);
 
 /// A running `ludo-server` child process (killed when dropped).
-pub struct ServerProc {
+pub(crate) struct ServerProc {
     pub child: Child,
     pub addr: SocketAddr,
     /// The process's stderr log file (kept for failure messages).
@@ -25,7 +25,7 @@ pub struct ServerProc {
 }
 
 /// A free 127.0.0.1 port (bound and released; the server binds it right after).
-pub fn free_addr() -> SocketAddr {
+pub(crate) fn free_addr() -> SocketAddr {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap()
 }
@@ -34,7 +34,7 @@ impl ServerProc {
     /// Starts `ludo-server` on a free port with `database_url` and `env`, and waits
     /// (bounded) until it listens. It does not wait for `/readyz`: see
     /// [`ServerProc::wait_ready`].
-    pub async fn start(
+    pub(crate) async fn start(
         database_url: &str,
         env: &[(&str, &str)],
         dir: &std::path::Path,
@@ -70,16 +70,16 @@ impl ServerProc {
         s
     }
 
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
-    pub fn log_text(&self) -> String {
+    pub(crate) fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
     /// `GET /readyz` status code.
-    pub async fn readyz(&self) -> u16 {
+    pub(crate) async fn readyz(&self) -> u16 {
         match reqwest::get(self.url("/readyz")).await {
             Ok(r) => r.status().as_u16(),
             Err(_) => 0,
@@ -87,7 +87,7 @@ impl ServerProc {
     }
 
     /// Waits (bounded) until `/readyz` answers `want`.
-    pub async fn wait_readyz(&self, want: u16) {
+    pub(crate) async fn wait_readyz(&self, want: u16) {
         let t0 = tokio::time::Instant::now();
         loop {
             if self.readyz().await == want {
@@ -102,12 +102,12 @@ impl ServerProc {
         }
     }
 
-    pub async fn wait_ready(&self) {
+    pub(crate) async fn wait_ready(&self) {
         self.wait_readyz(200).await
     }
 
     /// `kill -9`: the process gets no chance to clean up.
-    pub async fn kill9(mut self) {
+    pub(crate) async fn kill9(mut self) {
         self.child.start_kill().unwrap();
         tokio::time::timeout(BOUND, self.child.wait())
             .await
@@ -116,7 +116,7 @@ impl ServerProc {
     }
 
     /// SIGTERM, then waits (bounded) for a clean exit (status 0).
-    pub async fn terminate(mut self) {
+    pub(crate) async fn terminate(mut self) {
         let pid = self.child.id().expect("running") as i32;
         let status = std::process::Command::new("kill")
             .args(["-TERM", &pid.to_string()])
@@ -135,7 +135,7 @@ impl ServerProc {
     }
 
     /// A new guest: (player id, token).
-    pub async fn guest(&self, name: &str) -> (Uuid, String) {
+    pub(crate) async fn guest(&self, name: &str) -> (Uuid, String) {
         let r = reqwest::Client::new()
             .post(self.url("/api/v1/guests"))
             .json(&json!({ "name": name }))
@@ -151,7 +151,7 @@ impl ServerProc {
     }
 
     /// `GET path` as JSON (status, body).
-    pub async fn get_json(&self, path: &str) -> (u16, Value) {
+    pub(crate) async fn get_json(&self, path: &str) -> (u16, Value) {
         let r = reqwest::get(self.url(path)).await.unwrap();
         let status = r.status().as_u16();
         (status, r.json().await.unwrap_or(Value::Null))
@@ -159,7 +159,7 @@ impl ServerProc {
 }
 
 /// One test player: a socket, its token and everything it saw of its match.
-pub struct Player {
+pub(crate) struct Player {
     pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
     pub player_id: Uuid,
     pub token: String,
@@ -178,7 +178,11 @@ pub struct Player {
 impl Player {
     /// Connects to `server` and sends `hello`; returns the player and
     /// `welcome.active_matches`.
-    pub async fn connect(server: &ServerProc, player_id: Uuid, token: &str) -> (Player, Vec<Uuid>) {
+    pub(crate) async fn connect(
+        server: &ServerProc,
+        player_id: Uuid,
+        token: &str,
+    ) -> (Player, Vec<Uuid>) {
         let (ws, _) = tokio::time::timeout(
             BOUND,
             tokio_tungstenite::connect_async(format!("ws://{}/ws", server.addr)),
@@ -205,13 +209,13 @@ impl Player {
         (p, active)
     }
 
-    pub async fn send(&mut self, v: Value) {
+    pub(crate) async fn send(&mut self, v: Value) {
         self.ws.send(Message::text(v.to_string())).await.unwrap();
     }
 
     /// The next frame (pings skipped), recording match messages. Panics on close or
     /// after [`BOUND`].
-    pub async fn recv(&mut self) -> ServerFrame {
+    pub(crate) async fn recv(&mut self) -> ServerFrame {
         loop {
             let m = tokio::time::timeout(BOUND, self.ws.next())
                 .await
@@ -249,7 +253,7 @@ impl Player {
     }
 
     /// Reads until `pred` holds for a frame; returns it.
-    pub async fn until(&mut self, pred: impl Fn(&ServerMsg) -> bool) -> ServerFrame {
+    pub(crate) async fn until(&mut self, pred: impl Fn(&ServerMsg) -> bool) -> ServerFrame {
         loop {
             let f = self.recv().await;
             if pred(&f.msg) {
@@ -259,7 +263,7 @@ impl Player {
     }
 
     /// Reads until the snapshot the server sends on attach.
-    pub async fn snapshot(&mut self) -> Box<Snapshot> {
+    pub(crate) async fn snapshot(&mut self) -> Box<Snapshot> {
         match self
             .until(|m| matches!(m, ServerMsg::Snapshot(_)))
             .await
@@ -274,7 +278,7 @@ impl Player {
     /// guardian when an exit credit is held (moving it by the first roll), else move
     /// the first guardian out by the first roll, else pass. The server may still
     /// refuse it (then the caller passes).
-    pub fn plan(&self) -> Value {
+    pub(crate) fn plan(&self) -> Value {
         let t = self.turn.as_ref().expect("a turn");
         let roll = t.roll_store.first().copied();
         if t.exit_credits > 0 && self.exited < 4 {
@@ -293,7 +297,7 @@ impl Player {
 
 /// Four players in one lobby (clash, no bots), started by the first; each has read
 /// its `match_started`. Returns them in seat order, and the match id.
-pub async fn lobby_of_four(server: &ServerProc) -> (Vec<Player>, Uuid) {
+pub(crate) async fn lobby_of_four(server: &ServerProc) -> (Vec<Player>, Uuid) {
     let mut players = Vec::new();
     for i in 0..4 {
         let (id, token) = server.guest(&format!("P{i}")).await;
@@ -352,7 +356,7 @@ async fn all_reach(players: &mut [Player], n: u32) {
 /// ended): the seat to move submits [`Player::plan`] (a pass if refused), and every
 /// player reads up to the next `turn_started`. Returns the number of the turn in
 /// progress at the end (0 once the match ended).
-pub async fn play_until(players: &mut [Player], match_id: Uuid, until: u32) -> u32 {
+pub(crate) async fn play_until(players: &mut [Player], match_id: Uuid, until: u32) -> u32 {
     loop {
         let current = players[0].turn.as_ref().map_or(0, |t| t.turn_number);
         all_reach(players, current).await;
@@ -398,7 +402,7 @@ pub async fn play_until(players: &mut [Player], match_id: Uuid, until: u32) -> u
 }
 
 /// The turns any of `players` saw resolved, by turn number (all saw the same).
-pub fn seen_turns(players: &[Player]) -> BTreeMap<u32, TurnResolved> {
+pub(crate) fn seen_turns(players: &[Player]) -> BTreeMap<u32, TurnResolved> {
     let mut all = BTreeMap::new();
     for p in players {
         for (n, r) in &p.resolved {
