@@ -31,7 +31,7 @@ use crate::clock;
 use crate::state::AppState;
 use crate::ws::{encode, ConnHandle, Frame};
 use backon::{ExponentialBuilder, Retryable};
-use engine::{Expiry, Match, MatchEnd, Seat, TurnOutcome, TurnStart};
+use engine::{Expiry, Match, MatchEnd, Plan, Seat, TurnOutcome, TurnStart};
 use protocol::{
     ChatLine, Clocks, ErrorCode, MatchEnded, MatchStarted, SeatInfo, ServerMsg, Snapshot,
     TurnResolved, TurnStarted,
@@ -459,76 +459,19 @@ impl Room {
                 plan,
                 received,
                 at_ms,
-            } => {
-                let Some(i) = self.seat_index_of(player) else {
-                    conn.send_error(ErrorCode::NotInMatch, "you have no seat in this match", req);
-                    return;
-                };
-                let seat = Seat::from_index(i);
-                // (At or after the match deadline the engine answers match_over.)
-                let late = at_ms < self.m.deadline_ms()
-                    && self.m.current_turn().is_some_and(|t| {
-                        t.seat == seat && t.turn_number == turn_number && at_ms >= t.deadline_ms
-                    });
-                if late {
-                    // Rule 4.6: a plan must arrive before `turn_deadline`; at or after
-                    // it the turn times out, whichever the room sees first.
-                    conn.send_error(
-                        ErrorCode::StaleTurn,
-                        "the plan arrived at or after turn_deadline: the turn timed out",
-                        req,
-                    );
-                    let now = self.clock.now_ms().max(at_ms);
-                    self.expire(now);
-                    return;
-                }
-                match self.m.submit(seat, turn_number, &plan, at_ms) {
-                    Err(e) => conn.send_error(ErrorCode::from(&e), e.to_string(), req),
-                    Ok(outcome) => self.after_turn(outcome, Some((conn, req)), Some(received)),
-                }
-            }
+            } => self.submit(player, conn, req, turn_number, &plan, received, at_ms),
             RoomCmd::Resync {
                 player,
                 conn,
                 req,
                 last_seq,
-            } => {
-                let seated = self.seat_index_of(player);
-                if seated.is_none() && !self.spectators.contains_key(&conn.id()) {
-                    conn.send_error(
-                        ErrorCode::NotInMatch,
-                        "you neither play nor watch this match",
-                        req,
-                    );
-                    return;
-                }
-                if let Some(i) = seated {
-                    self.attach(i, &conn);
-                }
-                conn.ack(req);
-                self.send_since(&conn, last_seq, seated.map(Seat::from_index));
-            }
-            RoomCmd::Spectate { player, conn, req } => {
-                conn.ack(req);
-                if let Some(i) = self.seat_index_of(player) {
-                    // A seated player asking to watch gets its seat back instead.
-                    self.attach(i, &conn);
-                    self.send_snapshot(&conn, Some(Seat::from_index(i)));
-                } else {
-                    self.send_snapshot(&conn, None);
-                    self.spectators.insert(conn.id(), conn);
-                }
-            }
+            } => self.resync(player, conn, req, last_seq),
+            RoomCmd::Spectate { player, conn, req } => self.spectate(player, conn, req),
             RoomCmd::Attach {
                 player,
                 conn,
                 last_seq,
-            } => {
-                if let Some(i) = self.seat_index_of(player) {
-                    self.attach(i, &conn);
-                    self.send_since(&conn, last_seq, Some(Seat::from_index(i)));
-                }
-            }
+            } => self.reattach(player, &conn, last_seq),
             RoomCmd::Detach { conn_id } => self.detach(conn_id),
             RoomCmd::Leave { player, conn, req } => self.leave(player, conn, req),
             RoomCmd::Chat {
@@ -538,6 +481,89 @@ impl Room {
                 req,
                 text,
             } => self.chat(player, name, conn, req, text),
+        }
+    }
+
+    /// `submit_turn` / `pass`: validates and resolves the plan of the seat to move
+    /// (rules §4–§9 in the engine). A plan read at or after its turn's deadline is
+    /// late: `stale_turn`, and the turn times out (rule 4.6).
+    #[allow(clippy::too_many_arguments)]
+    fn submit(
+        &mut self,
+        player: Uuid,
+        conn: ConnHandle,
+        req: Option<String>,
+        turn_number: u32,
+        plan: &Plan,
+        received: std::time::Instant,
+        at_ms: u64,
+    ) {
+        let Some(i) = self.seat_index_of(player) else {
+            conn.send_error(ErrorCode::NotInMatch, "you have no seat in this match", req);
+            return;
+        };
+        let seat = Seat::from_index(i);
+        // (At or after the match deadline the engine answers match_over.)
+        let late = at_ms < self.m.deadline_ms()
+            && self.m.current_turn().is_some_and(|t| {
+                t.seat == seat && t.turn_number == turn_number && at_ms >= t.deadline_ms
+            });
+        if late {
+            // Rule 4.6: a plan must arrive before `turn_deadline`; at or after
+            // it the turn times out, whichever the room sees first.
+            conn.send_error(
+                ErrorCode::StaleTurn,
+                "the plan arrived at or after turn_deadline: the turn timed out",
+                req,
+            );
+            let now = self.clock.now_ms().max(at_ms);
+            self.expire(now);
+            return;
+        }
+        match self.m.submit(seat, turn_number, plan, at_ms) {
+            Err(e) => conn.send_error(ErrorCode::from(&e), e.to_string(), req),
+            Ok(outcome) => self.after_turn(outcome, Some((conn, req)), Some(received)),
+        }
+    }
+
+    /// `resync`: the frames after `last_seq` from the history, or a snapshot; a
+    /// seated player's connection is (re-)attached to its seat first.
+    fn resync(&mut self, player: Uuid, conn: ConnHandle, req: Option<String>, last_seq: u64) {
+        let seated = self.seat_index_of(player);
+        if seated.is_none() && !self.spectators.contains_key(&conn.id()) {
+            conn.send_error(
+                ErrorCode::NotInMatch,
+                "you neither play nor watch this match",
+                req,
+            );
+            return;
+        }
+        if let Some(i) = seated {
+            self.attach(i, &conn);
+        }
+        conn.ack(req);
+        self.send_since(&conn, last_seq, seated.map(Seat::from_index));
+    }
+
+    /// `spectate`: a snapshot, then every frame; a seated player gets its seat back.
+    fn spectate(&mut self, player: Uuid, conn: ConnHandle, req: Option<String>) {
+        conn.ack(req);
+        if let Some(i) = self.seat_index_of(player) {
+            // A seated player asking to watch gets its seat back instead.
+            self.attach(i, &conn);
+            self.send_snapshot(&conn, Some(Seat::from_index(i)));
+        } else {
+            self.send_snapshot(&conn, None);
+            self.spectators.insert(conn.id(), conn);
+        }
+    }
+
+    /// A seated player's new connection (`hello`): attached to its seat, with the
+    /// frames after `last_seq` (`hello.last_seq`) or a snapshot.
+    fn reattach(&mut self, player: Uuid, conn: &ConnHandle, last_seq: u64) {
+        if let Some(i) = self.seat_index_of(player) {
+            self.attach(i, conn);
+            self.send_since(conn, last_seq, Some(Seat::from_index(i)));
         }
     }
 
