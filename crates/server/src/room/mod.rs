@@ -310,21 +310,7 @@ pub fn start_listed(
                 .collect(),
             secret_seed: Some(seed),
         }));
-    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
-    let stop = tokio_util::sync::CancellationToken::new();
-    state.rooms().insert(
-        id,
-        RoomHandle {
-            tx,
-            listed,
-            stop: stop.clone(),
-        },
-    );
-    if let Some(c) = state.cluster() {
-        if let Some(handle) = state.room(id) {
-            c.serve_room(state, id, handle);
-        }
-    }
+    let (rx, stop) = register(state, id, listed);
     for s in &seats {
         if let Some(p) = s.info.player_id {
             state.presence().seat(p, id);
@@ -426,24 +412,9 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
         })
         .collect();
     let id = stored.id;
-    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
     // The store does not record whether the match came from a private lobby: a
     // resumed match is not listed, so a private one is never shown.
-    let listed = false;
-    let stop = tokio_util::sync::CancellationToken::new();
-    state.rooms().insert(
-        id,
-        RoomHandle {
-            tx,
-            listed,
-            stop: stop.clone(),
-        },
-    );
-    if let Some(c) = state.cluster() {
-        if let Some(handle) = state.room(id) {
-            c.serve_room(state, id, handle);
-        }
-    }
+    let (rx, stop) = register(state, id, false);
     for s in &seats {
         if let (Some(p), false) = (s.info.player_id, s.info.left) {
             state.presence().seat(p, id);
@@ -483,4 +454,30 @@ pub async fn resume_all(state: &AppState) -> Result<usize, store::StoreError> {
         }
     }
     Ok(resumed)
+}
+
+/// Registers the room of match `id` so connections (and, in a cluster, other nodes)
+/// find it: its command queue ([`ROOM_QUEUE`] deep) and stop token. `listed`: shown
+/// in `GET /api/v1/matches/live`. Returns the queue's receiving end and the token.
+fn register(
+    state: &AppState,
+    id: Uuid,
+    listed: bool,
+) -> (mpsc::Receiver<RoomCmd>, tokio_util::sync::CancellationToken) {
+    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+    let stop = tokio_util::sync::CancellationToken::new();
+    state.rooms().insert(
+        id,
+        RoomHandle {
+            tx,
+            listed,
+            stop: stop.clone(),
+        },
+    );
+    if let Some(c) = state.cluster() {
+        if let Some(handle) = state.room(id) {
+            c.serve_room(state, id, handle);
+        }
+    }
+    (rx, stop)
 }
