@@ -962,3 +962,109 @@ async fn bot_fill_across_nodes(url: String) {
         n.proc.kill9().await;
     }
 }
+
+/// Lobbies across nodes: a lobby created on n1 is joined from n2, n3 and n2 again
+/// (an unknown code answers `lobby_not_found` there); every member sees the
+/// others join; the host starts it; the match runs on n1, the members sign in
+/// again on their own nodes (shown the match), play it to `match_ended`, and the
+/// replay verifies.
+#[tokio::test]
+async fn a_lobby_of_node_one_is_joined_from_the_others() {
+    with_db("ludo_cluster", |url| Box::pin(lobby_across_nodes(url))).await;
+}
+
+async fn lobby_across_nodes(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let nodes = cluster(&url, 3, 3000, dir.path()).await;
+    let homes = [0usize, 1, 2, 1];
+    let mut players = Vec::new();
+    for (i, &h) in homes.iter().enumerate() {
+        let (id, token) = nodes[h].proc.guest(&format!("L{i}")).await;
+        players.push(Player::connect(&nodes[h].proc, id, &token).await.0);
+    }
+    players[1]
+        .send(json!({"t": "join_lobby", "id": "nope", "d": {"code": "ZZZZZZ"}}))
+        .await;
+    match players[1]
+        .until(|m| matches!(m, ServerMsg::Error(_)))
+        .await
+        .msg
+    {
+        ServerMsg::Error(e) => assert_eq!(e.code, protocol::ErrorCode::LobbyNotFound),
+        _ => unreachable!(),
+    }
+    players[0]
+        .send(json!({"t": "create_lobby", "d": {"mode": "clash", "fill_with_bots": false}}))
+        .await;
+    let code = match players[0]
+        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await
+        .msg
+    {
+        ServerMsg::LobbyState(l) => l.code,
+        _ => unreachable!(),
+    };
+    for i in 1..4 {
+        let p = &mut players[i];
+        p.send(json!({"t": "join_lobby", "id": "join", "d": {"code": code.to_lowercase()}}))
+            .await;
+        p.until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "join"))
+            .await;
+        // Every member (the host on n1 too) is told of the new member.
+        for p in players.iter_mut().take(i + 1) {
+            p.until(|m| matches!(m, ServerMsg::LobbyState(l) if l.members.len() == i + 1))
+                .await;
+        }
+    }
+    // A member on another node cannot start (not the host); the host can.
+    players[2]
+        .send(json!({"t": "start_lobby", "id": "st"}))
+        .await;
+    match players[2]
+        .until(|m| matches!(m, ServerMsg::Error(_)))
+        .await
+        .msg
+    {
+        ServerMsg::Error(e) => assert_eq!(e.code, protocol::ErrorCode::NotHost),
+        _ => unreachable!(),
+    }
+    players[0].send(json!({"t": "start_lobby"})).await;
+    let mut by_seat: Vec<Option<(usize, Player)>> = (0..4).map(|_| None).collect();
+    let mut match_id = Uuid::nil();
+    for (i, mut p) in players.into_iter().enumerate() {
+        let m = match p
+            .until(|m| matches!(m, ServerMsg::MatchStarted(_)))
+            .await
+            .msg
+        {
+            ServerMsg::MatchStarted(m) => m,
+            _ => unreachable!(),
+        };
+        assert!(match_id.is_nil() || match_id == m.match_id, "one match");
+        match_id = m.match_id;
+        by_seat[m.your_seat.expect("seated").index()] = Some((homes[i], p));
+    }
+    assert_eq!(owner(&pool, match_id).await.expect("leased").0, "n1");
+    let mut players = Vec::new();
+    for slot in by_seat {
+        let (home, old) = slot.expect("every seat taken");
+        let p = rejoin(&nodes[home].proc, &old, match_id).await;
+        drop(old);
+        players.push(p);
+    }
+    assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
+    check_replay(&nodes[0].proc, match_id, &seen_turns(&players)).await;
+    // Out of the lobby and the match: a member of another node may open a lobby.
+    players[1]
+        .send(json!({"t": "create_lobby", "id": "again", "d": {"mode": "journey"}}))
+        .await;
+    let reply = players[1]
+        .until(|m| matches!(m, ServerMsg::Ack(_) | ServerMsg::Error(_)))
+        .await;
+    assert!(matches!(reply.msg, ServerMsg::Ack(_)), "{:?}", reply.msg);
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
