@@ -236,18 +236,11 @@ fn state_of(code: &str, l: &Lobby) -> LobbyState {
     }
 }
 
-/// Cluster: `player`, a member on another node, is no longer in its lobby here.
-fn gone(state: &AppState, player: Uuid) {
-    if let Some(c) = state.cluster() {
-        c.lobby_gone(player);
-    }
-}
-
 /// Queues `lobby_state` (encoded once) to each member's live connection.
 fn tell(state: &AppState, ls: &LobbyState) {
     let frame = crate::ws::encode(None, &ServerMsg::LobbyState(ls.clone()));
     for m in &ls.members {
-        if let Some(c) = state.reach(m.player_id) {
+        if let Some(c) = state.session(m.player_id) {
             c.send(frame.clone());
         }
     }
@@ -279,46 +272,18 @@ impl Lobbies {
         name: &str,
         req: &CreateLobby,
     ) -> Result<String, LobbyError> {
-        self.create_with_code(state, player, name, req, new_code())
-    }
-
-    /// A fresh join code (not open here now) for [`Lobbies::create_with_code`].
-    pub fn fresh_code(&self) -> String {
-        let g = self.lock();
-        loop {
-            let c = new_code();
-            if !g.by_code.contains_key(&c) {
-                return c;
-            }
-        }
-    }
-
-    /// True while the lobby with `code` is open here.
-    pub fn is_open(&self, code: &str) -> bool {
-        self.lock().by_code.contains_key(code)
-    }
-
-    /// [`Lobbies::create`] with the join code `code` (cluster: the owner serves the
-    /// code to other nodes before the creator sees it); another code when `code`
-    /// is open here already. Returns the code used. Errors: [`LobbyError::Busy`].
-    pub fn create_with_code(
-        &self,
-        state: &AppState,
-        player: Uuid,
-        name: &str,
-        req: &CreateLobby,
-        code: String,
-    ) -> Result<String, LobbyError> {
         state
             .presence()
             .claim(player, Busy::Lobby)
             .map_err(|_| LobbyError::Busy)?;
         let ls = {
             let mut g = self.lock();
-            let mut code = code;
-            while g.by_code.contains_key(&code) {
-                code = new_code();
-            }
+            let code = loop {
+                let c = new_code();
+                if !g.by_code.contains_key(&c) {
+                    break c;
+                }
+            };
             g.opened += 1;
             let lobby = Lobby {
                 mode: req.mode,
@@ -396,7 +361,6 @@ impl Lobbies {
     pub fn leave(&self, state: &AppState, player: Uuid) -> Result<(), LobbyError> {
         let left = self.lock().remove_member(player)?;
         state.presence().release(player, Busy::Lobby);
-        gone(state, player);
         if let Some(ls) = left {
             tell(state, &ls);
         }
@@ -449,7 +413,6 @@ impl Lobbies {
         };
         tracing::debug!(player = %player, "lobby grace period over: member removed");
         state.presence().release(player, Busy::Lobby);
-        gone(state, player);
         if let Some(ls) = left {
             tell(state, &ls);
         }
@@ -520,19 +483,13 @@ impl Lobbies {
             .collect();
         occupants.resize(4, filler);
         // A private lobby's match is not listed for spectators (they need its id).
-        let started =
-            room::start_listed(state, lobby.mode, occupants, !lobby.private).map_err(|e| {
-                tracing::error!(error = %e, "could not start a lobby match");
-                for m in &lobby.members {
-                    state.presence().release(m.player_id, Busy::Lobby);
-                }
-                LobbyError::Start
-            });
-        // The room holds the stand-ins of remote members already.
-        for m in &lobby.members {
-            gone(state, m.player_id);
-        }
-        started
+        room::start_listed(state, lobby.mode, occupants, !lobby.private).map_err(|e| {
+            tracing::error!(error = %e, "could not start a lobby match");
+            for m in &lobby.members {
+                state.presence().release(m.player_id, Busy::Lobby);
+            }
+            LobbyError::Start
+        })
     }
 }
 

@@ -28,7 +28,6 @@
 //! A socket whose match runs on another node reaches its room over NATS; the owner
 //! sends that socket's frames back to its node.
 
-pub mod lobby;
 pub mod queue;
 pub mod remote;
 
@@ -167,10 +166,6 @@ pub struct Cluster {
     mm_leader: std::sync::atomic::AtomicBool,
     /// Matchmaker node: remote queued players → (their socket's node, stand-in).
     stand_ins: dashmap::DashMap<Uuid, (String, crate::ws::ConnHandle)>,
-    /// Lobby owner: remote members → (their socket's node, stand-in) ([`lobby`]).
-    lobby_stand_ins: dashmap::DashMap<Uuid, (String, crate::ws::ConnHandle)>,
-    /// Players signed in here who joined a lobby on another node → its code.
-    lobby_of: dashmap::DashMap<Uuid, String>,
 }
 
 impl Cluster {
@@ -197,8 +192,6 @@ impl Cluster {
             routed: dashmap::DashMap::new(),
             mm_leader: std::sync::atomic::AtomicBool::new(false),
             stand_ins: dashmap::DashMap::new(),
-            lobby_stand_ins: dashmap::DashMap::new(),
-            lobby_of: dashmap::DashMap::new(),
         }))
     }
 
@@ -253,10 +246,6 @@ impl Cluster {
         state
             .tasks()
             .spawn(async move { me.dequeued_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state
-            .tasks()
-            .spawn(async move { me.lobby_left_loop(st).await });
     }
 
     async fn renew_loop(self: Arc<Self>, state: AppState) {

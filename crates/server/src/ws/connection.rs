@@ -329,24 +329,8 @@ impl Session {
                 self.answer_of(answered).await;
             }
             ClientMsg::CreateLobby(c) => {
-                let code = state.lobbies().fresh_code();
-                // Cluster: other nodes reach the code before anyone sees it.
-                if let Some(cl) = state.cluster() {
-                    cl.serve_lobby(&state, code.clone()).await;
-                }
-                match state.lobbies().create_with_code(
-                    &state,
-                    player.id,
-                    &player.name,
-                    &c,
-                    code.clone(),
-                ) {
-                    Ok(used) => {
-                        if let (Some(cl), true) = (state.cluster(), used != code) {
-                            cl.serve_lobby(&state, used).await;
-                        }
-                        conn.ack(req)
-                    }
+                match state.lobbies().create(&state, player.id, &player.name, &c) {
+                    Ok(_) => conn.ack(req),
                     Err(e) => conn.send_error(e.code(), e.to_string(), req),
                 }
             }
@@ -356,9 +340,6 @@ impl Session {
                     .join(&state, player.id, &player.name, &j.code)
                 {
                     Ok(()) => conn.ack(req),
-                    Err(crate::lobby::LobbyError::NotFound(code)) if state.cluster().is_some() => {
-                        self.join_remote_lobby(&player, code, req).await
-                    }
                     Err(e) => conn.send_error(e.code(), e.to_string(), req),
                 }
             }
@@ -373,23 +354,10 @@ impl Session {
             ClientMsg::OfferRematch(m) => self.offer_rematch(&player, m.match_id, req).await,
             ClientMsg::LeaveLobby => match state.lobbies().leave(&state, player.id) {
                 Ok(()) => conn.ack(req),
-                Err(crate::lobby::LobbyError::NotInLobby) if self.remote_lobby(&player) => {
-                    let cmd = crate::cluster::lobby::LobbyCmd::Leave;
-                    if self.to_remote_lobby(&player, cmd, req).await {
-                        if let Some(c) = state.cluster() {
-                            c.forget_remote_lobby(player.id);
-                        }
-                        state.presence().release(player.id, Busy::Lobby);
-                    }
-                }
                 Err(e) => conn.send_error(e.code(), e.to_string(), req),
             },
             ClientMsg::StartLobby => match state.lobbies().start(&state, player.id) {
                 Ok(_) => conn.ack(req),
-                Err(crate::lobby::LobbyError::NotInLobby) if self.remote_lobby(&player) => {
-                    let cmd = crate::cluster::lobby::LobbyCmd::Start;
-                    self.to_remote_lobby(&player, cmd, req).await;
-                }
                 Err(e) => conn.send_error(e.code(), e.to_string(), req),
             },
             ClientMsg::SubmitTurn(s) => {
@@ -663,63 +631,6 @@ impl Session {
         }
     }
 
-    /// Cluster: true when `player` is in a lobby on another node.
-    fn remote_lobby(&self, player: &store::Player) -> bool {
-        self.state
-            .cluster()
-            .is_some_and(|c| c.remote_lobby(player.id).is_some())
-    }
-
-    /// Cluster: sends `cmd` to the owner of `player`'s lobby on another node;
-    /// answers the request (`ack`, or the owner's error). True when it succeeded.
-    async fn to_remote_lobby(
-        &self,
-        player: &store::Player,
-        cmd: crate::cluster::lobby::LobbyCmd,
-        req: Option<String>,
-    ) -> bool {
-        let Some(c) = self.state.cluster() else {
-            return false;
-        };
-        let Some(code) = c.remote_lobby(player.id) else {
-            return false;
-        };
-        match c.lobby_remote(&code, player.id, cmd, &self.conn).await {
-            Ok(()) => {
-                self.conn.ack(req);
-                true
-            }
-            Err(r) => {
-                self.conn.send_error(r.code, r.message, req);
-                false
-            }
-        }
-    }
-
-    /// Cluster: `join_lobby` with a code no lobby here has: asks the node that has
-    /// it (none: `lobby_not_found`). The player's presence here is `Lobby` while it
-    /// is a member there.
-    async fn join_remote_lobby(&self, player: &store::Player, code: String, req: Option<String>) {
-        let Some(c) = self.state.cluster() else {
-            return;
-        };
-        if let Err(b) = self.state.presence().claim(player.id, Busy::Lobby) {
-            self.conn
-                .send_error(ErrorCode::AlreadyBusy, busy_text(b), req);
-            return;
-        }
-        let cmd = crate::cluster::lobby::LobbyCmd::Join {
-            name: player.name.clone(),
-        };
-        match c.lobby_remote(&code, player.id, cmd, &self.conn).await {
-            Ok(()) => self.conn.ack(req),
-            Err(r) => {
-                self.state.presence().release(player.id, Busy::Lobby);
-                self.conn.send_error(r.code, r.message, req);
-            }
-        }
-    }
-
     /// True when the store holds the match `match_id` (a store failure counts as
     /// not: the answer is then the plain `match_not_found`).
     async fn stored(&self, match_id: Uuid) -> bool {
@@ -837,16 +748,7 @@ impl Session {
         // lobby's grace period) gets that state at once.
         match self.state.presence().get(player.id) {
             Some(Busy::Lobby) => {
-                let here = self.state.lobbies().back(player.id, &self.conn);
-                // Cluster: a lobby on another node.
-                if let (false, Some(c)) = (here, self.state.cluster()) {
-                    if let Some(code) = c.remote_lobby(player.id) {
-                        let cmd = crate::cluster::lobby::LobbyCmd::Back;
-                        if let Err(r) = c.lobby_remote(&code, player.id, cmd, &self.conn).await {
-                            tracing::debug!(error = %r.message, "lobby state not asked");
-                        }
-                    }
-                }
+                self.state.lobbies().back(player.id, &self.conn);
             }
             Some(Busy::Queued(_)) if self.state.cluster().is_some_and(|c| !c.is_matchmaker()) => {
                 if let Some(c) = self.state.cluster() {
@@ -903,14 +805,6 @@ impl Session {
                 }
                 Some(Busy::Lobby) if current => {
                     self.state.lobbies().away(&self.state, p.id);
-                    let remote = self
-                        .state
-                        .cluster()
-                        .and_then(|c| c.remote_lobby(p.id).map(|code| (c.clone(), code)));
-                    if let Some((c, code)) = remote {
-                        let cmd = crate::cluster::lobby::LobbyCmd::Away;
-                        let _ = c.lobby_remote(&code, p.id, cmd, &self.conn).await;
-                    }
                 }
                 Some(Busy::Seated(m)) => {
                     self.watching.insert(m);
