@@ -54,19 +54,15 @@ pub struct QueueWire {
 /// What a [`QueueWire`] asks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum QueueCmd {
-    /// `join_queue` (answered `ack` through the stand-in).
+    /// `join_queue`.
     Join {
         /// The player's display name.
         name: String,
         /// journey or clash.
         mode: Mode,
-        /// The frame's `id`.
-        req: Option<String>,
     },
-    /// `leave_queue` (answered `ack`), or the socket closed (`closed`, no answer).
+    /// `leave_queue`, or the socket closed (`closed`).
     Leave {
-        /// The frame's `id`.
-        req: Option<String>,
         /// The socket closed.
         closed: bool,
     },
@@ -110,8 +106,10 @@ impl Cluster {
     }
 
     /// Sends `cmd` of the local socket `conn` (signed in as `player`) to the
-    /// cluster's matchmaker and waits for its answer. Frames for the socket (`ack`,
-    /// `queue_status`, …) arrive separately, through the forward loop.
+    /// cluster's matchmaker and waits for its answer; the caller then answers the
+    /// request (`ack`), so one socket's requests are answered in order. Frames for
+    /// the socket (`queue_status`, `match_started`, …) arrive separately, through
+    /// the forward loop.
     ///
     /// Errors: the matchmaker's refusal, or `internal` when no node answers.
     pub async fn queue_remote(
@@ -307,7 +305,7 @@ impl Cluster {
         let standin =
             |me: &Cluster| me.proxy(state, &origin, conn, state.shutdown_token().child_token());
         let sent = match cmd {
-            QueueCmd::Join { name, mode, req } => {
+            QueueCmd::Join { name, mode } => {
                 if let Err(b) = state.presence().claim(player, Busy::Queued(mode)) {
                     return Err(Refused {
                         code: ErrorCode::AlreadyBusy,
@@ -323,7 +321,7 @@ impl Cluster {
                     name,
                     mode,
                     conn: rconn,
-                    req,
+                    req: None,
                 };
                 if state.matchmaker().send(cmd).await.is_err() {
                     self.stand_ins.remove(&player);
@@ -332,7 +330,7 @@ impl Cluster {
                 }
                 Some(answered)
             }
-            QueueCmd::Leave { req, closed } => {
+            QueueCmd::Leave { closed } => {
                 let (conn, answered) = if closed {
                     (None, None)
                 } else {
@@ -340,7 +338,11 @@ impl Cluster {
                     let (c, a) = proxy.for_request();
                     (Some(c), Some(a))
                 };
-                let cmd = MmCmd::Leave { player, conn, req };
+                let cmd = MmCmd::Leave {
+                    player,
+                    conn,
+                    req: None,
+                };
                 if state.matchmaker().send(cmd).await.is_err() {
                     return Err(unavailable());
                 }

@@ -277,11 +277,13 @@ impl Session {
                     let cmd = crate::cluster::queue::QueueCmd::Join {
                         name: player.name.clone(),
                         mode: j.mode,
-                        req: req.clone(),
                     };
-                    if let Err(r) = c.queue_remote(player.id, cmd, &conn).await {
-                        state.presence().release(player.id, Busy::Queued(j.mode));
-                        conn.send_error(r.code, r.message, req);
+                    match c.queue_remote(player.id, cmd, &conn).await {
+                        Ok(()) => conn.ack(req),
+                        Err(r) => {
+                            state.presence().release(player.id, Busy::Queued(j.mode));
+                            conn.send_error(r.code, r.message, req);
+                        }
                     }
                     return;
                 }
@@ -302,15 +304,13 @@ impl Session {
             }
             ClientMsg::LeaveQueue => {
                 if let Some(c) = state.cluster().filter(|c| !c.is_matchmaker()) {
-                    let cmd = crate::cluster::queue::QueueCmd::Leave {
-                        req: req.clone(),
-                        closed: false,
-                    };
+                    let cmd = crate::cluster::queue::QueueCmd::Leave { closed: false };
                     match c.queue_remote(player.id, cmd, &conn).await {
                         Ok(()) => {
                             if let Some(b @ Busy::Queued(_)) = state.presence().get(player.id) {
                                 state.presence().release(player.id, b);
                             }
+                            conn.ack(req);
                         }
                         Err(r) => conn.send_error(r.code, r.message, req),
                     }
@@ -787,10 +787,7 @@ impl Session {
                     if current && self.state.cluster().is_some_and(|c| !c.is_matchmaker()) =>
                 {
                     if let Some(c) = self.state.cluster() {
-                        let cmd = crate::cluster::queue::QueueCmd::Leave {
-                            req: None,
-                            closed: true,
-                        };
+                        let cmd = crate::cluster::queue::QueueCmd::Leave { closed: true };
                         let _ = c.queue_remote(p.id, cmd, &self.conn).await;
                     }
                     self.state.presence().release(p.id, b);
