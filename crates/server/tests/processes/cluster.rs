@@ -883,7 +883,15 @@ async fn queue_on(nodes: &[Node], homes: &[usize]) -> Vec<(Player, protocol::Mat
 /// and gets its snapshot; they play it to `match_ended` and the replay verifies.
 #[tokio::test]
 async fn players_queued_on_three_nodes_meet_in_one_match() {
-    with_db("ludo_cluster", |url| Box::pin(queue_across_nodes(url))).await;
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            // Every wait is bounded, also one that keeps reading pings.
+            tokio::time::timeout(Duration::from_secs(180), queue_across_nodes(url))
+                .await
+                .expect("the test ends within 3 minutes")
+        })
+    })
+    .await;
 }
 
 async fn queue_across_nodes(url: String) {
@@ -939,7 +947,15 @@ async fn queue_across_nodes(url: String) {
 /// one match with two bots once the (1 s) wait ran out.
 #[tokio::test]
 async fn the_bot_fill_joins_players_of_different_nodes() {
-    with_db("ludo_cluster", |url| Box::pin(bot_fill_across_nodes(url))).await;
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            // Every wait is bounded, also one that keeps reading pings.
+            tokio::time::timeout(Duration::from_secs(180), bot_fill_across_nodes(url))
+                .await
+                .expect("the test ends within 3 minutes")
+        })
+    })
+    .await;
 }
 
 async fn bot_fill_across_nodes(url: String) {
