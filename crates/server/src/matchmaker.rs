@@ -144,6 +144,7 @@ pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
                         if let Some(i) = queue.iter().position(|w| w.player == player) {
                             queue.remove(i);
                             state.presence().release(player, Busy::Queued(mode));
+                            dequeued(&state, player, mode);
                             status(&state, &mut q, mode, wait);
                         }
                     }
@@ -185,9 +186,10 @@ async fn sleep_until(clock: &crate::clock::Clock, at_ms: Option<u64>) {
 /// Drops waiting players whose connection is gone (their presence is freed).
 fn prune(state: &AppState, q: &mut Queues, mode: Mode) {
     q.of(mode).retain(|w| {
-        let live = state.session(w.player).is_some_and(|c| !c.is_closed());
+        let live = state.reach(w.player).is_some_and(|c| !c.is_closed());
         if !live {
             state.presence().release(w.player, Busy::Queued(mode));
+            dequeued(state, w.player, mode);
         }
         live
     });
@@ -226,9 +228,9 @@ fn launch(state: &AppState, mode: Mode, humans: Vec<Waiting>) {
             room::StartError::StoreUnavailable => ErrorCode::StoreUnavailable,
             _ => ErrorCode::Internal,
         };
-        for w in humans {
+        for w in &humans {
             state.presence().release(w.player, Busy::Queued(mode));
-            if let Some(c) = state.session(w.player) {
+            if let Some(c) = state.reach(w.player) {
                 c.send_error(
                     code,
                     "the match could not be started; please queue again",
@@ -236,6 +238,10 @@ fn launch(state: &AppState, mode: Mode, humans: Vec<Waiting>) {
                 );
             }
         }
+    }
+    // The room holds the stand-ins of remote players already.
+    for w in &humans {
+        dequeued(state, w.player, mode);
     }
 }
 
@@ -260,8 +266,15 @@ fn status(state: &AppState, q: &mut Queues, mode: Mode, wait_ms: u64) {
     };
     let frame = crate::ws::encode(None, &ServerMsg::QueueStatus(st));
     for w in q.of(mode).iter() {
-        if let Some(c) = state.session(w.player) {
+        if let Some(c) = state.reach(w.player) {
             c.send(frame.clone());
         }
+    }
+}
+
+/// Cluster: `player` (queued from another node, maybe) is out of the queue of `mode`.
+fn dequeued(state: &AppState, player: Uuid, mode: Mode) {
+    if let Some(c) = state.cluster() {
+        c.dequeued(player, mode);
     }
 }

@@ -168,6 +168,12 @@ impl AppState {
     pub fn session(&self, player: Uuid) -> Option<ConnHandle> {
         self.0.sessions.get(&player).map(|c| c.clone())
     }
+    /// Where frames for `player` go: its live connection here, or (cluster, on the
+    /// matchmaker node) the stand-in of its socket on another node.
+    pub fn reach(&self, player: Uuid) -> Option<ConnHandle> {
+        self.session(player)
+            .or_else(|| self.cluster().and_then(|c| c.stand_in(player)))
+    }
     /// What each player is busy with.
     pub fn presence(&self) -> &Presence {
         &self.0.presence

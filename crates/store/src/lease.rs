@@ -177,6 +177,16 @@ const RUNNING_MATCH_OF: &str = "SELECT m.id FROM matches m \
 const LISTED: &str = "SELECT l.match_id FROM room_leases l JOIN matches m ON m.id = l.match_id \
     WHERE l.listed AND m.status = 'running' ORDER BY m.started_at DESC, m.id DESC LIMIT $1";
 const LEASE_OF: &str = "SELECT node_id, fencing_token FROM room_leases WHERE match_id = $1";
+/// Takes or extends the role `$1` for node `$2` (for `$3` seconds) when it is free,
+/// expired or held by `$2` already; returns a row only then.
+const CLAIM_ROLE: &str = "INSERT INTO cluster_roles (role, node_id, expires_at) \
+    VALUES ($1, $2, now() + make_interval(secs => $3)) \
+    ON CONFLICT (role) DO UPDATE SET node_id = EXCLUDED.node_id, expires_at = EXCLUDED.expires_at \
+    WHERE cluster_roles.node_id = EXCLUDED.node_id OR cluster_roles.expires_at < now() \
+    RETURNING node_id";
+/// Ends node `$2`'s hold of role `$1` now.
+const RELEASE_ROLE: &str = "UPDATE cluster_roles SET expires_at = now() - interval '1 second' \
+    WHERE role = $1 AND node_id = $2";
 
 fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
@@ -311,5 +321,40 @@ impl Store {
             .bind(match_id)
             .fetch_optional(pool)
             .await?)
+    }
+
+    /// Takes the cluster-wide role `role` (e.g. `"matchmaker"`) for `node` for
+    /// `lease` from now (database clock), or extends it, when no other node holds it
+    /// unexpired. True when `node` holds the role now; at most one node does.
+    ///
+    /// Errors: [`StoreError::Unavailable`]; [`StoreError::Invalid`] on SQLite.
+    pub async fn claim_role(
+        &self,
+        role: &str,
+        node: &str,
+        lease: Duration,
+    ) -> Result<bool, StoreError> {
+        let pool = self.pg()?;
+        let held: Option<String> = sqlx::query_scalar(CLAIM_ROLE)
+            .bind(role)
+            .bind(node)
+            .bind(secs(lease))
+            .fetch_optional(pool)
+            .await?;
+        Ok(held.is_some())
+    }
+
+    /// Ends `node`'s hold of `role` now (no-op when it does not hold it), so another
+    /// node takes it at its next claim.
+    ///
+    /// Errors: [`StoreError::Unavailable`]; [`StoreError::Invalid`] on SQLite.
+    pub async fn release_role(&self, role: &str, node: &str) -> Result<(), StoreError> {
+        let pool = self.pg()?;
+        sqlx::query(RELEASE_ROLE)
+            .bind(role)
+            .bind(node)
+            .execute(pool)
+            .await?;
+        Ok(())
     }
 }

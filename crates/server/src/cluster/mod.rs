@@ -28,6 +28,7 @@
 //! A socket whose match runs on another node reaches its room over NATS; the owner
 //! sends that socket's frames back to its node.
 
+pub mod queue;
 pub mod remote;
 
 use crate::config::Config;
@@ -161,6 +162,10 @@ pub struct Cluster {
     conns: dashmap::DashMap<u64, crate::ws::ConnHandle>,
     /// Those sockets by the match they sent to (closed when it moves).
     routed: dashmap::DashMap<Uuid, std::collections::HashMap<u64, crate::ws::ConnHandle>>,
+    /// True while this node is the cluster's matchmaker ([`queue`]).
+    mm_leader: std::sync::atomic::AtomicBool,
+    /// Matchmaker node: remote queued players → (their socket's node, stand-in).
+    stand_ins: dashmap::DashMap<Uuid, (String, crate::ws::ConnHandle)>,
 }
 
 impl Cluster {
@@ -185,6 +190,8 @@ impl Cluster {
             scan_now: Notify::new(),
             conns: dashmap::DashMap::new(),
             routed: dashmap::DashMap::new(),
+            mm_leader: std::sync::atomic::AtomicBool::new(false),
+            stand_ins: dashmap::DashMap::new(),
         }))
     }
 
@@ -231,6 +238,14 @@ impl Cluster {
         state.tasks().spawn(async move { me.moved_loop(st).await });
         let (me, st) = (self.clone(), state.clone());
         state.tasks().spawn(async move { me.hello_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state
+            .tasks()
+            .spawn(async move { me.matchmaker_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state
+            .tasks()
+            .spawn(async move { me.dequeued_loop(st).await });
     }
 
     async fn renew_loop(self: Arc<Self>, state: AppState) {
@@ -376,6 +391,7 @@ impl Cluster {
     /// Leaving (SIGTERM), after the rooms stopped and the writer flushed: releases
     /// every lease this node holds and tells the other nodes (NATS) to claim them now.
     pub async fn leave(&self, store: &Store) {
+        self.release_matchmaker(store).await;
         match store.release_leases(&self.leases).await {
             Ok(n) => tracing::info!(node = self.node_id(), released = n, "room leases released"),
             Err(e) => tracing::warn!(node = self.node_id(), error = %e,

@@ -418,7 +418,7 @@ impl Cluster {
 
     /// A connection handle on this (owner) node for the remote socket `conn` of
     /// node `origin`: frames queued to it are published to that node, in order.
-    fn proxy(
+    pub(super) fn proxy(
         &self,
         state: &AppState,
         origin: &str,

@@ -255,7 +255,7 @@ pub fn start_listed(
                         left: false,
                     },
                     actor::SeatKind::Human(player_id),
-                    state.session(player_id),
+                    state.reach(player_id),
                 ),
                 Occupant::Bot => (
                     SeatInfo {

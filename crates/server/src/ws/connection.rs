@@ -242,6 +242,21 @@ impl Session {
                     conn.send_error(ErrorCode::AlreadyBusy, busy_text(b), req);
                     return;
                 }
+                // Cluster: the queue is the matchmaker node's (crate::cluster::queue).
+                if let Some(c) = state.cluster().filter(|c| !c.is_matchmaker()) {
+                    let cmd = crate::cluster::queue::QueueCmd::Join {
+                        name: player.name.clone(),
+                        mode: j.mode,
+                    };
+                    match c.queue_remote(player.id, cmd, &conn).await {
+                        Ok(()) => conn.ack(req),
+                        Err(r) => {
+                            state.presence().release(player.id, Busy::Queued(j.mode));
+                            conn.send_error(r.code, r.message, req);
+                        }
+                    }
+                    return;
+                }
                 let (rconn, answered) = conn.for_request();
                 let cmd = crate::matchmaker::MmCmd::Join {
                     player: player.id,
@@ -258,6 +273,19 @@ impl Session {
                 self.answer_of(answered).await;
             }
             ClientMsg::LeaveQueue => {
+                if let Some(c) = state.cluster().filter(|c| !c.is_matchmaker()) {
+                    let cmd = crate::cluster::queue::QueueCmd::Leave { closed: false };
+                    match c.queue_remote(player.id, cmd, &conn).await {
+                        Ok(()) => {
+                            if let Some(b @ Busy::Queued(_)) = state.presence().get(player.id) {
+                                state.presence().release(player.id, b);
+                            }
+                            conn.ack(req);
+                        }
+                        Err(r) => conn.send_error(r.code, r.message, req),
+                    }
+                    return;
+                }
                 let (rconn, answered) = conn.for_request();
                 let cmd = crate::matchmaker::MmCmd::Leave {
                     player: player.id,
@@ -692,6 +720,14 @@ impl Session {
             Some(Busy::Lobby) => {
                 self.state.lobbies().back(player.id, &self.conn);
             }
+            Some(Busy::Queued(_)) if self.state.cluster().is_some_and(|c| !c.is_matchmaker()) => {
+                if let Some(c) = self.state.cluster() {
+                    let cmd = crate::cluster::queue::QueueCmd::Status;
+                    if let Err(r) = c.queue_remote(player.id, cmd, &self.conn).await {
+                        tracing::debug!(error = %r.message, "queue status not asked");
+                    }
+                }
+            }
             Some(Busy::Queued(_)) => {
                 let cmd = crate::matchmaker::MmCmd::Status {
                     player: player.id,
@@ -717,6 +753,15 @@ impl Session {
                 .remove_if(&p.id, |_, c| c.id() == conn_id)
                 .is_some();
             match self.state.presence().get(p.id) {
+                Some(b @ Busy::Queued(_))
+                    if current && self.state.cluster().is_some_and(|c| !c.is_matchmaker()) =>
+                {
+                    if let Some(c) = self.state.cluster() {
+                        let cmd = crate::cluster::queue::QueueCmd::Leave { closed: true };
+                        let _ = c.queue_remote(p.id, cmd, &self.conn).await;
+                    }
+                    self.state.presence().release(p.id, b);
+                }
                 Some(Busy::Queued(_)) if current => {
                     let cmd = crate::matchmaker::MmCmd::Leave {
                         player: p.id,
@@ -775,7 +820,8 @@ fn read_error_reason(e: axum::Error) -> CloseReason {
     }
 }
 
-fn busy_text(b: Busy) -> &'static str {
+/// The `already_busy` text for a player busy with `b`.
+pub(crate) fn busy_text(b: Busy) -> &'static str {
     match b {
         Busy::Queued(_) => "you are already in a queue",
         Busy::Lobby => "you are in a lobby",

@@ -822,3 +822,159 @@ async fn live_everywhere(url: String) {
         n.proc.kill9().await;
     }
 }
+
+/// The node holding the cluster's matchmaker role, once one does (bounded wait).
+async fn matchmaker_node(pool: &sqlx::PgPool) -> String {
+    let t0 = Instant::now();
+    loop {
+        let node: Option<String> = sqlx::query_scalar(
+            "SELECT node_id FROM cluster_roles WHERE role = 'matchmaker' AND expires_at > now()",
+        )
+        .fetch_optional(pool)
+        .await
+        .unwrap();
+        if let Some(n) = node {
+            return n;
+        }
+        assert!(t0.elapsed() < BOUND, "no node became the matchmaker");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A guest on each of `nodes[homes[i]]` joins the clash queue (each reads its
+/// `ack`); then each reads its `match_started`. Returns the players with their
+/// `match_started`.
+async fn queue_on(nodes: &[Node], homes: &[usize]) -> Vec<(Player, protocol::MatchStarted)> {
+    let mut players = Vec::new();
+    for (i, &h) in homes.iter().enumerate() {
+        let (id, token) = nodes[h].proc.guest(&format!("Q{i}")).await;
+        let (mut p, active) = Player::connect(&nodes[h].proc, id, &token).await;
+        assert!(active.is_empty());
+        p.send(json!({"t": "join_queue", "id": "q", "d": {"mode": "clash"}}))
+            .await;
+        match p
+            .until(|m| matches!(m, ServerMsg::Ack(_) | ServerMsg::Error(_)))
+            .await
+            .msg
+        {
+            ServerMsg::Ack(a) => assert_eq!(a.id, "q"),
+            other => panic!("player {i} on {} not queued: {other:?}", nodes[h].id),
+        }
+        players.push(p);
+    }
+    let mut out = Vec::new();
+    for mut p in players {
+        let started = match p
+            .until(|m| matches!(m, ServerMsg::MatchStarted(_)))
+            .await
+            .msg
+        {
+            ServerMsg::MatchStarted(m) => m,
+            _ => unreachable!(),
+        };
+        out.push((p, started));
+    }
+    out
+}
+
+/// Shared quick play: four players queued on three different nodes (n1, n2, n3,
+/// n2) meet in one match of four humans, run by the cluster's matchmaker node; a
+/// player signing in again on its own node is shown the match (`active_matches`)
+/// and gets its snapshot; they play it to `match_ended` and the replay verifies.
+#[tokio::test]
+async fn players_queued_on_three_nodes_meet_in_one_match() {
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            // Every wait is bounded, also one that keeps reading pings.
+            tokio::time::timeout(Duration::from_secs(180), queue_across_nodes(url))
+                .await
+                .expect("the test ends within 3 minutes")
+        })
+    })
+    .await;
+}
+
+async fn queue_across_nodes(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let nodes = cluster(&url, 3, 3000, dir.path()).await;
+    let mm = matchmaker_node(&pool).await;
+    let homes = [0usize, 1, 2, 1];
+    let queued = queue_on(&nodes, &homes).await;
+    let match_id = queued[0].1.match_id;
+    let mut by_seat: Vec<Option<(usize, Player)>> = (0..4).map(|_| None).collect();
+    for (i, (p, m)) in queued.into_iter().enumerate() {
+        assert_eq!(m.match_id, match_id, "one match for the four");
+        assert!(m.seats.iter().all(|s| !s.bot), "four humans, no bot");
+        by_seat[m.your_seat.expect("seated").index()] = Some((homes[i], p));
+    }
+    assert_eq!(
+        owner(&pool, match_id).await.expect("leased").0,
+        mm,
+        "the match runs on the matchmaker node"
+    );
+    let mut players = Vec::new();
+    for slot in by_seat {
+        let (home, old) = slot.expect("every seat taken");
+        // Signing in again on its own node: the match is listed and attached.
+        let p = rejoin(&nodes[home].proc, &old, match_id).await;
+        drop(old);
+        players.push(p);
+    }
+    assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
+    check_replay(&nodes[0].proc, match_id, &seen_turns(&players)).await;
+    // Out of the match, every player may queue again on its node.
+    for (p, &h) in players.iter_mut().zip(homes.iter()) {
+        p.send(json!({"t": "join_queue", "id": "again", "d": {"mode": "journey"}}))
+            .await;
+        let reply = p
+            .until(|m| matches!(m, ServerMsg::Ack(_) | ServerMsg::Error(_)))
+            .await;
+        assert!(
+            matches!(reply.msg, ServerMsg::Ack(_)),
+            "queued again on {}: {:?}",
+            nodes[h].id,
+            reply.msg
+        );
+    }
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
+/// The bot fill runs cluster-wide: two players queued on two different nodes get
+/// one match with two bots once the (1 s) wait ran out.
+#[tokio::test]
+async fn the_bot_fill_joins_players_of_different_nodes() {
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            // Every wait is bounded, also one that keeps reading pings.
+            tokio::time::timeout(Duration::from_secs(180), bot_fill_across_nodes(url))
+                .await
+                .expect("the test ends within 3 minutes")
+        })
+    })
+    .await;
+}
+
+async fn bot_fill_across_nodes(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let mut spec = Spec::new(&url, 3000);
+    spec.extra.push(("LUDO_BOT_FILL_SECONDS", "1"));
+    spec.extra.push(("LUDO_BOT_THINK_MS", "10"));
+    let nodes = cluster_of(&spec, 3, dir.path()).await;
+    let mm = matchmaker_node(&pool).await;
+    let queued = queue_on(&nodes, &[1, 2]).await;
+    let match_id = queued[0].1.match_id;
+    for (_, m) in &queued {
+        assert_eq!(m.match_id, match_id, "one match for the two");
+        assert_eq!(m.seats.iter().filter(|s| s.bot).count(), 2, "two bots");
+    }
+    assert_eq!(owner(&pool, match_id).await.expect("leased").0, mm);
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
