@@ -205,6 +205,103 @@ pub struct Chat {
     pub text: String,
 }
 
+/// A decoded client message sorted by what the socket must be for it (how a server
+/// reads a [`ClientMsg`]; the wire format is [`ClientMsg`]'s): `hello` and `ping` are
+/// answered on any socket, every other message only once the socket is signed in.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Inbound {
+    /// `hello`: signs the socket in (see [`ClientMsg::Hello`]).
+    Hello(Hello),
+    /// `ping`: answered with `pong`, signed in or not.
+    Ping,
+    /// Any other message: a request that needs a signed-in player.
+    Request(Request),
+}
+
+/// A signed-in player's request: every [`ClientMsg`] but `hello` and `ping`, with
+/// the same payloads and answers (documented on [`ClientMsg`]'s variants).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// [`ClientMsg::JoinQueue`].
+    JoinQueue(JoinQueue),
+    /// [`ClientMsg::LeaveQueue`].
+    LeaveQueue,
+    /// [`ClientMsg::CreateLobby`].
+    CreateLobby(CreateLobby),
+    /// [`ClientMsg::JoinLobby`].
+    JoinLobby(JoinLobby),
+    /// [`ClientMsg::LeaveLobby`].
+    LeaveLobby,
+    /// [`ClientMsg::StartLobby`].
+    StartLobby,
+    /// [`ClientMsg::SubmitTurn`].
+    SubmitTurn(SubmitTurn),
+    /// [`ClientMsg::Pass`].
+    Pass(TurnRef),
+    /// [`ClientMsg::Resync`].
+    Resync(Resync),
+    /// [`ClientMsg::Spectate`].
+    Spectate(MatchRef),
+    /// [`ClientMsg::Chat`]; from [`crate::decode_client`] its text is already
+    /// normalized and within the text policy.
+    Chat(Chat),
+    /// [`ClientMsg::LeaveMatch`].
+    LeaveMatch(MatchRef),
+    /// [`ClientMsg::SubscribeLobbies`].
+    SubscribeLobbies,
+    /// [`ClientMsg::UnsubscribeLobbies`].
+    UnsubscribeLobbies,
+    /// [`ClientMsg::OfferRematch`].
+    OfferRematch(MatchRef),
+}
+
+impl From<ClientMsg> for Inbound {
+    fn from(msg: ClientMsg) -> Inbound {
+        let request = match msg {
+            ClientMsg::Hello(h) => return Inbound::Hello(h),
+            ClientMsg::Ping => return Inbound::Ping,
+            ClientMsg::JoinQueue(j) => Request::JoinQueue(j),
+            ClientMsg::LeaveQueue => Request::LeaveQueue,
+            ClientMsg::CreateLobby(c) => Request::CreateLobby(c),
+            ClientMsg::JoinLobby(j) => Request::JoinLobby(j),
+            ClientMsg::LeaveLobby => Request::LeaveLobby,
+            ClientMsg::StartLobby => Request::StartLobby,
+            ClientMsg::SubmitTurn(s) => Request::SubmitTurn(s),
+            ClientMsg::Pass(t) => Request::Pass(t),
+            ClientMsg::Resync(r) => Request::Resync(r),
+            ClientMsg::Spectate(m) => Request::Spectate(m),
+            ClientMsg::Chat(c) => Request::Chat(c),
+            ClientMsg::LeaveMatch(m) => Request::LeaveMatch(m),
+            ClientMsg::SubscribeLobbies => Request::SubscribeLobbies,
+            ClientMsg::UnsubscribeLobbies => Request::UnsubscribeLobbies,
+            ClientMsg::OfferRematch(m) => Request::OfferRematch(m),
+        };
+        Inbound::Request(request)
+    }
+}
+
+impl From<Request> for ClientMsg {
+    fn from(r: Request) -> ClientMsg {
+        match r {
+            Request::JoinQueue(j) => ClientMsg::JoinQueue(j),
+            Request::LeaveQueue => ClientMsg::LeaveQueue,
+            Request::CreateLobby(c) => ClientMsg::CreateLobby(c),
+            Request::JoinLobby(j) => ClientMsg::JoinLobby(j),
+            Request::LeaveLobby => ClientMsg::LeaveLobby,
+            Request::StartLobby => ClientMsg::StartLobby,
+            Request::SubmitTurn(s) => ClientMsg::SubmitTurn(s),
+            Request::Pass(t) => ClientMsg::Pass(t),
+            Request::Resync(r) => ClientMsg::Resync(r),
+            Request::Spectate(m) => ClientMsg::Spectate(m),
+            Request::Chat(c) => ClientMsg::Chat(c),
+            Request::LeaveMatch(m) => ClientMsg::LeaveMatch(m),
+            Request::SubscribeLobbies => ClientMsg::SubscribeLobbies,
+            Request::UnsubscribeLobbies => ClientMsg::UnsubscribeLobbies,
+            Request::OfferRematch(m) => ClientMsg::OfferRematch(m),
+        }
+    }
+}
+
 impl ClientMsg {
     /// The message's type tag (`"submit_turn"` …).
     pub fn type_name(&self) -> &'static str {

@@ -16,7 +16,8 @@ pub const MAX_ID_CHARS: usize = 64;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {message}", code.as_str())]
 pub struct DecodeError {
-    /// `bad_json`, `unknown_type` or `too_large`.
+    /// `bad_json`, `unknown_type`, `too_large`, or `invalid_text` (a `chat` text that
+    /// breaks the text policy of [`crate::text`]).
     pub code: ErrorCode,
     /// What was wrong.
     pub message: String,
@@ -37,7 +38,9 @@ struct FrameRef<'a> {
 /// [`DecodeError`] (`too_large` over [`MAX_FRAME_BYTES`]; `bad_json` for bytes that
 /// are not a JSON object, a missing or non-string `t`, an `id` that is not a string of
 /// at most 64 characters, or a payload `d` of the wrong shape; `unknown_type` for a `t`
-/// that names no client message). `d` may be left out or be `null` for messages
+/// that names no client message; `invalid_text` for a `chat` whose text breaks the text
+/// policy of [`crate::text`]: a decoded `chat` carries its text NFC-normalized, as it
+/// is relayed). `d` may be left out or be `null` for messages
 /// without a payload. Keys other than `t`, `d` and `id` are ignored; when a key is
 /// repeated the last one counts. The error carries the frame's `id` whenever the
 /// frame is an object with a valid `id`. Never panics.
@@ -106,13 +109,20 @@ pub fn decode_client_limited(bytes: &[u8], max_bytes: usize) -> Result<ClientFra
     if let Some(d) = outer.remove("d").filter(|d| !d.is_null()) {
         inner.insert("d".into(), d);
     }
-    let msg: ClientMsg = serde_json::from_value(Value::Object(inner)).map_err(|e| {
+    let mut msg: ClientMsg = serde_json::from_value(Value::Object(inner)).map_err(|e| {
         err(
             ErrorCode::BadJson,
             format!("bad {t} payload: {e}"),
             id.clone(),
         )
     })?;
+    // The schema's text rules (`Chat::text`), checked where the payload is read.
+    if let ClientMsg::Chat(c) = &mut msg {
+        match crate::text::chat(&c.text) {
+            Ok(normalized) => c.text = normalized,
+            Err(e) => return Err(err(ErrorCode::InvalidText, format!("chat text: {e}"), id)),
+        }
+    }
     Ok(ClientFrame { id, msg })
 }
 

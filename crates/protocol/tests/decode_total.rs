@@ -1,6 +1,8 @@
 //! Contract: `decode_client` is total. Any byte string gives a frame or a
-//! `DecodeError` whose code is `bad_json`, `unknown_type` or `too_large`; it never
-//! panics; and a frame that follows `client.schema.json` always decodes.
+//! `DecodeError` whose code is `bad_json`, `unknown_type`, `too_large` or
+//! `invalid_text` (chat text the text policy refuses); it never panics; and a frame
+//! that follows `client.schema.json` always decodes, unless its chat text breaks the
+//! policy (which the schema cannot state).
 
 mod common;
 
@@ -10,10 +12,11 @@ use protocol::{decode_client, ClientFrame, ClientMsg, DecodeError, ErrorCode, MA
 use serde_json::{json, Value};
 use std::sync::OnceLock;
 
-const DECODE_CODES: [ErrorCode; 3] = [
+const DECODE_CODES: [ErrorCode; 4] = [
     ErrorCode::BadJson,
     ErrorCode::UnknownType,
     ErrorCode::TooLarge,
+    ErrorCode::InvalidText,
 ];
 
 fn code(bytes: &[u8]) -> ErrorCode {
@@ -69,6 +72,54 @@ fn wrong_payload_is_bad_json_with_the_id() {
     // A message with a payload needs `d`.
     let e = decode_err(r#"{"t":"hello","d":null}"#);
     assert_eq!(e.code, ErrorCode::BadJson);
+}
+
+/// Chat text rules are part of decoding: a text the policy refuses is
+/// `invalid_text` with the frame's `id`; an accepted one arrives NFC-normalized.
+#[test]
+fn chat_text_is_checked_and_normalized_by_decoding() {
+    let id = "00000000-0000-4000-8000-000000000001";
+    for (rid, text) in [("e", ""), ("c", r"hi\u001b[31m"), ("b", r"\u202ehi")] {
+        let frame =
+            format!(r#"{{"t":"chat","id":"{rid}","d":{{"match_id":"{id}","text":"{text}"}}}}"#);
+        let e = decode_err(&frame);
+        assert_eq!(
+            (e.code, e.id.as_deref()),
+            (ErrorCode::InvalidText, Some(rid)),
+            "{frame}"
+        );
+    }
+    let long = "é".repeat(281);
+    let e = decode_err(&format!(
+        r#"{{"t":"chat","d":{{"match_id":"{id}","text":"{long}"}}}}"#
+    ));
+    assert_eq!(e.code, ErrorCode::InvalidText);
+    assert_eq!(e.message, "chat text: must be 1..=280 characters, got 281");
+    // "e" + U+0301 COMBINING ACUTE ACCENT composes to U+00E9.
+    let frame = decode_client(
+        format!(r#"{{"t":"chat","d":{{"match_id":"{id}","text":"caf\u0065\u0301"}}}}"#).as_bytes(),
+    )
+    .unwrap();
+    match frame.msg {
+        ClientMsg::Chat(c) => assert_eq!(c.text, "caf\u{e9}"),
+        other => panic!("expected chat, got {other:?}"),
+    }
+}
+
+/// Every message but `hello` and `ping` is a signed-in player's request, and the
+/// request is the same message.
+#[test]
+fn hello_and_ping_are_sorted_from_requests() {
+    use protocol::Inbound;
+    for (t, f) in client_examples() {
+        match (t, Inbound::from(f.msg.clone())) {
+            ("hello", Inbound::Hello(h)) => assert_eq!(ClientMsg::Hello(h), f.msg),
+            ("ping", Inbound::Ping) => {}
+            ("hello" | "ping", other) => panic!("{t} sorted as {other:?}"),
+            (_, Inbound::Request(r)) => assert_eq!(ClientMsg::from(r), f.msg, "{t}"),
+            (_, other) => panic!("{t} sorted as {other:?}"),
+        }
+    }
 }
 
 #[test]
@@ -327,7 +378,12 @@ proptest! {
         match decode_client(&bytes) {
             Ok(_) => {}
             Err(e) => {
-                prop_assert!(!valid, "schema-valid frame refused: {} ({})", v, e);
+                prop_assert!(
+                    !valid || e.code == ErrorCode::InvalidText,
+                    "schema-valid frame refused: {} ({})",
+                    v,
+                    e
+                );
                 let id = v.get("id").and_then(Value::as_str).filter(|s| s.chars().count() <= 64);
                 prop_assert_eq!(e.id.as_deref(), id, "the error echoes the id");
             }

@@ -117,6 +117,20 @@ pub fn instant_at(deadline_ms: u64) -> Instant {
     Instant::now() + Duration::from_millis(deadline_ms.saturating_sub(now_ms()) + 1)
 }
 
+/// Tokio's clock as a `governor` time source, so the per-connection message budget
+/// refills on the same clock as every other timer of the server (a test that pauses
+/// Tokio's time and advances it refills the budget without waiting).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TokioClock;
+
+impl governor::clock::Clock for TokioClock {
+    type Instant = std::time::Instant;
+
+    fn now(&self) -> std::time::Instant {
+        Instant::now().into_std()
+    }
+}
+
 /// A Unix-ms time as a UTC date-time (for the store).
 pub fn datetime(ms: u64) -> DateTime<Utc> {
     DateTime::from_timestamp_millis(ms as i64).unwrap_or_else(Utc::now)

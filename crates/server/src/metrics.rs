@@ -118,7 +118,7 @@ pub fn router() -> Router<AppState> {
 
 /// The Prometheus text exposition, with the scrape-time gauges refreshed.
 async fn scrape(State(state): State<AppState>) -> impl IntoResponse {
-    metrics::gauge!(SESSIONS).set(state.sessions().len() as f64);
+    metrics::gauge!(SESSIONS).set(state.registries().session_count() as f64);
     metrics::gauge!(LOBBIES).set(state.lobbies().len() as f64);
     metrics::gauge!(store::BACKLOG_GAUGE).set(state.writer().backlog() as f64);
     process().collect();

@@ -1,9 +1,10 @@
 //! [`AppState`]: everything shared by the HTTP handlers, connections, the matchmaker,
 //! lobbies and rooms. Cheap to clone (one `Arc`).
 //!
-//! Shared maps are `DashMap`s (sharded locks held for a single map operation, never
-//! across an `.await`); the actors (rooms, matchmaker) own their state and are
-//! reached by channel.
+//! The registries (running rooms, live sessions, presence) are [`Registries`]:
+//! `DashMap`s (sharded locks held for a single map operation, never across an
+//! `.await`) behind methods named for what their callers do; the actors (rooms,
+//! matchmaker) own their state and are reached by channel.
 
 use crate::clock::Clock;
 use crate::config::Config;
@@ -11,7 +12,7 @@ use crate::lobby::Lobbies;
 use crate::matchmaker::{self, MatchmakerHandle};
 use crate::presence::Presence;
 use crate::room::RoomHandle;
-use crate::ws::ConnHandle;
+use crate::ws::{CloseReason, ConnHandle};
 use dashmap::DashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -28,8 +29,8 @@ pub struct AppState(Arc<Inner>);
 impl std::fmt::Debug for AppState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AppState")
-            .field("rooms", &self.0.rooms.len())
-            .field("sessions", &self.0.sessions.len())
+            .field("rooms", &self.0.registries.room_count())
+            .field("sessions", &self.0.registries.session_count())
             .field("store_ready", &self.store_ready())
             .finish_non_exhaustive()
     }
@@ -41,13 +42,7 @@ struct Inner {
     config: Config,
     store: Store,
     writer: WriterHandle,
-    /// Match id → the room's command queue. Written by rooms when they start and
-    /// stop; read by connections routing a request to its match.
-    rooms: DashMap<Uuid, RoomHandle>,
-    /// Player id → its live connection (the newest; an older one is closed), so a
-    /// room starting can reach a player who reconnected while queued or in a lobby.
-    sessions: DashMap<Uuid, ConnHandle>,
-    presence: Presence,
+    registries: Arc<Registries>,
     lobbies: Lobbies,
     matchmaker: MatchmakerHandle,
     /// Cancelled once the server begins shutting down; every connection, room and
@@ -87,9 +82,7 @@ impl AppState {
             config,
             store,
             writer,
-            rooms: DashMap::new(),
-            sessions: DashMap::new(),
-            presence: Presence::default(),
+            registries: Arc::default(),
             lobbies: Lobbies::default(),
             matchmaker,
             shutdown: CancellationToken::new(),
@@ -152,21 +145,17 @@ impl AppState {
     pub fn writer(&self) -> &WriterHandle {
         &self.0.writer
     }
-    /// Running rooms by match id.
-    pub fn rooms(&self) -> &DashMap<Uuid, RoomHandle> {
-        &self.0.rooms
+    /// The registries of running rooms, live sessions and presence.
+    pub fn registries(&self) -> &Arc<Registries> {
+        &self.0.registries
     }
     /// The room of a running match.
     pub fn room(&self, match_id: Uuid) -> Option<RoomHandle> {
-        self.0.rooms.get(&match_id).map(|r| r.clone())
-    }
-    /// Live connections by player id.
-    pub fn sessions(&self) -> &DashMap<Uuid, ConnHandle> {
-        &self.0.sessions
+        self.0.registries.room(match_id)
     }
     /// The live connection of `player`, if any.
     pub fn session(&self, player: Uuid) -> Option<ConnHandle> {
-        self.0.sessions.get(&player).map(|c| c.clone())
+        self.0.registries.session(player)
     }
     /// Where frames for `player` go: its live connection here, or (cluster, on the
     /// matchmaker node) the stand-in of its socket on another node.
@@ -176,7 +165,7 @@ impl AppState {
     }
     /// What each player is busy with.
     pub fn presence(&self) -> &Presence {
-        &self.0.presence
+        &self.0.registries.presence
     }
     /// Lobbies.
     pub fn lobbies(&self) -> &Lobbies {
@@ -234,5 +223,88 @@ impl AppState {
         if let Some(c) = self.cluster() {
             c.leave(self.store()).await;
         }
+    }
+}
+
+/// The registries every part of the server reads: running rooms, live sessions and
+/// what each player is busy with. Shared (one `Arc`) by [`AppState`] and the rooms,
+/// which reach it only through their `RoomDeps` (`crate::room`).
+#[derive(Debug, Default)]
+pub struct Registries {
+    /// Match id → the room's command queue. Written by rooms when they start and
+    /// stop; read by connections routing a request to its match.
+    rooms: DashMap<Uuid, RoomHandle>,
+    /// Player id → its live connection (the newest; an older one is closed), so a
+    /// room starting can reach a player who reconnected while queued or in a lobby.
+    sessions: DashMap<Uuid, ConnHandle>,
+    /// What each player is busy with.
+    presence: Presence,
+}
+
+impl Registries {
+    /// Registers the room of running match `match_id`, so requests naming the match
+    /// reach it (a room of the same match still registered is replaced).
+    pub fn register_room(&self, match_id: Uuid, room: RoomHandle) {
+        self.rooms.insert(match_id, room);
+    }
+    /// Removes the room of `match_id` (it stopped): requests naming the match no
+    /// longer reach a room here.
+    pub fn unregister_room(&self, match_id: Uuid) {
+        self.rooms.remove(&match_id);
+    }
+    /// The room of a running match.
+    pub fn room(&self, match_id: Uuid) -> Option<RoomHandle> {
+        self.rooms.get(&match_id).map(|r| r.clone())
+    }
+    /// True when a room of match `match_id` is registered.
+    pub fn runs_room(&self, match_id: Uuid) -> bool {
+        self.rooms.contains_key(&match_id)
+    }
+    /// The ids of the registered rooms that may be listed for spectators
+    /// ([`RoomHandle::is_listed`]), in no particular order.
+    pub fn listed_rooms(&self) -> Vec<Uuid> {
+        self.rooms
+            .iter()
+            .filter(|r| r.value().is_listed())
+            .map(|r| *r.key())
+            .collect()
+    }
+    /// How many rooms are registered.
+    pub fn room_count(&self) -> usize {
+        self.rooms.len()
+    }
+    /// Makes `conn` the live connection of `player`; an older connection of the
+    /// player is closed (4000, replaced).
+    pub fn attach_session(&self, player: Uuid, conn: &ConnHandle) {
+        if let Some(old) = self.sessions.insert(player, conn.clone()) {
+            if old.id() != conn.id() {
+                old.close(CloseReason::REPLACED);
+            }
+        }
+    }
+    /// Forgets connection `conn_id` as `player`'s live one when it still is. True
+    /// when it was (no newer connection of the player took over).
+    pub fn detach_session(&self, player: Uuid, conn_id: u64) -> bool {
+        self.sessions
+            .remove_if(&player, |_, c| c.id() == conn_id)
+            .is_some()
+    }
+    /// Forgets `player`'s live connection, if any, and closes it with `reason`.
+    pub fn close_session(&self, player: Uuid, reason: CloseReason) {
+        if let Some((_, old)) = self.sessions.remove(&player) {
+            old.close(reason);
+        }
+    }
+    /// The live connection of `player`, if any.
+    pub fn session(&self, player: Uuid) -> Option<ConnHandle> {
+        self.sessions.get(&player).map(|c| c.clone())
+    }
+    /// How many players have a live connection.
+    pub fn session_count(&self) -> usize {
+        self.sessions.len()
+    }
+    /// What each player is busy with.
+    pub fn presence(&self) -> &Presence {
+        &self.presence
     }
 }

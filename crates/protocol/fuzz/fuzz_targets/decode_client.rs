@@ -1,6 +1,7 @@
 //! Fuzz target: `decode_client` is total. For any bytes it returns a frame or an
-//! error coded `bad_json`, `unknown_type` or `too_large` (the latter exactly for
-//! frames over `MAX_FRAME_BYTES`), and a decoded frame re-encodes to itself.
+//! error coded `bad_json`, `unknown_type`, `too_large` (exactly for frames over
+//! `MAX_FRAME_BYTES`) or `invalid_text` (a chat text the text policy refuses), and a
+//! decoded frame re-encodes to itself.
 
 #![no_main]
 
@@ -16,7 +17,10 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => {
             assert!(matches!(
                 e.code,
-                ErrorCode::BadJson | ErrorCode::UnknownType | ErrorCode::TooLarge
+                ErrorCode::BadJson
+                    | ErrorCode::UnknownType
+                    | ErrorCode::TooLarge
+                    | ErrorCode::InvalidText
             ));
             assert_eq!(e.code == ErrorCode::TooLarge, data.len() > MAX_FRAME_BYTES);
         }

@@ -61,8 +61,8 @@ pub async fn health(State(state): State<AppState>) -> Json<Health> {
     Json(Health {
         status: "ok".into(),
         database: state.store().backend_name().into(),
-        rooms: state.rooms().len(),
-        sessions: state.sessions().len(),
+        rooms: state.registries().room_count(),
+        sessions: state.registries().session_count(),
         persistence_backlog: state.writer().backlog(),
     })
 }

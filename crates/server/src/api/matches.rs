@@ -132,12 +132,7 @@ pub async fn live(State(state): State<AppState>) -> Result<Json<LiveMatches>, Ap
     // In a cluster, every node's matches: their leases say which may be listed.
     let ids: Vec<Uuid> = match state.cluster() {
         Some(_) => state.store().listed_matches(LIVE_LIMIT).await?,
-        None => state
-            .rooms()
-            .iter()
-            .filter(|r| r.value().is_listed())
-            .map(|r| *r.key())
-            .collect(),
+        None => state.registries().listed_rooms(),
     };
     let matches = state.store().running_summaries(&ids, LIVE_LIMIT).await?;
     Ok(Json(LiveMatches { matches }))

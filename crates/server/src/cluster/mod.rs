@@ -353,9 +353,9 @@ impl Cluster {
             if node == self.node_id() {
                 continue;
             }
-            if let Some((_, old)) = state.sessions().remove(&player) {
-                old.close(CloseReason::REPLACED);
-            }
+            state
+                .registries()
+                .close_session(player, CloseReason::REPLACED);
         }
     }
 
@@ -416,7 +416,7 @@ impl Cluster {
 /// Resumes claimed match `id` (token `t`) here. False when it has ended meanwhile or
 /// cannot be resumed (logged).
 async fn resume_claimed(state: &AppState, store: &Store, id: Uuid, t: i64) -> bool {
-    if state.rooms().contains_key(&id) {
+    if state.registries().runs_room(id) {
         // A room of an older lease of ours is still stopping: let it go; the claim
         // expires unrenewed and the match is claimed again at a later scan.
         lose_room(state, id);

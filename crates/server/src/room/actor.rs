@@ -26,9 +26,8 @@
 //! changes once it is durable, tells everyone (`match_ended` with each rated seat's
 //! change), removes itself from the registries and returns.
 
-use super::{History, RoomCmd};
+use super::{History, RoomCmd, RoomDeps};
 use crate::clock;
-use crate::state::AppState;
 use crate::ws::{encode, ConnHandle, Frame};
 use backon::{ExponentialBuilder, Retryable};
 use engine::{Expiry, Match, MatchEnd, Plan, Seat, TurnOutcome, TurnStart};
@@ -172,9 +171,8 @@ struct Pending {
 /// The room actor's state. Owned by its task; nothing else can reach it.
 pub(crate) struct Room {
     id: Uuid,
-    state: AppState,
-    /// The server's clock (Unix ms; a test's manual clock).
-    clock: clock::Clock,
+    /// What the room needs from the server (clock, writer, settings, registries).
+    deps: RoomDeps,
     m: Match,
     seats: Vec<SeatSlot>,
     /// Spectators by connection id.
@@ -217,21 +215,21 @@ pub(crate) enum Beginning {
 impl Room {
     pub(crate) fn new(
         id: Uuid,
-        state: AppState,
+        deps: RoomDeps,
         m: Match,
         seats: Vec<SeatSlot>,
         rx: mpsc::Receiver<RoomCmd>,
         stop: tokio_util::sync::CancellationToken,
         beginning: Beginning,
     ) -> Room {
-        let cap = state.config().resync_frames;
+        let cap = deps.settings.resync_frames;
         let (history, assigned, pending) = match beginning {
             Beginning::New(committed) => (
                 History::new(cap),
                 2,
                 Some(Pending {
                     committed,
-                    since_ms: state.clock().now_ms(),
+                    since_ms: deps.clock.now_ms(),
                     out: vec![Out::Started, Out::TurnStarted(2)],
                     new_turn: true,
                     received: None,
@@ -241,8 +239,7 @@ impl Room {
         };
         Room {
             id,
-            clock: state.clock().clone(),
-            state,
+            deps,
             m,
             seats,
             spectators: HashMap::new(),
@@ -261,7 +258,7 @@ impl Room {
 
     /// Runs the match to its end (or until the server shuts down), then cleans up.
     pub(crate) async fn run(mut self) {
-        let shutdown = self.state.shutdown_token().clone();
+        let shutdown = self.deps.shutdown.clone();
         let stop = self.stop.clone();
         self.track_presence();
         if self.pending.is_none() {
@@ -277,7 +274,7 @@ impl Room {
         }
         while !self.m.is_over() || self.pending.is_some() {
             let (deadline, auto) = self.next_wake();
-            let clock = self.clock.clone();
+            let clock = self.deps.clock.clone();
             tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => {
@@ -287,7 +284,7 @@ impl Room {
                 }
                 res = committed(&mut self.pending) => match res {
                     Ok(()) => self.release(),
-                    Err(_) if self.state.cluster().is_some() && !shutdown.is_cancelled() => {
+                    Err(_) if self.deps.clustered && !shutdown.is_cancelled() => {
                         // Fenced: another node owns the match now.
                         tracing::warn!(match_id = %self.id, "pending write fenced (another node owns the match); room stops without showing it");
                         self.moved();
@@ -321,9 +318,7 @@ impl Room {
         if self.pending.is_some() {
             return (None, None);
         }
-        let abandon = self
-            .away_since
-            .map(|t| t + u64::from(self.state.config().abandon_seconds) * 1000);
+        let abandon = self.away_since.map(|t| t + self.deps.settings.abandon_ms);
         let deadline = match (self.m.next_deadline(), abandon) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -340,7 +335,7 @@ impl Room {
             .any(|s| matches!(s.kind, SeatKind::Human(_)) && s.connected());
         self.away_since = match (here, self.away_since) {
             (true, _) => None,
-            (false, None) => Some(self.clock.now_ms()),
+            (false, None) => Some(self.deps.clock.now_ms()),
             (false, since) => since,
         };
     }
@@ -362,7 +357,7 @@ impl Room {
         new_turn: bool,
         received: Option<std::time::Instant>,
     ) {
-        let committed = self.state.writer().send(op);
+        let committed = self.deps.writer.send(op);
         self.pend(committed, out, new_turn, received);
     }
 
@@ -378,7 +373,7 @@ impl Room {
         self.auto_at = None;
         self.pending = Some(Pending {
             committed,
-            since_ms: self.clock.now_ms(),
+            since_ms: self.deps.clock.now_ms(),
             out,
             new_turn,
             received,
@@ -391,7 +386,7 @@ impl Room {
         let Some(p) = self.pending.take() else {
             return;
         };
-        let waited_ms = self.clock.now_ms().saturating_sub(p.since_ms);
+        let waited_ms = self.deps.clock.now_ms().saturating_sub(p.since_ms);
         if waited_ms >= STALL.as_millis() as u64 {
             self.m.postpone(waited_ms);
             tracing::warn!(match_id = %self.id, waited_ms,
@@ -406,7 +401,8 @@ impl Room {
                 Out::Started => self.announce_start(),
                 Out::TurnStarted(seq) => {
                     if let Some(t) = self.m.current_turn() {
-                        let msg = ServerMsg::TurnStarted(self.turn_started(t, self.clock.now_ms()));
+                        let msg =
+                            ServerMsg::TurnStarted(self.turn_started(t, self.deps.clock.now_ms()));
                         self.broadcast(seq, encode(Some(seq), &msg));
                     }
                 }
@@ -516,7 +512,7 @@ impl Room {
                 "the plan arrived at or after turn_deadline: the turn timed out",
                 req,
             );
-            let now = self.clock.now_ms().max(at_ms);
+            let now = self.deps.clock.now_ms().max(at_ms);
             self.expire(now);
             return;
         }
@@ -591,14 +587,12 @@ impl Room {
         let seat = Seat::from_index(i);
         self.m.leave(seat);
         let slot = &mut self.seats[i];
-        slot.kind = SeatKind::Bot(bot::new_bot(self.state.config().bot_kind, rand::random()));
+        slot.kind = SeatKind::Bot(bot::new_bot(self.deps.settings.bot_kind, rand::random()));
         slot.info.bot = true;
         slot.info.left = true;
         slot.conn = None;
         slot.away = false;
-        self.state
-            .presence()
-            .release(player, crate::presence::Busy::Seated(self.id));
+        self.deps.free_seat(player, self.id);
         tracing::info!(match_id = %self.id, seat = seat.name(), "player left the match");
         let seq = self.next_seq();
         let msg = ServerMsg::SeatLeft(protocol::SeatLeft {
@@ -621,7 +615,7 @@ impl Room {
         } else {
             // Nobody is left to play for: the ordered writer stores the leave, then
             // the result; the room waits for the last one.
-            let _leave_committed = self.state.writer().send(op);
+            let _leave_committed = self.deps.writer.send(op);
             let end = self.m.end_abandoned();
             self.finish(end, out);
         }
@@ -655,7 +649,7 @@ impl Room {
             seat,
             name: name.clone(),
             text: text.clone(),
-            sent_at: clock::datetime(self.clock.now_ms()),
+            sent_at: clock::datetime(self.deps.clock.now_ms()),
         });
         let msg = ServerMsg::Chat(ChatLine {
             match_id: self.id,
@@ -686,11 +680,11 @@ impl Room {
     // ----- time -----
 
     fn on_timer(&mut self) {
-        let now = self.clock.now_ms();
+        let now = self.deps.clock.now_ms();
         if self.expire(now) {
             return;
         }
-        let abandon_ms = u64::from(self.state.config().abandon_seconds) * 1000;
+        let abandon_ms = self.deps.settings.abandon_ms;
         if self.away_since.is_some_and(|t| now >= t + abandon_ms) {
             tracing::info!(match_id = %self.id, "every human away: match abandoned");
             let end = self.m.end_abandoned();
@@ -736,7 +730,7 @@ impl Room {
         let someone_here = self.seats.iter().any(SeatSlot::connected);
         let slot = &self.seats[turn.seat.index()];
         self.auto_at = match slot.kind {
-            SeatKind::Bot(_) => Some(self.turn_began + self.state.config().bot_think()),
+            SeatKind::Bot(_) => Some(self.turn_began + self.deps.settings.bot_think),
             SeatKind::Human(_) if slot.connected() || !slot.away => None,
             SeatKind::Human(_) | SeatKind::Empty if someone_here => Some(Instant::now()),
             _ => None,
@@ -827,7 +821,7 @@ impl Room {
             engine::standings(&position),
             position,
         ));
-        let clock_ms = self.m.clock_used_ms(self.clock.now_ms());
+        let clock_ms = self.m.clock_used_ms(self.deps.clock.now_ms());
         // The room keeps no turn log of its own (the store has it), so a long match
         // does not grow in memory turn by turn.
         let turns = self
@@ -853,7 +847,7 @@ impl Room {
             (Some(end), _) => {
                 // Both writes go to the ordered writer; the result's commit implies
                 // the turn's, so the room waits for the last one only.
-                let _turn_committed = self.state.writer().send(op);
+                let _turn_committed = self.deps.writer.send(op);
                 self.finish(end, out);
             }
             (None, Some(_)) => {
@@ -882,13 +876,13 @@ impl Room {
         let op = WriteOp::Finish(store::MatchResult {
             id: self.id,
             seed: self.m.seed(),
-            ended_at: clock::datetime(self.clock.now_ms()),
+            ended_at: clock::datetime(self.deps.clock.now_ms()),
             reason: end.reason,
             standings: end.standings.clone(),
             end_seq: Some(seq),
         });
         let msg = self.match_ended(&end);
-        let committed = self.state.writer().send(op);
+        let committed = self.deps.writer.send(op);
         let ratings = Ratings::default();
         // Two or more human players (seats that left count): the result's
         // transaction rated them; read the changes for `match_ended`.
@@ -898,12 +892,7 @@ impl Room {
             .filter(|s| s.info.player_id.is_some())
             .count();
         let committed = if humans >= 2 {
-            then_ratings(
-                committed,
-                self.state.store().clone(),
-                self.id,
-                ratings.clone(),
-            )
+            then_ratings(committed, self.deps.store.clone(), self.id, ratings.clone())
         } else {
             committed
         };
@@ -916,9 +905,7 @@ impl Room {
     fn release_seats(&self) {
         for s in &self.seats {
             if let Some(p) = s.player() {
-                self.state
-                    .presence()
-                    .release(p, crate::presence::Busy::Seated(self.id));
+                self.deps.free_seat(p, self.id);
             }
         }
     }
@@ -961,7 +948,7 @@ impl Room {
     }
 
     fn send_snapshot(&self, conn: &ConnHandle, your_seat: Option<Seat>) {
-        let now = self.clock.now_ms();
+        let now = self.deps.clock.now_ms();
         let snap = Snapshot {
             match_id: self.id,
             mode: self.m.position().mode(),
@@ -1006,7 +993,7 @@ impl Room {
     /// Removes the room from the registries; the task then returns and everything it
     /// owned is dropped. Requests that waited or arrived too late still get an answer.
     fn unregister(&mut self) {
-        self.state.rooms().remove(&self.id);
+        self.deps.unregister(self.id);
         if self.m.is_over() && self.pending.is_none() {
             self.release_seats();
         }

@@ -18,9 +18,11 @@
 //! (or `resync`/`spectate`) and receives a snapshot.
 
 mod actor;
+mod deps;
 mod history;
 
 pub(crate) use actor::wire_change;
+pub(crate) use deps::RoomDeps;
 pub use history::History;
 
 use crate::clock;
@@ -320,7 +322,7 @@ pub fn start_listed(
     tracing::info!(match_id = %id, mode = mode.name(), "match started");
     let room = actor::Room::new(
         id,
-        state.clone(),
+        RoomDeps::of(state),
         m,
         seats,
         rx,
@@ -425,7 +427,7 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     tracing::info!(match_id = %id, turns = m.turns_played(), seq, "match resumed");
     let room = actor::Room::new(
         id,
-        state.clone(),
+        RoomDeps::of(state),
         m,
         seats,
         rx,
@@ -445,7 +447,7 @@ pub async fn resume_all(state: &AppState) -> Result<usize, store::StoreError> {
     let mut resumed = 0;
     for stored in running {
         let id = stored.id;
-        if state.rooms().contains_key(&id) {
+        if state.registries().runs_room(id) {
             continue;
         }
         match resume(state, stored) {
@@ -466,7 +468,7 @@ fn register(
 ) -> (mpsc::Receiver<RoomCmd>, tokio_util::sync::CancellationToken) {
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
     let stop = tokio_util::sync::CancellationToken::new();
-    state.rooms().insert(
+    state.registries().register_room(
         id,
         RoomHandle {
             tx,

@@ -13,14 +13,17 @@
 
 use super::outbound::{Answered, CloseReason, ConnHandle};
 use crate::auth::token_hash;
+use crate::clock::TokioClock;
 use crate::presence::Busy;
 use crate::room::RoomCmd;
 use crate::state::AppState;
 use axum::extract::ws::{Message, WebSocket};
 use futures_util::stream::SplitStream;
 use futures_util::StreamExt;
-use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
-use protocol::{ClientFrame, ClientMsg, ErrorCode, Hello, ServerMsg, Welcome};
+use governor::middleware::NoOpMiddleware;
+use governor::state::{InMemoryState, NotKeyed};
+use governor::{Quota, RateLimiter};
+use protocol::{ClientFrame, CreateLobby, ErrorCode, Hello, Inbound, Request, ServerMsg, Welcome};
 use std::collections::HashSet;
 use std::num::NonZeroU32;
 use std::time::Duration;
@@ -52,6 +55,10 @@ pub async fn serve(socket: WebSocket, state: AppState) {
     metrics::gauge!("ludo_ws_connections").decrement(1.0);
 }
 
+/// A connection's message budget (`--rate-per-second`, `--rate-burst`), refilled on
+/// Tokio's clock.
+type Budget = RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<std::time::Instant>>;
+
 /// The reader's state.
 struct Session {
     state: AppState,
@@ -59,7 +66,7 @@ struct Session {
     /// Set by a good `hello`.
     player: Option<store::Player>,
     /// The per-connection message budget.
-    limiter: DefaultDirectRateLimiter,
+    limiter: Budget,
     /// Rate-limited messages in a row.
     strikes: u32,
     /// Matches this connection spectates (to detach from on close).
@@ -72,7 +79,10 @@ impl Session {
         let rate = NonZeroU32::new(cfg.rate_per_second).unwrap_or(NonZeroU32::MIN);
         let burst = NonZeroU32::new(cfg.rate_burst).unwrap_or(NonZeroU32::MIN);
         Session {
-            limiter: RateLimiter::direct(Quota::per_second(rate).allow_burst(burst)),
+            limiter: RateLimiter::direct_with_clock(
+                Quota::per_second(rate).allow_burst(burst),
+                TokioClock,
+            ),
             state,
             conn,
             player: None,
@@ -204,215 +214,270 @@ impl Session {
         }
     }
 
+    /// A decoded frame: `ping` and `hello` on any socket, every other message only
+    /// once the socket is signed in (`not_authenticated` before).
     async fn dispatch(&mut self, frame: ClientFrame) {
         let ClientFrame { id: req, msg } = frame;
-        let player = match msg {
-            ClientMsg::Ping => {
+        match Inbound::from(msg) {
+            Inbound::Ping => {
                 self.conn.send_msg(None, &ServerMsg::Pong);
-                return;
             }
-            ClientMsg::Hello(h) => return self.hello(h, req).await,
-            _ => match &self.player {
-                Some(p) => p.clone(),
-                None => {
-                    self.conn.send_error(
-                        ErrorCode::NotAuthenticated,
-                        "send hello with your token first",
-                        req,
-                    );
-                    return;
-                }
-            },
-        };
-        let conn = self.conn.clone();
-        let state = self.state.clone();
-        match msg {
-            ClientMsg::Ping | ClientMsg::Hello(_) => unreachable!("handled above"),
-            ClientMsg::JoinQueue(_) | ClientMsg::CreateLobby(_) | ClientMsg::OfferRematch(_)
-                if !state.accepting_new_matches() =>
-            {
-                conn.send_error(
-                    ErrorCode::StoreUnavailable,
-                    "the store is unavailable or behind; no new match can start now",
+            Inbound::Hello(h) => self.hello(h, req).await,
+            Inbound::Request(r) => match self.player.clone() {
+                Some(player) => self.request(&player, r, req).await,
+                None => self.conn.send_error(
+                    ErrorCode::NotAuthenticated,
+                    "send hello with your token first",
                     req,
-                );
-            }
-            ClientMsg::JoinQueue(j) => {
-                if let Err(b) = state.presence().claim(player.id, Busy::Queued(j.mode)) {
-                    conn.send_error(ErrorCode::AlreadyBusy, busy_text(b), req);
-                    return;
-                }
-                // Cluster: the queue is the matchmaker node's (crate::cluster::queue).
-                if let Some(c) = state.cluster().filter(|c| !c.is_matchmaker()) {
-                    let cmd = crate::cluster::queue::QueueCmd::Join {
-                        name: player.name.clone(),
-                        mode: j.mode,
-                    };
-                    match c.queue_remote(player.id, cmd, &conn).await {
-                        Ok(()) => conn.ack(req),
-                        Err(r) => {
-                            state.presence().release(player.id, Busy::Queued(j.mode));
-                            conn.send_error(r.code, r.message, req);
-                        }
-                    }
-                    return;
-                }
-                let (rconn, answered) = conn.for_request();
-                let cmd = crate::matchmaker::MmCmd::Join {
-                    player: player.id,
-                    name: player.name,
-                    mode: j.mode,
-                    conn: rconn,
-                    req: req.clone(),
-                };
-                if state.matchmaker().send(cmd).await.is_err() {
-                    state.presence().release(player.id, Busy::Queued(j.mode));
-                    conn.send_error(ErrorCode::Internal, "matchmaking is not available", req);
-                    return;
-                }
-                self.answer_of(answered).await;
-            }
-            ClientMsg::LeaveQueue => {
-                if let Some(c) = state.cluster().filter(|c| !c.is_matchmaker()) {
-                    let cmd = crate::cluster::queue::QueueCmd::Leave { closed: false };
-                    match c.queue_remote(player.id, cmd, &conn).await {
-                        Ok(()) => {
-                            if let Some(b @ Busy::Queued(_)) = state.presence().get(player.id) {
-                                state.presence().release(player.id, b);
-                            }
-                            conn.ack(req);
-                        }
-                        Err(r) => conn.send_error(r.code, r.message, req),
-                    }
-                    return;
-                }
-                let (rconn, answered) = conn.for_request();
-                let cmd = crate::matchmaker::MmCmd::Leave {
-                    player: player.id,
-                    conn: Some(rconn),
-                    req: req.clone(),
-                };
-                if state.matchmaker().send(cmd).await.is_err() {
-                    conn.send_error(ErrorCode::Internal, "matchmaking is not available", req);
-                    return;
-                }
-                self.answer_of(answered).await;
-            }
-            ClientMsg::CreateLobby(c) => {
-                match state.lobbies().create(&state, player.id, &player.name, &c) {
-                    Ok(_) => conn.ack(req),
-                    Err(e) => conn.send_error(e.code(), e.to_string(), req),
-                }
-            }
-            ClientMsg::JoinLobby(j) => {
-                match state
-                    .lobbies()
-                    .join(&state, player.id, &player.name, &j.code)
-                {
-                    Ok(()) => conn.ack(req),
-                    Err(e) => conn.send_error(e.code(), e.to_string(), req),
-                }
-            }
-            ClientMsg::SubscribeLobbies => {
-                conn.ack(req);
-                state.lobbies().subscribe(&conn);
-            }
-            ClientMsg::UnsubscribeLobbies => {
-                state.lobbies().unsubscribe(conn.id());
-                conn.ack(req);
-            }
-            ClientMsg::OfferRematch(m) => self.offer_rematch(&player, m.match_id, req).await,
-            ClientMsg::LeaveLobby => match state.lobbies().leave(&state, player.id) {
-                Ok(()) => conn.ack(req),
-                Err(e) => conn.send_error(e.code(), e.to_string(), req),
+                ),
             },
-            ClientMsg::StartLobby => match state.lobbies().start(&state, player.id) {
-                Ok(_) => conn.ack(req),
-                Err(e) => conn.send_error(e.code(), e.to_string(), req),
-            },
-            ClientMsg::SubmitTurn(s) => {
-                let received = std::time::Instant::now();
-                let at_ms = state.clock().now_ms();
-                let make = |conn| RoomCmd::Submit {
-                    player: player.id,
-                    conn,
-                    req: req.clone(),
-                    turn_number: s.turn_number,
-                    plan: s.plan,
-                    received,
-                    at_ms,
-                };
-                self.to_room(s.match_id, Route::Submit, req.clone(), make)
-                    .await;
-            }
-            ClientMsg::LeaveMatch(m) => {
-                let make = |conn| RoomCmd::Leave {
-                    player: player.id,
-                    conn,
-                    req: req.clone(),
-                };
-                self.to_room(m.match_id, Route::Submit, req.clone(), make)
-                    .await;
-            }
-            ClientMsg::Pass(t) => {
-                let received = std::time::Instant::now();
-                let at_ms = state.clock().now_ms();
-                let make = |conn| RoomCmd::Submit {
-                    player: player.id,
-                    conn,
-                    req: req.clone(),
-                    turn_number: t.turn_number,
-                    plan: engine::Plan::pass(),
-                    received,
-                    at_ms,
-                };
-                self.to_room(t.match_id, Route::Submit, req.clone(), make)
-                    .await;
-            }
-            ClientMsg::Resync(r) => {
-                let make = |conn| RoomCmd::Resync {
-                    player: player.id,
-                    conn,
-                    req: req.clone(),
-                    last_seq: r.last_seq,
-                };
-                self.to_room(r.match_id, Route::Watch(player.id), req.clone(), make)
-                    .await;
-            }
-            ClientMsg::Spectate(m) => {
-                let make = |conn| RoomCmd::Spectate {
-                    player: player.id,
-                    conn,
-                    req: req.clone(),
-                };
-                if self
-                    .to_room(m.match_id, Route::Watch(player.id), req.clone(), make)
-                    .await
-                {
-                    self.watching.insert(m.match_id);
-                }
-            }
-            ClientMsg::Chat(c) => {
-                // The text policy (protocol::text) is applied here, before the room:
-                // the room relays the normalized text.
-                let text = match protocol::text::chat(&c.text) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        conn.send_error(ErrorCode::InvalidText, format!("chat text: {e}"), req);
-                        return;
-                    }
-                };
-                let make = |conn| RoomCmd::Chat {
-                    player: player.id,
-                    name: player.name,
-                    conn,
-                    req: req.clone(),
-                    text,
-                };
-                self.to_room(c.match_id, Route::Other, req.clone(), make)
-                    .await;
-            }
         }
+    }
+
+    /// A signed-in player's request, answered by the function of its kind.
+    async fn request(&mut self, player: &store::Player, r: Request, req: Option<String>) {
+        match r {
+            Request::JoinQueue(j) => self.join_queue(player, j.mode, req).await,
+            Request::LeaveQueue => self.leave_queue(player, req).await,
+            Request::CreateLobby(c) => self.create_lobby(player, &c, req),
+            Request::JoinLobby(j) => self.join_lobby(player, &j.code, req),
+            Request::LeaveLobby => self.leave_lobby(player, req),
+            Request::StartLobby => self.start_lobby(player, req),
+            Request::SubscribeLobbies => self.subscribe_lobbies(req),
+            Request::UnsubscribeLobbies => self.unsubscribe_lobbies(req),
+            Request::OfferRematch(m) => self.offer_rematch(player, m.match_id, req).await,
+            Request::SubmitTurn(s) => {
+                self.submit(player, s.match_id, s.turn_number, s.plan, req)
+                    .await
+            }
+            Request::Pass(t) => {
+                self.submit(player, t.match_id, t.turn_number, engine::Plan::pass(), req)
+                    .await
+            }
+            Request::LeaveMatch(m) => self.leave_match(player, m.match_id, req).await,
+            Request::Resync(r) => self.resync(player, r, req).await,
+            Request::Spectate(m) => self.spectate(player, m.match_id, req).await,
+            Request::Chat(c) => self.chat(player, c, req).await,
+        }
+    }
+
+    /// False, after answering `store_unavailable`, when no new match may start now
+    /// (`join_queue`, `create_lobby` and `offer_rematch` ask first).
+    fn new_matches_open(&self, req: &Option<String>) -> bool {
+        if self.state.accepting_new_matches() {
+            return true;
+        }
+        self.conn.send_error(
+            ErrorCode::StoreUnavailable,
+            "the store is unavailable or behind; no new match can start now",
+            req.clone(),
+        );
+        false
+    }
+
+    /// `join_queue`: claims the player as queued (`already_busy` if it is busy), then
+    /// the matchmaker (this node's, or in a cluster the matchmaker node's) answers.
+    async fn join_queue(&self, player: &store::Player, mode: engine::Mode, req: Option<String>) {
+        if !self.new_matches_open(&req) {
+            return;
+        }
+        let state = &self.state;
+        if let Err(b) = state.presence().claim(player.id, Busy::Queued(mode)) {
+            self.conn
+                .send_error(ErrorCode::AlreadyBusy, busy_text(b), req);
+            return;
+        }
+        // Cluster: the queue is the matchmaker node's (crate::cluster::queue).
+        if let Some(c) = state.cluster().filter(|c| !c.is_matchmaker()) {
+            let cmd = crate::cluster::queue::QueueCmd::Join {
+                name: player.name.clone(),
+                mode,
+            };
+            match c.queue_remote(player.id, cmd, &self.conn).await {
+                Ok(()) => self.conn.ack(req),
+                Err(r) => {
+                    state.presence().release(player.id, Busy::Queued(mode));
+                    self.conn.send_error(r.code, r.message, req);
+                }
+            }
+            return;
+        }
+        let (rconn, answered) = self.conn.for_request();
+        let cmd = crate::matchmaker::MmCmd::Join {
+            player: player.id,
+            name: player.name.clone(),
+            mode,
+            conn: rconn,
+            req: req.clone(),
+        };
+        if state.matchmaker().send(cmd).await.is_err() {
+            state.presence().release(player.id, Busy::Queued(mode));
+            self.conn
+                .send_error(ErrorCode::Internal, "matchmaking is not available", req);
+            return;
+        }
+        self.answer_of(answered).await;
+    }
+
+    /// `leave_queue`: the matchmaker (this node's, or the matchmaker node's) answers.
+    async fn leave_queue(&self, player: &store::Player, req: Option<String>) {
+        let state = &self.state;
+        if let Some(c) = state.cluster().filter(|c| !c.is_matchmaker()) {
+            let cmd = crate::cluster::queue::QueueCmd::Leave { closed: false };
+            match c.queue_remote(player.id, cmd, &self.conn).await {
+                Ok(()) => {
+                    if let Some(b @ Busy::Queued(_)) = state.presence().get(player.id) {
+                        state.presence().release(player.id, b);
+                    }
+                    self.conn.ack(req);
+                }
+                Err(r) => self.conn.send_error(r.code, r.message, req),
+            }
+            return;
+        }
+        let (rconn, answered) = self.conn.for_request();
+        let cmd = crate::matchmaker::MmCmd::Leave {
+            player: player.id,
+            conn: Some(rconn),
+            req: req.clone(),
+        };
+        if state.matchmaker().send(cmd).await.is_err() {
+            self.conn
+                .send_error(ErrorCode::Internal, "matchmaking is not available", req);
+            return;
+        }
+        self.answer_of(answered).await;
+    }
+
+    /// `create_lobby`: `ack` (and `lobby_state`), or the lobby's error.
+    fn create_lobby(&self, player: &store::Player, c: &CreateLobby, req: Option<String>) {
+        if !self.new_matches_open(&req) {
+            return;
+        }
+        let made = self
+            .state
+            .lobbies()
+            .create(&self.state, player.id, &player.name, c);
+        self.answer(made.map(drop), req);
+    }
+
+    /// `join_lobby` by its code: `ack`, or the lobby's error.
+    fn join_lobby(&self, player: &store::Player, code: &str, req: Option<String>) {
+        let joined = self
+            .state
+            .lobbies()
+            .join(&self.state, player.id, &player.name, code);
+        self.answer(joined, req);
+    }
+
+    /// `leave_lobby`: `ack`, or the lobby's error.
+    fn leave_lobby(&self, player: &store::Player, req: Option<String>) {
+        let left = self.state.lobbies().leave(&self.state, player.id);
+        self.answer(left, req);
+    }
+
+    /// `start_lobby` (host only): `ack`, or the lobby's error.
+    fn start_lobby(&self, player: &store::Player, req: Option<String>) {
+        let started = self.state.lobbies().start(&self.state, player.id);
+        self.answer(started.map(drop), req);
+    }
+
+    /// `subscribe_lobbies`: `ack`, then the `lobby_list`.
+    fn subscribe_lobbies(&self, req: Option<String>) {
+        self.conn.ack(req);
+        self.state.lobbies().subscribe(&self.conn);
+    }
+
+    /// `unsubscribe_lobbies`: `ack` (also when not subscribed).
+    fn unsubscribe_lobbies(&self, req: Option<String>) {
+        self.state.lobbies().unsubscribe(self.conn.id());
+        self.conn.ack(req);
+    }
+
+    /// Answers a lobby operation: `ack`, or its error's code and text.
+    fn answer(&self, result: Result<(), crate::lobby::LobbyError>, req: Option<String>) {
+        match result {
+            Ok(()) => self.conn.ack(req),
+            Err(e) => self.conn.send_error(e.code(), e.to_string(), req),
+        }
+    }
+
+    /// `submit_turn` (or `pass`, the plan [`engine::Plan::pass`]): to the room, which
+    /// answers.
+    async fn submit(
+        &self,
+        player: &store::Player,
+        match_id: Uuid,
+        turn_number: u32,
+        plan: engine::Plan,
+        req: Option<String>,
+    ) {
+        let received = std::time::Instant::now();
+        let at_ms = self.state.clock().now_ms();
+        let make = |conn| RoomCmd::Submit {
+            player: player.id,
+            conn,
+            req: req.clone(),
+            turn_number,
+            plan,
+            received,
+            at_ms,
+        };
+        self.to_room(match_id, Route::Submit, req.clone(), make)
+            .await;
+    }
+
+    /// `leave_match`: to the room, which answers.
+    async fn leave_match(&self, player: &store::Player, match_id: Uuid, req: Option<String>) {
+        let make = |conn| RoomCmd::Leave {
+            player: player.id,
+            conn,
+            req: req.clone(),
+        };
+        self.to_room(match_id, Route::Submit, req.clone(), make)
+            .await;
+    }
+
+    /// `resync`: to the room, or the stored end of a match that ended.
+    async fn resync(&self, player: &store::Player, r: protocol::Resync, req: Option<String>) {
+        let make = |conn| RoomCmd::Resync {
+            player: player.id,
+            conn,
+            req: req.clone(),
+            last_seq: r.last_seq,
+        };
+        self.to_room(r.match_id, Route::Watch(player.id), req.clone(), make)
+            .await;
+    }
+
+    /// `spectate`: to the room (the socket then watches the match until it closes),
+    /// or the stored end of a match that ended.
+    async fn spectate(&mut self, player: &store::Player, match_id: Uuid, req: Option<String>) {
+        let make = |conn| RoomCmd::Spectate {
+            player: player.id,
+            conn,
+            req: req.clone(),
+        };
+        if self
+            .to_room(match_id, Route::Watch(player.id), req.clone(), make)
+            .await
+        {
+            self.watching.insert(match_id);
+        }
+    }
+
+    /// `chat`: to the room, which relays the text (decoding checked it against the
+    /// text policy and normalized it, `protocol::text`).
+    async fn chat(&self, player: &store::Player, c: protocol::Chat, req: Option<String>) {
+        let make = |conn| RoomCmd::Chat {
+            player: player.id,
+            name: player.name.clone(),
+            conn,
+            req: req.clone(),
+            text: c.text,
+        };
+        self.to_room(c.match_id, Route::Other, req.clone(), make)
+            .await;
     }
 
     /// Routes the command `make` builds (around a request handle) to the room of
@@ -541,10 +606,13 @@ impl Session {
     }
 
     /// `offer_rematch`: the first error that applies, in this order:
-    /// `match_not_found`, `not_in_match`, `match_not_ended`, then the lobby's
+    /// `store_unavailable`, `match_not_found`, `not_in_match`, `match_not_ended`, then the lobby's
     /// (`already_busy`, `lobby_full`); otherwise the rematch lobby opens (or the
     /// player joins the open one) and the answer is `ack`.
     async fn offer_rematch(&self, player: &store::Player, match_id: Uuid, req: Option<String>) {
+        if !self.new_matches_open(&req) {
+            return;
+        }
         let summary = match self.state.store().match_summary(match_id).await {
             Ok(s) => s,
             Err(e) => {
@@ -588,17 +656,15 @@ impl Session {
             .filter(|p| *p != player.id)
             .collect();
         invited.dedup();
-        match self.state.lobbies().rematch(
+        let opened = self.state.lobbies().rematch(
             &self.state,
             player.id,
             &player.name,
             match_id,
             summary.mode,
             &invited,
-        ) {
-            Ok(_) => self.conn.ack(req),
-            Err(e) => self.conn.send_error(e.code(), e.to_string(), req),
-        }
+        );
+        self.answer(opened.map(drop), req);
     }
 
     /// True when the store holds the match `match_id` (a store failure counts as
@@ -662,11 +728,9 @@ impl Session {
             );
             return;
         }
-        if let Some(old) = self.state.sessions().insert(player.id, self.conn.clone()) {
-            if old.id() != self.conn.id() {
-                old.close(CloseReason::REPLACED);
-            }
-        }
+        self.state
+            .registries()
+            .attach_session(player.id, &self.conn);
         // Cluster: a socket of the same player on another node is replaced too.
         if let Some(c) = self.state.cluster() {
             c.announce_hello(player.id).await;
@@ -747,11 +811,7 @@ impl Session {
         let conn_id = self.conn.id();
         self.state.lobbies().unsubscribe(conn_id);
         if let Some(p) = &self.player {
-            let current = self
-                .state
-                .sessions()
-                .remove_if(&p.id, |_, c| c.id() == conn_id)
-                .is_some();
+            let current = self.state.registries().detach_session(p.id, conn_id);
             match self.state.presence().get(p.id) {
                 Some(b @ Busy::Queued(_))
                     if current && self.state.cluster().is_some_and(|c| !c.is_matchmaker()) =>

@@ -11,7 +11,6 @@ use crate::common::*;
 use protocol::{ErrorCode, ServerMsg};
 use serde_json::{json, Value};
 use server::clock::Clock;
-use std::time::Duration;
 
 async fn get(s: &TestServer, path: &str) -> Value {
     reqwest::get(s.url(path))
@@ -106,39 +105,70 @@ async fn a_player_who_leaves_is_free_and_ranks_last() {
     assert_eq!(replay.left, vec![leaver_seat]);
 }
 
+/// `resync` from 0 by a spectator: the room's snapshot, answered in the order of the
+/// room's queue (so it also shows the room handled everything queued before it).
+/// Panics if `match_ended` comes first.
+async fn watch_snapshot(c: &mut Client, id: uuid::Uuid) -> protocol::Snapshot {
+    c.send(json!({"t": "resync", "d": {"match_id": id, "last_seq": 0}}))
+        .await;
+    let (f, _) = c
+        .recv_until(|m| matches!(m, ServerMsg::Snapshot(_) | ServerMsg::MatchEnded(_)))
+        .await;
+    match f.msg {
+        ServerMsg::Snapshot(snap) => *snap,
+        other => panic!("the match ended before the snapshot: {other:?}"),
+    }
+}
+
+/// No fixed wait: a spectator's `resync` is the barrier. The room reads its queue and
+/// polls its timer in one task, so by the time one answer arrives the room has
+/// handled what was queued before it (both players' `Detach`) and polled its timer
+/// at the clock of that moment; a second answer shows what it did then. Turns last
+/// 600 s, so the abandon wait (120 s) is the only deadline that can pass.
 #[tokio::test]
 async fn a_match_whose_humans_are_all_away_ends_as_abandoned() {
     let clock = Clock::manual(T0);
     let config = server::Config {
         abandon_seconds: 120,
+        turn_seconds: 600,
         ..test_config()
     };
     let s = start_with_clock(config, clock.clone()).await;
     let (clients, started) = lobby_of_four(&s, true, 2).await;
     let id = started[0].match_id;
+    let mut watcher = s.player("Watcher").await;
+    watcher
+        .send(json!({"t": "spectate", "d": {"match_id": id}}))
+        .await;
+    watcher
+        .recv_until(|m| matches!(m, ServerMsg::Snapshot(_)))
+        .await;
     let away_from = clock.now_ms();
     drop(clients);
-    // The room notices both sockets are gone (Detach), then waits 120 s of clock.
-    s.eventually("the room saw both players go", |st| {
-        st.sessions().is_empty()
+    // Each closed socket queues its `Detach` to the room as it forgets its session.
+    s.eventually("both players' sockets closed", |st| {
+        st.registries().session_count() == 1
     })
     .await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(watch_snapshot(&mut watcher, id).await.ended, None);
     clock.set_ms(away_from + 120_000 - 1);
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let m = get(&s, &format!("/api/v1/matches/{id}")).await;
-    assert_eq!(m["status"], json!("running"), "1 ms early: still running");
+    watch_snapshot(&mut watcher, id).await;
+    let snap = watch_snapshot(&mut watcher, id).await;
+    assert_eq!(snap.ended, None, "1 ms early: still running");
     clock.set_ms(away_from + 120_000);
-    let t0 = std::time::Instant::now();
-    loop {
-        let m = get(&s, &format!("/api/v1/matches/{id}")).await;
-        if m["status"] == json!("ended") {
-            assert_eq!(m["end_reason"], json!("abandoned"));
-            break;
-        }
-        assert!(t0.elapsed() < STEP, "the match ends as abandoned: {m}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let (f, _) = watcher
+        .recv_until(|m| matches!(m, ServerMsg::MatchEnded(_)))
+        .await;
+    let ServerMsg::MatchEnded(ended) = f.msg else {
+        unreachable!()
+    };
+    assert_eq!(ended.reason, engine::EndReason::Abandoned);
+    // Shown only once durable: the store has the result.
+    let m = get(&s, &format!("/api/v1/matches/{id}")).await;
+    assert_eq!(
+        (&m["status"], &m["end_reason"]),
+        (&json!("ended"), &json!("abandoned"))
+    );
     let replay = verify_replay(&s, id).await;
     assert_eq!(replay.end.unwrap().reason, engine::EndReason::Abandoned);
 }

@@ -1,0 +1,82 @@
+//! [`RoomDeps`]: what a room needs from the rest of the server, and nothing more.
+//! Built from the [`AppState`] in one place ([`RoomDeps::of`]); a room never sees
+//! the whole state (connections, lobbies, the matchmaker, the edge).
+
+use crate::clock::Clock;
+use crate::presence::Busy;
+use crate::state::{AppState, Registries};
+use std::sync::Arc;
+use std::time::Duration;
+use store::{Store, WriterHandle};
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+/// A room's dependencies. Cheap to clone (handles and `Arc`s).
+#[derive(Clone)]
+pub(crate) struct RoomDeps {
+    /// The server's clock (Unix ms; a test's manual clock): turn timers, the match
+    /// clock, the abandon wait.
+    pub(crate) clock: Clock,
+    /// The ordered write-behind persistence writer: every write of the room.
+    pub(crate) writer: WriterHandle,
+    /// The store, read once a result is durable for its rating changes.
+    pub(crate) store: Store,
+    /// The room's settings from the server's configuration.
+    pub(crate) settings: RoomSettings,
+    /// Cancelled when the server begins shutting down.
+    pub(crate) shutdown: CancellationToken,
+    /// Cluster mode (this node joined a cluster before serving): a write that fails
+    /// was fenced, because another node owns the match now.
+    pub(crate) clustered: bool,
+    /// The registries the room updates: its own entry and its players' presence.
+    registries: Arc<Registries>,
+}
+
+/// The configuration values a room reads (`crate::config::Config`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RoomSettings {
+    /// Match messages kept for `resync` (`--resync-frames`).
+    pub(crate) resync_frames: usize,
+    /// How long a match waits with no human connected before it ends as abandoned,
+    /// ms (`--abandon-seconds` × 1000).
+    pub(crate) abandon_ms: u64,
+    /// The strategy of bot seats.
+    pub(crate) bot_kind: bot::BotKind,
+    /// How long a bot waits before it moves (`--bot-think-ms`).
+    pub(crate) bot_think: Duration,
+}
+
+impl RoomDeps {
+    /// The dependencies of a room of the server `state`.
+    pub(crate) fn of(state: &AppState) -> RoomDeps {
+        let config = state.config();
+        RoomDeps {
+            clock: state.clock().clone(),
+            writer: state.writer().clone(),
+            store: state.store().clone(),
+            settings: RoomSettings {
+                resync_frames: config.resync_frames,
+                abandon_ms: u64::from(config.abandon_seconds) * 1000,
+                bot_kind: config.bot_kind,
+                bot_think: config.bot_think(),
+            },
+            shutdown: state.shutdown_token().clone(),
+            clustered: state.cluster().is_some(),
+            registries: state.registries().clone(),
+        }
+    }
+
+    /// Frees `player`, seated in match `match_id`, so it can queue or open a lobby at
+    /// once (it left the match, or the match ended or moved).
+    pub(crate) fn free_seat(&self, player: Uuid, match_id: Uuid) {
+        self.registries
+            .presence()
+            .release(player, Busy::Seated(match_id));
+    }
+
+    /// Removes the room of `match_id` from the registry: requests naming the match
+    /// no longer reach it.
+    pub(crate) fn unregister(&self, match_id: Uuid) {
+        self.registries.unregister_room(match_id);
+    }
+}
