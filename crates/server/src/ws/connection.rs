@@ -686,6 +686,41 @@ impl Session {
     /// its `lobby_state` (and its seat is no longer away), a queued player its
     /// `queue_status`.
     async fn hello(&mut self, h: Hello, req: Option<String>) {
+        let Some(player) = self.authenticate(&h, req).await else {
+            return;
+        };
+        self.state
+            .registries()
+            .attach_session(player.id, &self.conn);
+        // Cluster: a socket of the same player on another node is replaced too.
+        if let Some(c) = self.state.cluster() {
+            c.announce_hello(player.id).await;
+        }
+        let active = self.active_matches(player.id).await;
+        tracing::debug!(conn = self.conn.id(), player = %player.id, client = %h.client.chars().take(64).collect::<String>(), "hello");
+        self.conn.send_msg(
+            None,
+            &ServerMsg::Welcome(Welcome {
+                player_id: player.id,
+                name: player.name.clone(),
+                server_version: SERVER_VERSION.to_string(),
+                protocol_version: h.protocol_version,
+                active_matches: active.clone(),
+            }),
+        );
+        for m in active {
+            let last_seq = h.last_seq.get(&m).copied().unwrap_or(0);
+            self.reattach(player.id, m, last_seq).await;
+        }
+        self.back_to_waiting(player.id).await;
+        self.player = Some(player);
+    }
+
+    /// The player `h` signs in as, or `None` after answering why not:
+    /// `unsupported_version` (and the socket closes), `not_authenticated` (unknown
+    /// token), `internal` (the store did not answer), or `already_busy` (this socket
+    /// is signed in as another player).
+    async fn authenticate(&self, h: &Hello, req: Option<String>) -> Option<store::Player> {
         let v = h.protocol_version;
         if !(protocol::MIN_PROTOCOL_VERSION..=protocol::MAX_PROTOCOL_VERSION).contains(&v) {
             let msg = format!(
@@ -696,7 +731,7 @@ impl Session {
             self.conn
                 .send_error(ErrorCode::UnsupportedVersion, msg, req);
             self.conn.close(CloseReason::UNSUPPORTED_VERSION);
-            return;
+            return None;
         }
         let player = match self
             .state
@@ -708,7 +743,7 @@ impl Session {
             Ok(None) => {
                 self.conn
                     .send_error(ErrorCode::NotAuthenticated, "unknown token", req);
-                return;
+                return None;
             }
             Err(e) => {
                 tracing::error!(error = %e, "token look-up failed");
@@ -717,7 +752,7 @@ impl Session {
                     "could not check the token; try again",
                     req,
                 );
-                return;
+                return None;
             }
         };
         if self.player.as_ref().is_some_and(|p| p.id != player.id) {
@@ -726,82 +761,76 @@ impl Session {
                 "this socket is signed in as another player",
                 req,
             );
-            return;
+            return None;
         }
-        self.state
-            .registries()
-            .attach_session(player.id, &self.conn);
-        // Cluster: a socket of the same player on another node is replaced too.
-        if let Some(c) = self.state.cluster() {
-            c.announce_hello(player.id).await;
-        }
+        Some(player)
+    }
+
+    /// The running matches `player` is seated in (`welcome.active_matches`): the one
+    /// presence knows here, or (cluster) the one the store has on another node.
+    async fn active_matches(&self, player: Uuid) -> Vec<Uuid> {
         let mut active: Vec<Uuid> = self
             .state
             .presence()
-            .active_match(player.id)
+            .active_match(player)
             .into_iter()
             .collect();
         // Cluster: the player's match may run on another node.
         if active.is_empty() && self.state.cluster().is_some() {
-            match self.state.store().running_match_of(player.id).await {
+            match self.state.store().running_match_of(player).await {
                 Ok(Some(m)) => active.push(m),
                 Ok(None) => {}
                 Err(e) => tracing::warn!(error = %e, "running match of the player not read"),
             }
         }
-        tracing::debug!(conn = self.conn.id(), player = %player.id, client = %h.client.chars().take(64).collect::<String>(), "hello");
-        self.conn.send_msg(
-            None,
-            &ServerMsg::Welcome(Welcome {
-                player_id: player.id,
-                name: player.name.clone(),
-                server_version: SERVER_VERSION.to_string(),
-                protocol_version: v,
-                active_matches: active.clone(),
-            }),
-        );
-        for m in active {
-            let attach = RoomCmd::Attach {
-                player: player.id,
-                conn: self.conn.clone(),
-                last_seq: h.last_seq.get(&m).copied().unwrap_or(0),
-            };
-            match (self.state.room(m), self.state.cluster()) {
-                (Some(room), _) => {
-                    let _ = room.send(attach).await;
-                }
-                (None, Some(c)) => {
-                    if c.route(m, attach, &self.conn).await {
-                        self.watching.insert(m);
-                    }
-                }
-                (None, None) => {}
+        active
+    }
+
+    /// Re-attaches this connection to `player`'s seat in match `m` (here, or on the
+    /// node that runs it), which sends the frames after `last_seq` or a snapshot.
+    async fn reattach(&mut self, player: Uuid, m: Uuid, last_seq: u64) {
+        let attach = RoomCmd::Attach {
+            player,
+            conn: self.conn.clone(),
+            last_seq,
+        };
+        match (self.state.room(m), self.state.cluster()) {
+            (Some(room), _) => {
+                let _ = room.send(attach).await;
             }
+            (None, Some(c)) => {
+                if c.route(m, attach, &self.conn).await {
+                    self.watching.insert(m);
+                }
+            }
+            (None, None) => {}
         }
-        // A player waiting in a lobby or queue (a second tab, or back within the
-        // lobby's grace period) gets that state at once.
-        match self.state.presence().get(player.id) {
+    }
+
+    /// A player waiting in a lobby or queue (a second tab, or back within the lobby's
+    /// grace period) gets that state at once: `lobby_state` or `queue_status`.
+    async fn back_to_waiting(&self, player: Uuid) {
+        match self.state.presence().get(player) {
             Some(Busy::Lobby) => {
-                self.state.lobbies().back(player.id, &self.conn);
+                self.state.lobbies().back(player, &self.conn);
             }
             Some(Busy::Queued(_)) if self.state.cluster().is_some_and(|c| !c.is_matchmaker()) => {
                 if let Some(c) = self.state.cluster() {
                     let cmd = crate::cluster::queue::QueueCmd::Status;
-                    if let Err(r) = c.queue_remote(player.id, cmd, &self.conn).await {
+                    if let Err(r) = c.queue_remote(player, cmd, &self.conn).await {
                         tracing::debug!(error = %r.message, "queue status not asked");
                     }
                 }
             }
             Some(Busy::Queued(_)) => {
                 let cmd = crate::matchmaker::MmCmd::Status {
-                    player: player.id,
+                    player,
                     conn: self.conn.clone(),
                 };
                 let _ = self.state.matchmaker().send(cmd).await;
             }
             Some(Busy::Seated(_)) | None => {}
         }
-        self.player = Some(player);
     }
 
     /// The socket closed: leave the queue (unless a newer connection of the same
