@@ -133,7 +133,8 @@ pub enum RoomCmd {
         conn: ConnHandle,
         /// The frame's `id`.
         req: Option<String>,
-        /// The text.
+        /// The text, NFC-normalized and within the text policy (decoding checked it,
+        /// `protocol::decode_client`).
         text: String,
     },
 }
