@@ -180,7 +180,7 @@ async fn wrong_seat_stale_turn_and_illegal_plans_are_refused_and_change_nothing(
             "{rid}: turn, roll store, exit credits"
         );
         assert_eq!(
-            after.clocks.turn_deadline, before.clocks.turn_deadline,
+            after.clocks.turn_deadline_ms, before.clocks.turn_deadline_ms,
             "{rid}: turn deadline"
         );
         assert_eq!(

@@ -28,7 +28,7 @@ async fn passer(
             f = c.recv() => f,
         };
         if let ServerMsg::TurnStarted(t) = &f.msg {
-            deadlines.lock().unwrap()[t.seat.index()] = Some(t.turn_deadline);
+            deadlines.lock().unwrap()[t.seat.index()] = Some(t.turn_deadline_ms);
         }
         match f.msg {
             ServerMsg::TurnStarted(t) if t.seat == me => {
