@@ -111,7 +111,7 @@ fn error_code_schema() -> Object {
 pub struct ApiDoc;
 
 /// The JSON Schemas of the protocol types the REST answers reuse ([`protocol::SeatInfo`],
-/// [`protocol::FinalStanding`], [`protocol::Rating`]) and of the types they refer
+/// [`protocol::FinalStanding`], [`protocol::Rating`], [`protocol::LobbyInfo`]) and of the types they refer
 /// to, by name, with references into `#/components/schemas/`: the same schemas as
 /// in `proto/server.schema.json`, except that a `const` is written as the equal
 /// one-value `enum` (utoipa's schema type has no `const`).
@@ -122,6 +122,7 @@ pub fn shared_schemas() -> serde_json::Map<String, serde_json::Value> {
     generator.subschema_for::<protocol::SeatInfo>();
     generator.subschema_for::<protocol::FinalStanding>();
     generator.subschema_for::<protocol::Rating>();
+    generator.subschema_for::<protocol::LobbyInfo>();
     let mut defs = generator.take_definitions(true);
     defs.values_mut().for_each(const_as_enum);
     defs
@@ -343,6 +344,7 @@ mod tests {
             "RatedRow",
             "PlayerProfile",
             "PublicLobbies",
+            "LobbyInfo",
             "Health",
             "Ready",
             "GuestCreated",
@@ -370,6 +372,62 @@ mod tests {
         for (name, schema) in shared {
             assert_eq!(doc["components"]["schemas"][&name], schema, "{name}");
         }
+    }
+
+    /// Every object property of `v` (recursively) with its schema.
+    fn properties<'a>(v: &'a serde_json::Value, out: &mut Vec<(&'a str, &'a serde_json::Value)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                if let Some(serde_json::Value::Object(props)) = m.get("properties") {
+                    out.extend(props.iter().map(|(k, s)| (k.as_str(), s)));
+                }
+                m.values().for_each(|x| properties(x, out));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| properties(x, out)),
+            _ => {}
+        }
+    }
+
+    /// docs/vocabulary.md, checked over every field of the WebSocket schemas, the replay
+    /// schema and the REST document: no retired name is left, every millisecond field
+    /// (a Unix-ms instant or a duration) ends in `_ms`, every RFC 3339 time in `_at`
+    /// (or is the `next_before` cursor), and no REST object has a bare `id`.
+    #[test]
+    fn the_wire_speaks_one_vocabulary() {
+        let doc: serde_json::Value = serde_json::from_str(&document()).unwrap();
+        let protocol: Vec<serde_json::Value> = protocol::schema::published()
+            .into_iter()
+            .map(|(_, s)| serde_json::to_value(s).unwrap())
+            .collect();
+        let mut all = Vec::new();
+        properties(&doc, &mut all);
+        protocol.iter().for_each(|s| properties(s, &mut all));
+        assert!(all.len() > 100, "{} fields", all.len());
+        for (name, schema) in &all {
+            let what = schema["description"].as_str().unwrap_or("").to_lowercase();
+            for retired in [
+                "is_bot",
+                "turn_count",
+                "scores",
+                "now",
+                "match_deadline",
+                "turn_deadline",
+            ] {
+                assert_ne!(*name, retired, "{retired} was renamed (docs/vocabulary.md)");
+            }
+            if what.contains("unix") || what.contains("millisecond") {
+                assert!(name.ends_with("_ms"), "{name}: {what}");
+            }
+            if schema["format"] == "date-time" {
+                assert!(name.ends_with("_at") || *name == "next_before", "{name}");
+            }
+        }
+        let mut rest = Vec::new();
+        properties(&doc["components"], &mut rest);
+        assert!(
+            rest.iter().all(|(name, _)| *name != "id"),
+            "ids are named for what they identify"
+        );
     }
 
     /// Every `$ref` of the document names a schema it holds.
