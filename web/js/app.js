@@ -292,7 +292,7 @@ function newLive(matchId, yourSeat) {
     names: {},
     state: initialState('journey', 2),
     turn: null,
-    scores: null,
+    standings: null,
     ended: null,
     queue: [],
     pumping: false,
@@ -419,7 +419,7 @@ async function handleMatchFrame(l, f) {
       l.matchDeadline = d.clocks.match_deadline_ms;
       l.turn = d.turn ?? null;
       l.turnDeadline = d.clocks.turn_deadline_ms ?? null;
-      l.scores = null;
+      l.standings = null;
       if (l.yourSeat) board.setViewSeat(l.yourSeat);
       $('view-seat-wrap').hidden = !!l.yourSeat;
       $('leave-match').hidden = !l.yourSeat || !!d.ended;
@@ -449,7 +449,7 @@ async function handleMatchFrame(l, f) {
       }
       for (const ev of d.events) logLine(describeEvent(ev, board, l.names), `ev-${ev.type}`);
       if (!d.events.length) logLine(t(d.kind === 'timeout' ? 'log.timedOut' : 'log.passed', { who: who(l, d.seat) }));
-      l.scores = d.standings;
+      l.standings = d.standings;
       break;
     }
     case 'match_ended':
@@ -522,7 +522,7 @@ function closePlanner(l) {
 
 function renderLive(l) {
   if (live !== l) return;
-  const rows = l.scores ?? standings(l.state);
+  const rows = l.standings ?? standings(l.state);
   const turn = l.turn;
   renderScoreboard($('scoreboard').querySelector('tbody'), rows, l.state, l.names, turn?.seat, l.yourSeat);
   if (turn && !l.ended) {

@@ -497,7 +497,7 @@ impl Room {
                 t.seat == seat && t.turn_number == turn_number && at_ms >= t.deadline_ms
             });
         if late {
-            // Rule 4.6: a plan must arrive before `turn_deadline`; at or after
+            // Rule 4.6: a plan must arrive before `turn_deadline_ms`; at or after
             // it the turn times out, whichever the room sees first.
             conn.send_error(
                 ErrorCode::StaleTurn,
