@@ -66,7 +66,7 @@ async function renderLiveMatches() {
     return;
   }
   // Rebuild only when the list (or the language) changed, so a focused link keeps its focus.
-  const key = `${currentLanguage()}:${list.slice(0, 10).map((m) => m.id).join(',')}`;
+  const key = `${currentLanguage()}:${list.slice(0, 10).map((m) => m.match_id).join(',')}`;
   if (ul.dataset.key === key && ul.children.length) return;
   ul.dataset.key = key;
   ul.replaceChildren();
@@ -74,7 +74,7 @@ async function renderLiveMatches() {
   for (const m of list.slice(0, 10)) {
     const item = document.createElement('li');
     const a = document.createElement('a');
-    a.href = `#/watch/${m.id}`;
+    a.href = `#/watch/${m.match_id}`;
     a.textContent = t('home.liveItem', { mode: modeName(m.mode), names: m.seats.map((x) => x.name).join(', '), time: timeOfDay(m.started_at) });
     item.append(a);
     ul.append(item);
@@ -147,11 +147,12 @@ async function renderMyMatches() {
     const item = document.createElement('li');
     const a = document.createElement('a');
     const running = m.status === 'running';
-    a.href = running ? `#/match/${m.id}` : `#/replay/${m.id}`;
+    a.href = running ? `#/match/${m.match_id}` : `#/replay/${m.match_id}`;
     const me = m.seats.find((s) => s.player_id === session.player_id);
+    const mine = me && m.standings?.find((s) => s.seat === me.seat);
     const params = { mode: modeName(m.mode), when: dateTime(m.started_at) };
     if (running) a.textContent = t('home.mineRunning', params);
-    else if (me?.result) a.textContent = t('home.mineReplayPlace', { ...params, place: me.result.place, n: me.result.total });
+    else if (mine) a.textContent = t('home.mineReplayPlace', { ...params, place: mine.place, n: mine.total });
     else a.textContent = t('home.mineReplay', params);
     item.append(a);
     ul.append(item);
@@ -291,7 +292,7 @@ function newLive(matchId, yourSeat) {
     names: {},
     state: initialState('journey', 2),
     turn: null,
-    scores: null,
+    standings: null,
     ended: null,
     queue: [],
     pumping: false,
@@ -383,8 +384,8 @@ function setTurn(l, t, rx) {
     l.turnDeadline = null;
     return;
   }
-  l.offset = t.turn_deadline - t.turn_remaining_ms - rx;
-  l.turnDeadline = t.turn_deadline;
+  l.offset = t.turn_deadline_ms - t.turn_remaining_ms - rx;
+  l.turnDeadline = t.turn_deadline_ms;
   l.matchDeadline = rx + l.offset + t.match_remaining_ms;
   const seat = l.state.seats[t.seat];
   seat.rolls = [...t.roll_store];
@@ -400,7 +401,7 @@ async function handleMatchFrame(l, f) {
       if (l.yourSeat === 'pending') l.yourSeat = d.your_seat ?? null;
       setNames(l, d.seats);
       l.state = initialState(d.mode, d.rules.start_exit_credits);
-      l.matchDeadline = d.match_deadline;
+      l.matchDeadline = d.match_deadline_ms;
       if (l.yourSeat) board.setViewSeat(l.yourSeat);
       $('view-seat-wrap').hidden = !!l.yourSeat;
       $('leave-match').hidden = !l.yourSeat;
@@ -414,11 +415,11 @@ async function handleMatchFrame(l, f) {
       l.yourSeat = d.your_seat ?? null;
       setNames(l, d.seats);
       l.state = stateFromPosition(d.position);
-      l.offset = d.clocks.now - f.rx;
-      l.matchDeadline = d.clocks.match_deadline;
+      l.offset = d.clocks.now_ms - f.rx;
+      l.matchDeadline = d.clocks.match_deadline_ms;
       l.turn = d.turn ?? null;
-      l.turnDeadline = d.clocks.turn_deadline ?? null;
-      l.scores = null;
+      l.turnDeadline = d.clocks.turn_deadline_ms ?? null;
+      l.standings = null;
       if (l.yourSeat) board.setViewSeat(l.yourSeat);
       $('view-seat-wrap').hidden = !!l.yourSeat;
       $('leave-match').hidden = !l.yourSeat || !!d.ended;
@@ -448,7 +449,7 @@ async function handleMatchFrame(l, f) {
       }
       for (const ev of d.events) logLine(describeEvent(ev, board, l.names), `ev-${ev.type}`);
       if (!d.events.length) logLine(t(d.kind === 'timeout' ? 'log.timedOut' : 'log.passed', { who: who(l, d.seat) }));
-      l.scores = d.scores;
+      l.standings = d.standings;
       break;
     }
     case 'match_ended':
@@ -521,7 +522,7 @@ function closePlanner(l) {
 
 function renderLive(l) {
   if (live !== l) return;
-  const rows = l.scores ?? standings(l.state);
+  const rows = l.standings ?? standings(l.state);
   const turn = l.turn;
   renderScoreboard($('scoreboard').querySelector('tbody'), rows, l.state, l.names, turn?.seat, l.yourSeat);
   if (turn && !l.ended) {

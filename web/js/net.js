@@ -3,7 +3,7 @@
 // per-match sequence numbers and resync after a gap.
 
 /** Protocol version this client speaks (proto/README.md). */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** An HTTP error with the server's error code and message, when it sent them. */
 export class ApiError extends Error {

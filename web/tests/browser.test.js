@@ -502,6 +502,9 @@ test('a match against three bots on a phone: touch, keyboard, spectating, standi
     const shown = await shownTotals(page, '#final-standings');
     const info = await endedMatch(matchId);
     assert.equal(info.standings.length, 4, JSON.stringify(info).slice(0, 300));
+    // REST speaks the WebSocket's vocabulary: the same seats as `match_started`.
+    assert.equal(info.match_id, matchId);
+    assert.deepEqual(info.seats.map((s) => [s.seat, s.name, s.bot]), seats.map((s) => [s.seat, s.name, s.bot]));
     assert.deepEqual(shown, Object.fromEntries(info.standings.map((s) => [s.seat, s.total])));
     const places = await page.$$eval('#final-standings tbody tr', (rows) => rows.map((r) => [r.dataset.seat, Number(r.dataset.place)]));
     assert.deepEqual(places, info.standings.map((s) => [s.seat, s.place]));

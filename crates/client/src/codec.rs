@@ -27,7 +27,7 @@ struct TurnResolvedLite {
     seat: engine::Seat,
     kind: engine::TurnKind,
     plan: engine::Plan,
-    scores: Vec<engine::Standing>,
+    standings: Vec<engine::Standing>,
 }
 
 /// How much of each frame to decode.
@@ -69,7 +69,7 @@ fn lite_turn_resolved(d: Option<&RawValue>) -> Result<ServerMsg, serde_json::Err
         kind: l.kind,
         plan: l.plan,
         events: Vec::new(),
-        scores: l.scores,
+        standings: l.standings,
         position: engine::Position::start(engine::Mode::Clash, 0),
     }))
 }

@@ -210,12 +210,12 @@ impl MatchTracker {
                     t.sort_by_key(|(s, _)| s.index());
                     t
                 };
-                if totals(&mine) != totals(&r.scores) {
+                if totals(&mine) != totals(&r.standings) {
                     return Err(ClientError::Desync(format!(
                         "turn {}: tracked totals {:?} differ from the server's {:?}",
                         r.turn_number,
                         totals(&mine),
-                        totals(&r.scores)
+                        totals(&r.standings)
                     )));
                 }
                 self.position = next;
@@ -292,7 +292,7 @@ mod tests {
                 .collect(),
             your_seat: Some(Seat::Red),
             dice_commitment: m.commitment(),
-            match_deadline: m.deadline_ms(),
+            match_deadline_ms: m.deadline_ms(),
         }
     }
 
@@ -305,7 +305,7 @@ mod tests {
             dropped: t.dropped.clone(),
             roll_store: t.roll_store.clone(),
             exit_credits: t.exit_credits,
-            turn_deadline: t.deadline_ms,
+            turn_deadline_ms: t.deadline_ms,
             turn_remaining_ms: 0,
             match_remaining_ms: 0,
         })
@@ -319,7 +319,7 @@ mod tests {
             kind: o.record.kind,
             plan: o.record.plan.clone(),
             events: o.record.events.clone(),
-            scores: m.standings(),
+            standings: m.standings(),
             position: o.position,
         })
     }
@@ -418,7 +418,7 @@ mod tests {
         let ServerMsg::TurnResolved(mut r) = resolved(&o, &m) else {
             unreachable!()
         };
-        r.scores[0].total += 10;
+        r.standings[0].total += 10;
         let err = t.apply(&ServerMsg::TurnResolved(r)).unwrap_err();
         assert!(matches!(err, ClientError::Desync(_)), "{err}");
         assert_eq!(*t.position(), before);
@@ -479,9 +479,9 @@ mod tests {
                 _ => unreachable!(),
             }),
             clocks: protocol::Clocks {
-                now: 0,
-                turn_deadline: None,
-                match_deadline: 0,
+                now_ms: 0,
+                turn_deadline_ms: None,
+                match_deadline_ms: 0,
             },
             dice_commitment: m.commitment(),
             turns_played: 1,

@@ -82,7 +82,7 @@ async fn accept_hello_seen(l: &TcpListener, active: Vec<Uuid>) -> (Ws, BTreeMap<
         player_id: PLAYER,
         name: "p".into(),
         server_version: "0".into(),
-        protocol_version: 1,
+        protocol_version: protocol::PROTOCOL_VERSION,
         active_matches: active,
     };
     send(&mut ws, None, &ServerMsg::Welcome(w)).await;

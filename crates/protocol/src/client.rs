@@ -97,7 +97,7 @@ pub enum ClientMsg {
 pub struct Hello {
     /// Guest token from `POST /api/v1/guests` (secret).
     pub token: String,
-    /// Protocol version the client speaks (this document: 1).
+    /// Protocol version the client speaks (this document: 2).
     #[schemars(range(max = u32::MAX))]
     pub protocol_version: u32,
     /// Free-form client name and version, for logs (≤ 64 characters).

@@ -29,7 +29,7 @@ impl TurnStarted {
             dropped: start.dropped.clone(),
             roll_store: start.roll_store.clone(),
             exit_credits: start.exit_credits,
-            turn_deadline: start.deadline_ms,
+            turn_deadline_ms: start.deadline_ms,
             turn_remaining_ms: start.deadline_ms.saturating_sub(now_ms),
             match_remaining_ms: match_deadline_ms.saturating_sub(now_ms),
         }
@@ -42,7 +42,7 @@ impl TurnResolved {
     pub fn from_record(
         match_id: Uuid,
         record: &TurnRecord,
-        scores: Vec<Standing>,
+        standings: Vec<Standing>,
         position: Position,
     ) -> TurnResolved {
         TurnResolved {
@@ -52,7 +52,7 @@ impl TurnResolved {
             kind: record.kind,
             plan: record.plan.clone(),
             events: record.events.clone(),
-            scores,
+            standings,
             position,
         }
     }

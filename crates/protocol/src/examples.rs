@@ -206,7 +206,7 @@ impl Sim {
             seats: Sim::seats(),
             your_seat: Some(Seat::Green),
             dice_commitment: self.m.commitment(),
-            match_deadline: self.m.deadline_ms(),
+            match_deadline_ms: self.m.deadline_ms(),
         });
         self.send(msg)
     }
@@ -307,9 +307,9 @@ impl Sim {
             position: *self.m.position(),
             turn: self.current(),
             clocks: Clocks {
-                now: self.now,
-                turn_deadline: self.m.current_turn().map(|t| t.deadline_ms),
-                match_deadline: self.m.deadline_ms(),
+                now_ms: self.now,
+                turn_deadline_ms: self.m.current_turn().map(|t| t.deadline_ms),
+                match_deadline_ms: self.m.deadline_ms(),
             },
             dice_commitment: self.m.commitment(),
             turns_played: self.m.log().len() as u32,

@@ -11,6 +11,12 @@
 //!
 //! Positions, plans and events are the engine's own types in the RULES.md §11 notation.
 //!
+//! Field names follow one vocabulary shared with the REST API and the replay
+//! document (`docs/vocabulary.md`): a thing has the same name everywhere (`match_id`,
+//! `bot`, `turns_played`, `standings` of [`engine::Standing`] lines), every Unix-ms
+//! instant and every millisecond duration ends in `_ms`, other durations carry their
+//! unit (`_seconds`), and REST's RFC 3339 instants end in `_at`.
+//!
 //! # Layout
 //! * [`client`]: [`ClientMsg`] and its payloads.
 //! * [`server`]: [`ServerMsg`] and its payloads.
@@ -44,8 +50,14 @@ pub use rest::RestErrorCode;
 pub use server::*;
 
 /// The protocol version this crate speaks (sent in `hello` and `welcome`).
-pub const PROTOCOL_VERSION: u32 = 1;
+///
+/// Version 2 renamed fields to the one wire vocabulary (`docs/vocabulary.md`):
+/// `match_deadline` → `match_deadline_ms`, `turn_deadline` → `turn_deadline_ms`,
+/// `clocks.now` → `clocks.now_ms`, `turn_resolved.scores` → `turn_resolved.standings`.
+/// A version 1 client could not read these frames, so the server answers its `hello`
+/// with `unsupported_version` and closes.
+pub const PROTOCOL_VERSION: u32 = 2;
 /// Oldest protocol version the server accepts.
-pub const MIN_PROTOCOL_VERSION: u32 = 1;
+pub const MIN_PROTOCOL_VERSION: u32 = 2;
 /// Newest protocol version the server accepts.
-pub const MAX_PROTOCOL_VERSION: u32 = 1;
+pub const MAX_PROTOCOL_VERSION: u32 = 2;

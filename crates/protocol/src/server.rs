@@ -39,7 +39,7 @@ pub enum ServerMsg {
     MatchStarted(MatchStarted),
     /// A turn started: the server rolled the dice (RULES.md rule 4.1).
     TurnStarted(TurnStarted),
-    /// A turn was resolved: the plan, the events in order, and the new scores.
+    /// A turn was resolved: the plan, the events in order, and the new standings.
     TurnResolved(TurnResolved),
     /// The whole state of a match, for joining, reconnecting, spectating and resync.
     Snapshot(Box<Snapshot>),
@@ -169,7 +169,9 @@ pub struct SeatInfo {
     pub player_id: Option<Uuid>,
     /// Display name (bots are named "Bot …").
     pub name: String,
-    /// True for a bot (also for a seat whose player left: a bot plays it).
+    /// True for a bot (also for a seat whose player left: a bot plays it). Replay
+    /// documents of servers before protocol 2 call it `is_bot`, which is read too.
+    #[serde(alias = "is_bot")]
     pub bot: bool,
     /// True once the seat's player left the match (`seat_left`).
     #[serde(default)]
@@ -194,7 +196,7 @@ pub struct MatchStarted {
     #[schemars(pattern(r"^[0-9a-f]{64}$"))]
     pub dice_commitment: String,
     /// When the match clock runs out, Unix time in milliseconds.
-    pub match_deadline: u64,
+    pub match_deadline_ms: u64,
 }
 
 /// `turn_started` payload (RULES.md rule 4.1).
@@ -218,7 +220,7 @@ pub struct TurnStarted {
     /// The seat's exit credits after the roll.
     pub exit_credits: u32,
     /// When the turn is passed automatically, Unix time in milliseconds.
-    pub turn_deadline: u64,
+    pub turn_deadline_ms: u64,
     /// Milliseconds left on the turn timer when sent.
     pub turn_remaining_ms: u64,
     /// Milliseconds left on the match clock when sent.
@@ -240,9 +242,10 @@ pub struct TurnResolved {
     pub plan: Plan,
     /// What happened, in order (animate these).
     pub events: Vec<Event>,
-    /// Current standings after the turn (RULES.md rule 9.2).
+    /// Current standings after the turn, best first (RULES.md rule 9.2): the same
+    /// shape as `match_ended.standings`, without rating changes.
     #[schemars(length(min = 4, max = 4))]
-    pub scores: Vec<Standing>,
+    pub standings: Vec<Standing>,
     /// The position right after the turn (RULES.md §11 output form), before the next
     /// turn's dice are rolled: a client may simply replace its state with it after
     /// animating `events`.
@@ -253,11 +256,11 @@ pub struct TurnResolved {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Clocks {
     /// Server time when the snapshot was made, Unix milliseconds.
-    pub now: u64,
+    pub now_ms: u64,
     /// Current turn's deadline, Unix milliseconds (null when no turn runs).
-    pub turn_deadline: Option<u64>,
+    pub turn_deadline_ms: Option<u64>,
     /// Match clock deadline, Unix milliseconds.
-    pub match_deadline: u64,
+    pub match_deadline_ms: u64,
 }
 
 /// `snapshot` payload: everything a client needs to draw the match now.

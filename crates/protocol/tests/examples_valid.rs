@@ -222,7 +222,11 @@ fn turn_resolved_example_shows_a_capture() {
         panic!("not turn_resolved")
     };
     assert!(r.events.iter().any(|e| matches!(e, Event::Capture { .. })));
-    assert_eq!(r.scores.len(), 4, "standings of all four seats (rule 9.2)");
+    assert_eq!(
+        r.standings.len(),
+        4,
+        "standings of all four seats (rule 9.2)"
+    );
 }
 
 #[test]

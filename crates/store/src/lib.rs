@@ -37,7 +37,7 @@ pub use lease::Leases;
 pub use model::{
     ChatEntry, Cursor, HistoryPage, LeaderboardRow, LoggedTurn, MatchResult, MatchStatus,
     MatchSummary, ModeStats, NewMatch, Page, Player, PlayerProfile, RatedRow, ReplayDoc,
-    RunningMatch, SeatEntry, SeatResult, SeatSummary, StoredRating, MAX_PAGE,
+    RunningMatch, SeatEntry, SeatSummary, StoredRating, MAX_PAGE,
 };
 pub use rating::{Rating, RatingChange};
 pub use store::{Store, DEFAULT_DATABASE_URL};

@@ -5,14 +5,13 @@ use crate::rating::{Rating, RatingChange};
 use chrono::{DateTime, Utc};
 use engine::{EndReason, Mode, Replay, RuleSet, Seat, Seed, Standing, TurnRecord};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// The most rows one history or leaderboard call returns.
 pub const MAX_PAGE: u32 = 100;
 
 /// A guest player.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Player {
     /// Player id.
     pub id: Uuid,
@@ -23,10 +22,9 @@ pub struct Player {
 }
 
 /// One seat of a match as it was set up: who plays it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatEntry {
     /// The seat (rule 1.1): `green`, `red`, `blue` or `yellow`.
-    #[schema(value_type = String, example = "green")]
     pub seat: Seat,
     /// The human player in the seat; `None` for a bot.
     pub player_id: Option<Uuid>,
@@ -132,7 +130,7 @@ pub struct MatchResult {
 }
 
 /// Whether a match is still being played.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MatchStatus {
     /// Started and not yet ended.
@@ -141,35 +139,10 @@ pub enum MatchStatus {
     Ended,
 }
 
-/// One seat's final result (rule 9.2); points are game points.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct SeatResult {
-    /// Place by total, 1 = best; equal totals share a place.
-    pub place: u8,
-    /// Progress points (rule 8.5).
-    pub progress: i64,
-    /// Combat points (rule 8.6).
-    pub combat: i64,
-    /// Completion bonus (rule 8.8).
-    pub bonus: i64,
-    /// progress + combat + bonus.
-    pub total: i64,
-    /// Finishing place (rule 8.8), if the seat finished.
-    pub finished: Option<u8>,
-    /// True when the seat's player left the match (it then ranks below every seat
-    /// that stayed).
-    pub left: bool,
-    /// How the match changed the seat's player's rating in the match's mode
-    /// ([`crate::rating`]); `None` for a bot and in a match that rated nothing
-    /// (fewer than two human players).
-    pub rating: Option<RatingChange>,
-}
-
 /// One seat of a stored match, with its result once the match has ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SeatSummary {
     /// The seat: `green`, `red`, `blue` or `yellow`.
-    #[schema(value_type = String, example = "green")]
     pub seat: Seat,
     /// The human player in the seat; `None` for a bot.
     pub player_id: Option<Uuid>,
@@ -177,17 +150,23 @@ pub struct SeatSummary {
     pub is_bot: bool,
     /// Name shown for the seat.
     pub name: String,
-    /// The final result; `None` while the match runs.
-    pub result: Option<SeatResult>,
+    /// True once the seat's player left the match (it then ranks below every seat
+    /// that stayed).
+    pub left: bool,
+    /// The seat's final standing (rule 9.2; game points); `None` while the match runs.
+    pub standing: Option<Standing>,
+    /// How the match changed the seat's player's rating in the match's mode
+    /// ([`crate::rating`]); `None` while the match runs, for a bot and in a match
+    /// that rated nothing (fewer than two human players).
+    pub rating: Option<RatingChange>,
 }
 
 /// What the store knows about one match, without its turn log.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatchSummary {
     /// Match id.
     pub id: Uuid,
     /// `journey` or `clash` (rule 1.4).
-    #[schema(value_type = String, example = "journey")]
     pub mode: Mode,
     /// running or ended.
     pub status: MatchStatus,
@@ -198,7 +177,6 @@ pub struct MatchSummary {
     /// When the match ended (UTC); `None` while it runs.
     pub ended_at: Option<DateTime<Utc>>,
     /// `all_finished` or `clock` (rule 9.1); `None` while it runs.
-    #[schema(value_type = Option<String>, example = "clock")]
     pub end_reason: Option<EndReason>,
     /// SHA-256 of the seed, 64 hex digits (RULES.md §10).
     pub dice_commitment: String,
@@ -271,7 +249,7 @@ pub struct HistoryPage {
 }
 
 /// One leaderboard line: a human player's results over the ended matches of a mode.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LeaderboardRow {
     /// Player id.
     pub player_id: Uuid,
@@ -286,7 +264,7 @@ pub struct LeaderboardRow {
 }
 
 /// One line of the rated leaderboard of a mode.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RatedRow {
     /// Player id.
     pub player_id: Uuid,
@@ -302,10 +280,9 @@ pub struct RatedRow {
 }
 
 /// A player's figures in one mode.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModeStats {
     /// `journey` or `clash` (rule 1.4).
-    #[schema(value_type = String, example = "journey")]
     pub mode: Mode,
     /// The current rating in the mode; the initial one (μ 25, σ 25/3, conservative
     /// 0) when the player has no rated match of it.
@@ -321,7 +298,7 @@ pub struct ModeStats {
 }
 
 /// A player's profile: name and, per mode, rating and counts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlayerProfile {
     /// Player id.
     pub player_id: Uuid,

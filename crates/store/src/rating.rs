@@ -17,11 +17,10 @@
 use serde::{Deserialize, Serialize};
 use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
 use skillratings::MultiTeamOutcome;
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// A skill rating (see the module documentation for the scale).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Rating {
     /// Estimated skill, skill points (a new player: 25).
     pub mu: f64,
@@ -51,7 +50,7 @@ impl Rating {
 }
 
 /// How one match changed one player's rating.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RatingChange {
     /// The player's rating in the match's mode before the match.
     pub before: Rating,

@@ -233,7 +233,7 @@ impl Store {
         Ok(summary
             .seats
             .iter()
-            .filter_map(|s| Some((s.seat, s.result.as_ref()?.rating?)))
+            .filter_map(|s| Some((s.seat, s.rating?)))
             .collect())
     }
 

@@ -2,7 +2,7 @@
 
 use crate::codec::{parse, small};
 use crate::error::StoreError;
-use crate::model::{MatchStatus, MatchSummary, SeatEntry, SeatResult, SeatSummary};
+use crate::model::{MatchStatus, MatchSummary, SeatEntry, SeatSummary};
 use crate::rating::{Rating, RatingChange};
 use chrono::{DateTime, Utc};
 use engine::{Event, Plan, RuleSet, Seat, Standing, TurnRecord};
@@ -83,8 +83,8 @@ impl SeatRow {
         })
     }
 
-    /// The seat's result, once written (all result columns set).
-    pub(crate) fn result(&self) -> Result<Option<SeatResult>, StoreError> {
+    /// The seat's final standing (rule 9.2), once written (all result columns set).
+    pub(crate) fn standing(&self) -> Result<Option<Standing>, StoreError> {
         let (Some(place), Some(progress), Some(combat), Some(bonus), Some(total)) = (
             self.place,
             self.progress,
@@ -94,7 +94,8 @@ impl SeatRow {
         ) else {
             return Ok(None);
         };
-        Ok(Some(SeatResult {
+        Ok(Some(Standing {
+            seat: self.seat()?,
             place: small("match_seats.place", place)?,
             progress,
             combat,
@@ -105,7 +106,6 @@ impl SeatRow {
                 .map(|f| small("match_seats.finished", f))
                 .transpose()?,
             left: self.left_seq.is_some(),
-            rating: self.rating_change(),
         }))
     }
 
@@ -131,23 +131,10 @@ impl SeatRow {
             player_id: e.player_id,
             is_bot: e.is_bot,
             name: e.name,
-            result: self.result()?,
+            left: self.left_seq.is_some(),
+            standing: self.standing()?,
+            rating: self.rating_change(),
         })
-    }
-
-    /// The engine standing, once the result is written.
-    pub(crate) fn standing(&self) -> Result<Option<Standing>, StoreError> {
-        let seat = self.seat()?;
-        Ok(self.result()?.map(|r| Standing {
-            seat,
-            place: r.place,
-            progress: r.progress,
-            combat: r.combat,
-            bonus: r.bonus,
-            total: r.total,
-            finished: r.finished,
-            left: r.left,
-        }))
     }
 }
 

@@ -11,7 +11,7 @@ use engine::replay::{replay_of, verify};
 use engine::{EndReason, Mode, Replay, Seat, Seed};
 use store::{
     Cursor, HistoryPage, LeaderboardRow, MatchStatus, Page, Player, Rating, RatingChange,
-    ReplayDoc, SeatResult, Store, StoreError, WriteOp,
+    ReplayDoc, Store, StoreError, WriteOp,
 };
 use uuid::Uuid;
 
@@ -261,7 +261,10 @@ async fn match_lifecycle(store: &Store) {
         ]
     );
     assert_eq!(s.seats[0].player_id, Some(ana));
-    assert!(s.seats.iter().all(|x| x.result.is_none()));
+    assert!(s
+        .seats
+        .iter()
+        .all(|x| x.standing.is_none() && x.rating.is_none() && !x.left));
     assert_eq!(store.unfinished_matches().await.unwrap(), vec![id]);
 
     store.append_turns(id, &log[..6]).await.unwrap();
@@ -340,20 +343,17 @@ async fn match_lifecycle(store: &Store) {
         let seat = &s.seats[st.seat.index()];
         assert_eq!(seat.seat, st.seat);
         assert_eq!(
-            seat.result,
-            Some(SeatResult {
-                place: st.place,
-                progress: st.progress,
-                combat: st.combat,
-                bonus: st.bonus,
-                total: st.total,
-                finished: st.finished,
-                left: st.left,
-                rating: changes
-                    .iter()
-                    .find(|(seat, _)| *seat == st.seat)
-                    .map(|(_, c)| *c),
-            })
+            seat.standing.as_ref(),
+            Some(st),
+            "the engine's standing, unchanged"
+        );
+        assert_eq!(seat.left, st.left);
+        assert_eq!(
+            seat.rating,
+            changes
+                .iter()
+                .find(|(seat, _)| *seat == st.seat)
+                .map(|(_, c)| *c)
         );
     }
     assert_eq!(
@@ -447,7 +447,7 @@ async fn history_paging(store: &Store) {
     assert_eq!(p1.next, after(3), "more follow: the cursor after ids[3]");
     assert_eq!(p1.matches[0].status, MatchStatus::Ended);
     assert_eq!(
-        p1.matches[0].seats[0].result.as_ref().map(|r| r.place),
+        p1.matches[0].seats[0].standing.as_ref().map(|r| r.place),
         Some(1)
     );
     assert_eq!(p1.matches[1].seats[0].name, "Cy");

@@ -4,6 +4,7 @@
 //! `--rating-min-matches` rated matches of the mode are listed. Bots are never rated.
 
 use crate::api::extract::{parse_limit, parse_mode, ApiQuery};
+use crate::api::model::RatedRow;
 use crate::api::openapi::ErrorBody;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -12,7 +13,6 @@ use axum::routing::get;
 use axum::{Json, Router};
 use engine::Mode;
 use serde::{Deserialize, Serialize};
-use store::RatedRow;
 use utoipa::{IntoParams, ToSchema};
 
 /// Query parameters (kept as text so that each gets its own error code).
@@ -74,6 +74,6 @@ pub async fn leaderboard(
     Ok(Json(Leaderboard {
         mode,
         min_matches,
-        players,
+        players: players.into_iter().map(RatedRow::from).collect(),
     }))
 }

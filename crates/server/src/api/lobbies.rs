@@ -7,32 +7,30 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
-use engine::Mode;
+use protocol::LobbyInfo;
 use serde::{Deserialize, Serialize};
+use utoipa::openapi::schema::ArrayBuilder;
+use utoipa::openapi::{Ref, RefOr, Schema};
 use utoipa::ToSchema;
-
-/// One open public lobby.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct PublicLobby {
-    /// Join code: 6 characters from `ABCDEFGHJKMNPQRSTUVWXYZ23456789`.
-    #[schema(example = "K7MQ2X")]
-    pub code: String,
-    /// `journey` or `clash` (rule 1.4).
-    #[schema(value_type = String, example = "journey")]
-    pub mode: Mode,
-    /// Empty seats get bots when the host starts.
-    pub fill_with_bots: bool,
-    /// The host's display name.
-    pub host_name: String,
-    /// Members now, 1..=3 (a full lobby is not listed).
-    pub members: u32,
-}
 
 /// `GET /api/v1/lobbies` answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PublicLobbies {
-    /// Open public lobbies with a free seat, oldest first (at most 100).
-    pub lobbies: Vec<PublicLobby>,
+    /// Open public lobbies with a free seat, oldest first (at most 100): the
+    /// `LobbyInfo` lines of the WebSocket's `lobby_list`.
+    #[schema(schema_with = lobby_infos)]
+    pub lobbies: Vec<LobbyInfo>,
+}
+
+/// `[LobbyInfo]`: a reference to the protocol's schema.
+fn lobby_infos() -> RefOr<Schema> {
+    ArrayBuilder::new()
+        .description(Some(
+            "Open public lobbies with a free seat, oldest first (at most 100), as in `lobby_list`.",
+        ))
+        .items(Ref::from_schema_name("LobbyInfo"))
+        .build()
+        .into()
 }
 
 /// Routes of this resource.
@@ -52,18 +50,7 @@ pub fn router() -> Router<AppState> {
     )
 )]
 pub async fn lobbies(State(state): State<AppState>) -> Json<PublicLobbies> {
-    let list = state.lobbies().public_list();
     Json(PublicLobbies {
-        lobbies: list
-            .lobbies
-            .into_iter()
-            .map(|l| PublicLobby {
-                code: l.code,
-                mode: l.mode,
-                fill_with_bots: l.fill_with_bots,
-                host_name: l.host_name,
-                members: l.members,
-            })
-            .collect(),
+        lobbies: state.lobbies().public_list().lobbies,
     })
 }

@@ -8,6 +8,7 @@ pub mod health;
 pub mod leaderboard;
 pub mod lobbies;
 pub mod matches;
+pub mod model;
 pub mod openapi;
 pub mod players;
 pub mod web;

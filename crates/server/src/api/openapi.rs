@@ -2,6 +2,10 @@
 //! `#[utoipa::path]` attributes and the response types ([`ApiDoc`]). Served at
 //! `GET /api/v1/openapi.json` and kept in the workspace's `proto/openapi.json`
 //! (`cargo run -p server --bin gen-openapi`; a test fails when the file is stale).
+//!
+//! The types REST shares with the WebSocket protocol (a seat, a standings line, a
+//! rating) are not described twice: their JSON Schema, the one `proto/` publishes,
+//! is added to the document's components ([`shared_schemas`]).
 
 use crate::api::{guests, health, leaderboard, lobbies, matches, players};
 use crate::state::AppState;
@@ -13,7 +17,7 @@ use protocol::RestErrorCode;
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
-use utoipa::openapi::{Object, ObjectBuilder, Type};
+use utoipa::openapi::{Object, ObjectBuilder, RefOr, Schema, Type};
 use utoipa::{Modify, OpenApi, ToSchema};
 
 /// Where the document is served.
@@ -61,7 +65,10 @@ fn error_code_schema() -> Object {
         title = "Game server REST API",
         description = "REST side of the four-seat board game server (the game itself is \
             played over the WebSocket at `/ws`, described in `proto/README.md`). Times are \
-            RFC 3339 in UTC; points are game points (RULES.md rules 8.5-8.8).\n\n\
+            RFC 3339 in UTC; points are game points (RULES.md rules 8.5-8.8). Names and shapes \
+            are those of the WebSocket protocol for the same things (a seat is `SeatInfo`, a \
+            standings line `FinalStanding`, as in `match_started` and `match_ended`; one \
+            vocabulary, `docs/vocabulary.md`).\n\n\
             Every error answer is `{\"error\": {\"code\", \"message\"}}` (`ErrorBody`) with \
             `Content-Type: application/json`; `code` is one of a closed list, each code \
             always with the same HTTP status (`proto/error_codes.json`, `rest`). Each \
@@ -89,7 +96,7 @@ fn error_code_schema() -> Object {
         serve,
     ),
     components(schemas(ErrorBody, ErrorDetail)),
-    modifiers(&BearerToken, &MetricsPath),
+    modifiers(&BearerToken, &MetricsPath, &SharedSchemas),
     tags(
         (name = "guests", description = "Guest identities and their bearer tokens."),
         (name = "matches", description = "Stored matches and their replays (RULES.md §10)."),
@@ -102,6 +109,52 @@ fn error_code_schema() -> Object {
 )]
 #[derive(Debug)]
 pub struct ApiDoc;
+
+/// The JSON Schemas of the protocol types the REST answers reuse ([`protocol::SeatInfo`],
+/// [`protocol::FinalStanding`], [`protocol::Rating`], [`protocol::LobbyInfo`]) and of the types they refer
+/// to, by name, with references into `#/components/schemas/`: the same schemas as
+/// in `proto/server.schema.json`, except that a `const` is written as the equal
+/// one-value `enum` (utoipa's schema type has no `const`).
+pub fn shared_schemas() -> serde_json::Map<String, serde_json::Value> {
+    let mut settings = schemars::generate::SchemaSettings::draft2020_12();
+    settings.definitions_path = "/components/schemas".into();
+    let mut generator = settings.into_generator();
+    generator.subschema_for::<protocol::SeatInfo>();
+    generator.subschema_for::<protocol::FinalStanding>();
+    generator.subschema_for::<protocol::Rating>();
+    generator.subschema_for::<protocol::LobbyInfo>();
+    let mut defs = generator.take_definitions(true);
+    defs.values_mut().for_each(const_as_enum);
+    defs
+}
+
+/// Rewrites every `"const": x` of a JSON Schema as `"enum": [x]` (the same constraint).
+fn const_as_enum(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            if let Some(c) = m.remove("const") {
+                m.insert("enum".into(), serde_json::Value::Array(vec![c]));
+            }
+            m.values_mut().for_each(const_as_enum);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(const_as_enum),
+        _ => {}
+    }
+}
+
+/// Adds [`shared_schemas`] to the components.
+struct SharedSchemas;
+
+impl Modify for SharedSchemas {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        for (name, schema) in shared_schemas() {
+            let schema: RefOr<Schema> =
+                serde_json::from_value(schema).expect("a protocol schema is an OpenAPI schema");
+            components.schemas.insert(name, schema);
+        }
+    }
+}
 
 /// Adds the `bearer` security scheme (`Authorization: Bearer <token>`, the token of
 /// `POST /api/v1/guests`).
@@ -281,19 +334,131 @@ mod tests {
         let schemas = &doc.components.as_ref().unwrap().schemas;
         for name in [
             "ErrorBody",
-            "MatchDetail",
             "MatchSummary",
+            "SeatInfo",
+            "FinalStanding",
+            "Rating",
             "MatchHistory",
             "LiveMatches",
             "Leaderboard",
             "RatedRow",
             "PlayerProfile",
             "PublicLobbies",
+            "LobbyInfo",
             "Health",
             "Ready",
             "GuestCreated",
         ] {
             assert!(schemas.contains_key(name), "schema {name} is documented");
+        }
+    }
+
+    /// The shared protocol schemas reach the document whole: read into utoipa's
+    /// schema types and written back, each is exactly the JSON Schema `proto/`
+    /// publishes, `const` spelled as a one-value `enum` (nothing utoipa cannot
+    /// represent is dropped: the seat names are there).
+    #[test]
+    fn shared_schemas_are_kept_whole() {
+        let doc: serde_json::Value = serde_json::from_str(&document()).unwrap();
+        let shared = shared_schemas();
+        assert!(shared.contains_key("Seat") && shared.contains_key("RatingChange"));
+        let seats: Vec<&serde_json::Value> = doc["components"]["schemas"]["Seat"]["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| &v["enum"][0])
+            .collect();
+        assert_eq!(seats, ["green", "red", "blue", "yellow"]);
+        for (name, schema) in shared {
+            assert_eq!(doc["components"]["schemas"][&name], schema, "{name}");
+        }
+    }
+
+    /// Every object property of `v` (recursively) with its schema.
+    fn properties<'a>(v: &'a serde_json::Value, out: &mut Vec<(&'a str, &'a serde_json::Value)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                if let Some(serde_json::Value::Object(props)) = m.get("properties") {
+                    out.extend(props.iter().map(|(k, s)| (k.as_str(), s)));
+                }
+                m.values().for_each(|x| properties(x, out));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| properties(x, out)),
+            _ => {}
+        }
+    }
+
+    /// docs/vocabulary.md, checked over every field of the WebSocket schemas, the replay
+    /// schema and the REST document: no retired name is left, every millisecond field
+    /// (a Unix-ms instant or a duration) ends in `_ms`, every RFC 3339 time in `_at`
+    /// (or is the `next_before` cursor), and no REST object has a bare `id`.
+    #[test]
+    fn the_wire_speaks_one_vocabulary() {
+        let doc: serde_json::Value = serde_json::from_str(&document()).unwrap();
+        let protocol: Vec<serde_json::Value> = protocol::schema::published()
+            .into_iter()
+            .map(|(_, s)| serde_json::to_value(s).unwrap())
+            .collect();
+        let mut all = Vec::new();
+        properties(&doc, &mut all);
+        protocol.iter().for_each(|s| properties(s, &mut all));
+        assert!(all.len() > 100, "{} fields", all.len());
+        for (name, schema) in &all {
+            let what = schema["description"].as_str().unwrap_or("").to_lowercase();
+            for retired in [
+                "is_bot",
+                "turn_count",
+                "scores",
+                "now",
+                "match_deadline",
+                "turn_deadline",
+            ] {
+                assert_ne!(*name, retired, "{retired} was renamed (docs/vocabulary.md)");
+            }
+            if what.contains("unix") || what.contains("millisecond") {
+                assert!(name.ends_with("_ms"), "{name}: {what}");
+            }
+            if schema["format"] == "date-time" {
+                assert!(name.ends_with("_at") || *name == "next_before", "{name}");
+            }
+        }
+        let mut rest = Vec::new();
+        properties(&doc["components"], &mut rest);
+        assert!(
+            rest.iter().all(|(name, _)| *name != "id"),
+            "ids are named for what they identify"
+        );
+    }
+
+    /// Every `$ref` of the document names a schema it holds.
+    #[test]
+    fn every_reference_resolves() {
+        fn refs(v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    if let Some(serde_json::Value::String(r)) = m.get("$ref") {
+                        out.push(r.clone());
+                    }
+                    m.values().for_each(|x| refs(x, out));
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+                _ => {}
+            }
+        }
+        let doc: serde_json::Value = serde_json::from_str(&document()).unwrap();
+        let mut all = Vec::new();
+        refs(&doc, &mut all);
+        assert!(all
+            .iter()
+            .any(|r| r == "#/components/schemas/FinalStanding"));
+        for r in all {
+            let name = r
+                .strip_prefix("#/components/schemas/")
+                .unwrap_or_else(|| panic!("{r} points into the components"));
+            assert!(
+                doc["components"]["schemas"].get(name).is_some(),
+                "{r} resolves"
+            );
         }
     }
 }

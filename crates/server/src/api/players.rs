@@ -13,6 +13,7 @@
 //! alone is a time filter: the matches that started strictly before it.
 
 use crate::api::extract::{parse_before, parse_before_id, parse_limit, ApiPath, ApiQuery};
+use crate::api::model::{MatchSummary, PlayerProfile};
 use crate::api::openapi::ErrorBody;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -22,7 +23,7 @@ use axum::{Json, Router};
 use chrono::{DateTime, Utc};
 use protocol::RestErrorCode;
 use serde::{Deserialize, Serialize};
-use store::{Cursor, MatchSummary, Page};
+use store::{Cursor, Page};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
@@ -80,7 +81,7 @@ pub fn router() -> Router<AppState> {
     ),
     responses(
         (status = 200, description = "The profile: name, creation time, and for journey and \
-            clash the rating, rated matches, ended matches, wins and points.", body = store::PlayerProfile),
+            clash the rating, rated matches, ended matches, wins and points.", body = PlayerProfile),
         (status = 400, description = "`invalid_id` (not a UUID).", body = ErrorBody),
         (status = 404, description = "`player_not_found`: no player with this id.", body = ErrorBody),
         (status = 500, description = "`internal`: a store failure.", body = ErrorBody),
@@ -90,9 +91,9 @@ pub fn router() -> Router<AppState> {
 pub async fn profile(
     State(state): State<AppState>,
     ApiPath(player_id): ApiPath<Uuid>,
-) -> Result<Json<store::PlayerProfile>, ApiError> {
+) -> Result<Json<PlayerProfile>, ApiError> {
     match state.store().player_profile(player_id).await? {
-        Some(p) => Ok(Json(p)),
+        Some(p) => Ok(Json(p.into())),
         None => Err(ApiError::new(
             RestErrorCode::PlayerNotFound,
             format!("no player {player_id}"),
@@ -155,7 +156,7 @@ pub async fn matches(
         .player_matches(player_id, Page { limit, before })
         .await?;
     Ok(Json(MatchHistory {
-        matches: page.matches,
+        matches: page.matches.into_iter().map(MatchSummary::from).collect(),
         next_before: page.next.map(|c| c.started_at),
         next_before_id: page.next.and_then(|c| c.id),
     }))

@@ -142,19 +142,7 @@ fn then_ratings(committed: Committed, store: store::Store, id: Uuid, slot: Ratin
     rx
 }
 
-/// The wire form of a stored rating change.
-pub(crate) fn wire_change(c: store::RatingChange) -> protocol::RatingChange {
-    let r = |r: store::Rating| protocol::Rating {
-        mu: r.mu,
-        sigma: r.sigma,
-        conservative: r.conservative,
-    };
-    protocol::RatingChange {
-        before: r(c.before),
-        after: r(c.after),
-        change: c.change,
-    }
-}
+pub(crate) use crate::api::model::wire_change;
 
 /// A write on its way to the store and the messages it makes visible.
 struct Pending {
@@ -505,11 +493,11 @@ impl Room {
                 t.seat == seat && t.turn_number == turn_number && at_ms >= t.deadline_ms
             });
         if late {
-            // Rule 4.6: a plan must arrive before `turn_deadline`; at or after
+            // Rule 4.6: a plan must arrive before `turn_deadline_ms`; at or after
             // it the turn times out, whichever the room sees first.
             conn.send_error(
                 ErrorCode::StaleTurn,
-                "the plan arrived at or after turn_deadline: the turn timed out",
+                "the plan arrived at or after turn_deadline_ms: the turn timed out",
                 req,
             );
             let now = self.deps.clock.now_ms().max(at_ms);
@@ -791,7 +779,7 @@ impl Room {
                         seats: seats.clone(),
                         your_seat: Some(Seat::from_index(i)),
                         dice_commitment: self.m.commitment(),
-                        match_deadline: self.m.deadline_ms(),
+                        match_deadline_ms: self.m.deadline_ms(),
                     }),
                 );
             }
@@ -958,9 +946,9 @@ impl Room {
             position: *self.m.position(),
             turn: self.m.current_turn().map(|t| self.turn_started(t, now)),
             clocks: Clocks {
-                now,
-                turn_deadline: self.m.current_turn().map(|t| t.deadline_ms),
-                match_deadline: self.m.deadline_ms(),
+                now_ms: now,
+                turn_deadline_ms: self.m.current_turn().map(|t| t.deadline_ms),
+                match_deadline_ms: self.m.deadline_ms(),
             },
             dice_commitment: self.m.commitment(),
             turns_played: self.m.turns_played(),

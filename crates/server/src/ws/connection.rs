@@ -590,9 +590,9 @@ impl Session {
             position: *m.position(),
             turn: None,
             clocks: protocol::Clocks {
-                now,
-                turn_deadline: None,
-                match_deadline: now,
+                now_ms: now,
+                turn_deadline_ms: None,
+                match_deadline_ms: now,
             },
             dice_commitment: doc.replay.dice_commitment.clone(),
             turns_played: m.turns_played(),

@@ -162,13 +162,13 @@ impl Client {
     pub(crate) async fn hello(&mut self) -> Vec<Uuid> {
         let token = self.token.clone();
         self.send(
-            json!({"t": "hello", "d": {"token": token, "protocol_version": 1, "client": "test"}}),
+            json!({"t": "hello", "d": {"token": token, "protocol_version": 2, "client": "test"}}),
         )
         .await;
         match self.recv().await.msg {
             ServerMsg::Welcome(w) => {
                 assert_eq!(w.player_id, self.player_id);
-                assert_eq!(w.protocol_version, 1);
+                assert_eq!(w.protocol_version, 2);
                 w.active_matches
             }
             other => panic!("expected welcome, got {other:?}"),

@@ -401,7 +401,7 @@ async fn a_private_lobbys_match_is_not_listed_but_can_be_watched_by_id() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| m["id"].as_str().unwrap())
+        .map(|m| m["match_id"].as_str().unwrap())
         .collect();
     assert_eq!(ids, [public.to_string()], "{live}");
     // Whoever has the id can still watch.

@@ -74,7 +74,7 @@ async fn the_queue_fills_with_bots_exactly_when_the_wait_is_over() {
     };
     assert_eq!(m.match_id, st.match_id, "both humans in one match");
     assert_eq!(
-        m.match_deadline,
+        m.match_deadline_ms,
         T0 + 20_000 + 600_000,
         "started at the bot-fill instant (match clock 600 s)"
     );

@@ -103,7 +103,7 @@ async fn outage(direct: Store, db_url: String) {
     let (s, m) = srv.get(&format!("/api/v1/matches/{id}")).await;
     assert_eq!(s, 200, "{m}");
     assert_eq!(
-        (&m["status"], &m["turn_count"], &m["standings"]),
+        (&m["status"], &m["turns_played"], &m["standings"]),
         (
             &json!("ended"),
             &json!(turns),

@@ -28,7 +28,7 @@ async fn passer(
             f = c.recv() => f,
         };
         if let ServerMsg::TurnStarted(t) = &f.msg {
-            deadlines.lock().unwrap()[t.seat.index()] = Some(t.turn_deadline);
+            deadlines.lock().unwrap()[t.seat.index()] = Some(t.turn_deadline_ms);
         }
         match f.msg {
             ServerMsg::TurnStarted(t) if t.seat == me => {
@@ -236,7 +236,7 @@ async fn back_after_missing(
     let mut back = s.connect().await;
     back.player_id = y_id;
     back.send(
-        json!({"t": "hello", "d": {"token": y_token, "protocol_version": 1,
+        json!({"t": "hello", "d": {"token": y_token, "protocol_version": 2,
         "client": "test", "last_seq": {id.to_string(): 2}}}),
     )
     .await;

@@ -200,7 +200,7 @@ fn assert_snapshot_matches(snap: &Snapshot, other: &View) {
             &st.dice,
             &st.roll_store,
             st.exit_credits,
-            st.turn_deadline
+            st.turn_deadline_ms
         ),
         (
             ot.turn_number,
@@ -208,11 +208,11 @@ fn assert_snapshot_matches(snap: &Snapshot, other: &View) {
             &ot.dice,
             &ot.roll_store,
             ot.exit_credits,
-            ot.turn_deadline
+            ot.turn_deadline_ms
         ),
         "the turn in progress"
     );
-    assert_eq!(snap.clocks.turn_deadline, Some(ot.turn_deadline));
+    assert_eq!(snap.clocks.turn_deadline_ms, Some(ot.turn_deadline_ms));
     assert_eq!(
         serde_json::to_value(snap.position).unwrap(),
         other.position(),
@@ -246,7 +246,7 @@ async fn a_reset_connection_keeps_the_seat_and_the_snapshot_matches_the_other_vi
     // A plays until it is R's turn; the room waits for R's turn timer.
     a.pump(id, |v| v.turn.as_ref().is_some_and(|t| t.seat == r_seat))
         .await;
-    let deadline = a.view.turn.as_ref().unwrap().turn_deadline;
+    let deadline = a.view.turn.as_ref().unwrap().turn_deadline_ms;
     clock.set_ms(deadline - 1);
     a.c.expect_silence(Duration::from_millis(300)).await;
     clock.set_ms(deadline);
@@ -304,7 +304,7 @@ async fn a_player_back_within_its_own_turn_timer_still_plays_that_turn() {
     })
     .await;
     // 1 ms before B's turn timer runs out, nothing has been passed for B.
-    clock.set_ms(turn.turn_deadline - 1);
+    clock.set_ms(turn.turn_deadline_ms - 1);
     a.c.expect_silence(Duration::from_millis(300)).await;
 
     // B is back: the snapshot still shows its turn, which it then plays.
@@ -312,8 +312,8 @@ async fn a_player_back_within_its_own_turn_timer_still_plays_that_turn() {
     assert_snapshot_matches(&snap, &a.view);
     let st = snap.turn.unwrap();
     assert_eq!(
-        (st.turn_number, st.seat, st.turn_deadline),
-        (turn.turn_number, b_seat, turn.turn_deadline)
+        (st.turn_number, st.seat, st.turn_deadline_ms),
+        (turn.turn_number, b_seat, turn.turn_deadline_ms)
     );
     let plan = plan_for(&turn, true);
     bc.send(json!({"t": "submit_turn", "id": "back", "d": {"match_id": id, "turn_number": turn.turn_number, "plan": plan}}))

@@ -81,7 +81,7 @@ async fn play_match(
         .as_array()
         .unwrap()
         .iter()
-        .filter(|x| x["id"] == json!(id))
+        .filter(|x| x["match_id"] == json!(id))
         .collect();
     assert_eq!(live.len(), 1, "{l}");
     assert_eq!(
@@ -113,7 +113,7 @@ async fn play_match(
             .as_array()
             .unwrap()
             .iter()
-            .any(|x| x["id"] == json!(id))
+            .any(|x| x["match_id"] == json!(id))
         {
             gone = true;
             break;
@@ -135,7 +135,7 @@ async fn check_ended_match(
 ) -> Value {
     let (s, m) = srv.get(&format!("/api/v1/matches/{id}")).await;
     assert_eq!(s, 200, "{m}");
-    assert_eq!(m["id"], json!(id));
+    assert_eq!(m["match_id"], json!(id));
     assert_eq!(
         (&m["mode"], &m["status"]),
         (&json!("journey"), &json!("ended"))
@@ -143,46 +143,39 @@ async fn check_ended_match(
     assert_eq!(m["end_reason"], json!(ended.reason));
     assert!(m["ended_at"].is_string() && m["started_at"].is_string());
     assert_eq!(
-        m["turn_count"],
+        m["turns_played"],
         json!(resolved.len()),
         "every turn is stored"
     );
     // Rule 9.2: the same standings the players were told, best first.
     assert_eq!(m["standings"], json!(ended.standings), "{m}");
-    // Seats in turn order; the two humans by id and name, bots named after their seat.
+    // Seats in turn order, as `match_started` shows them; the two humans by id and
+    // name, bots named after their seat; nobody left.
     let seats = m["seats"].as_array().unwrap();
     let order: Vec<&str> = seats.iter().map(|s| s["seat"].as_str().unwrap()).collect();
     assert_eq!(order, ["green", "red", "blue", "yellow"]);
     let mut people: Vec<(Value, Value, Value)> = seats
         .iter()
-        .map(|s| {
-            (
-                s["player_id"].clone(),
-                s["name"].clone(),
-                s["is_bot"].clone(),
-            )
-        })
+        .map(|s| (s["player_id"].clone(), s["name"].clone(), s["bot"].clone()))
         .collect();
     people.sort_by_key(|p| p.1.as_str().unwrap().to_string());
     let mut want: Vec<(Value, Value, Value)> = humans
         .iter()
         .map(|(id, name)| (json!(id), json!(name), json!(false)))
         .collect();
-    for s in seats.iter().filter(|s| s["is_bot"] == json!(true)) {
+    assert!(seats.iter().all(|s| s["left"] == json!(false)), "{m}");
+    for s in seats.iter().filter(|s| s["bot"] == json!(true)) {
         let seat = s["seat"].as_str().unwrap();
         let name = format!("Bot {}{}", seat[..1].to_uppercase(), &seat[1..]);
         want.push((Value::Null, json!(name), json!(true)));
     }
     want.sort_by_key(|p| p.1.as_str().unwrap().to_string());
     assert_eq!(people, want, "two humans and two bots");
-    for s in seats {
-        let st = ended
-            .standings
-            .iter()
-            .find(|x| json!(x.seat) == s["seat"])
-            .unwrap();
-        assert_eq!(s["result"]["total"], json!(st.total));
-        assert_eq!(s["result"]["place"], json!(st.place));
+    for old in ["id", "turn_count"] {
+        assert!(
+            m.get(old).is_none(),
+            "no field {old} (protocol 2 vocabulary)"
+        );
     }
 
     let (s, r) = srv.get(&format!("/api/v1/matches/{id}/replay")).await;
@@ -210,11 +203,8 @@ async fn check_ended_match(
     // The replay's standings are the result without the rating changes.
     let results: Vec<&engine::Standing> = ended.standings.iter().map(|s| &s.standing).collect();
     assert_eq!(r["end"]["standings"], json!(results));
-    let stored_seats: Vec<Value> = seats
-        .iter()
-        .map(|s| json!({"seat": s["seat"], "player_id": s["player_id"], "is_bot": s["is_bot"], "name": s["name"]}))
-        .collect();
-    assert_eq!(r["seats"], json!(stored_seats));
+    // The replay's seats are the summary's: one seat shape everywhere.
+    assert_eq!(r["seats"], m["seats"]);
     let replay: engine::Replay = serde_json::from_value(r).unwrap();
     engine::replay::verify(&replay).expect("the served replay re-plays identically");
     m
@@ -250,12 +240,8 @@ async fn rest_suite(srv: &Srv) {
     )
     .await;
 
-    // History: newest first, summaries as `GET /matches/{id}` shows them.
-    let summary = |d: &Value| {
-        let mut d = d.clone();
-        d.as_object_mut().unwrap().remove("standings");
-        d
-    };
+    // History: newest first, summaries exactly as `GET /matches/{id}` shows them.
+    let summary = |d: &Value| d.clone();
     let hist = |p: Uuid, q: &str| format!("/api/v1/players/{p}/matches{q}");
     let last_page = |matches: Vec<Value>| json!({"matches": matches, "next_before": null, "next_before_id": null});
     let (s, h) = srv.get(&hist(ana_id, "")).await;
@@ -269,7 +255,7 @@ async fn rest_suite(srv: &Srv) {
     assert_eq!(s, 200);
     assert_eq!(
         p1,
-        json!({"matches": [summary(&d2)], "next_before": d2["started_at"], "next_before_id": d2["id"]})
+        json!({"matches": [summary(&d2)], "next_before": d2["started_at"], "next_before_id": d2["match_id"]})
     );
     let cursor = p1["next_before"].as_str().unwrap().replace('+', "%2B");
     let cursor_id = p1["next_before_id"].as_str().unwrap();
@@ -300,14 +286,20 @@ async fn rest_suite(srv: &Srv) {
     let mut ids: BTreeMap<String, Value> = BTreeMap::new();
     for d in [&d1, &d2] {
         for seat in d["seats"].as_array().unwrap() {
-            if seat["is_bot"] == json!(true) {
+            if seat["bot"] == json!(true) {
                 continue;
             }
             let name = seat["name"].as_str().unwrap().to_string();
             let e = rows.entry(name.clone()).or_insert((0, 0, Value::Null));
             e.0 += 1;
-            e.1 += i64::from(seat["result"]["place"] == json!(1));
-            e.2 = seat["result"]["rating"]["after"].clone();
+            let line = d["standings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|l| l["seat"] == seat["seat"])
+                .unwrap();
+            e.1 += i64::from(line["place"] == json!(1));
+            e.2 = line["rating"]["after"].clone();
             ids.insert(name, seat["player_id"].clone());
         }
     }

@@ -40,7 +40,7 @@ async fn turn_of_all_but(
             .recv_until(|m| matches!(m, ServerMsg::TurnStarted(_)))
             .await;
         if let ServerMsg::TurnStarted(t) = f.msg {
-            out = Some((t.seat.index(), t.turn_number, t.turn_deadline));
+            out = Some((t.seat.index(), t.turn_number, t.turn_deadline_ms));
         }
     }
     out.unwrap()
@@ -99,7 +99,7 @@ async fn turn_timer_and_match_clock_fire_exactly_at_their_deadlines() {
             ServerMsg::Ack(a) => panic!("a late plan was accepted: {a:?}"),
             ServerMsg::TurnResolved(r) if r.turn_number == n => kind = Some(r.kind),
             ServerMsg::TurnStarted(t) => {
-                next = Some((t.seat.index(), t.turn_number, t.turn_deadline))
+                next = Some((t.seat.index(), t.turn_number, t.turn_deadline_ms))
             }
             _ => {}
         }
@@ -212,8 +212,8 @@ async fn a_plan_read_at_the_deadline_times_out_even_when_the_room_sees_it_first(
         }
     }
     let turn = turn.unwrap();
-    assert_eq!((turn.turn_number, turn.turn_deadline), (1, T0 + 30_000));
-    clock.set_ms(turn.turn_deadline - 1);
+    assert_eq!((turn.turn_number, turn.turn_deadline_ms), (1, T0 + 30_000));
+    clock.set_ms(turn.turn_deadline_ms - 1);
     let m = seats
         .iter_mut()
         .find(|st| st.seat == Some(turn.seat))
@@ -225,7 +225,7 @@ async fn a_plan_read_at_the_deadline_times_out_even_when_the_room_sees_it_first(
         turn_number: 1,
         plan: engine::Plan::pass(),
         received: std::time::Instant::now(),
-        at_ms: turn.turn_deadline,
+        at_ms: turn.turn_deadline_ms,
     };
     s.state.room(id).unwrap().send(submit).await.unwrap();
     match m

@@ -808,7 +808,7 @@ async fn live_everywhere(url: String) {
             .as_array()
             .unwrap()
             .iter()
-            .map(|m| m["id"].as_str().unwrap().parse().unwrap())
+            .map(|m| m["match_id"].as_str().unwrap().parse().unwrap())
             .collect();
         for id in &public {
             assert!(listed.contains(id), "{} lists {id}: {listed:?}", n.id);

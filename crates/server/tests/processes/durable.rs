@@ -108,14 +108,14 @@ async fn stop_and_resume(database_url: String, stop: Stop) {
         assert_same_as_seen(&snap, seq, &turn, &last);
         // Rule 9.1: the clock was charged at most the time played before the stop,
         // not the downtime (DOWNTIME alone is 2 s of an 8 s clock).
-        let left = snap.clocks.match_deadline - snap.clocks.now;
+        let left = snap.clocks.match_deadline_ms - snap.clocks.now_ms;
         let most_used = used_before_stop.as_millis() as u64 + 300;
         assert!(
             left + most_used >= MATCH_SECONDS * 1000,
             "match clock left {left} ms after {most_used} ms of play"
         );
         // Rule 4.6: the turn in progress got a fresh 30 s timer.
-        let turn_left = snap.clocks.turn_deadline.unwrap() - snap.clocks.now;
+        let turn_left = snap.clocks.turn_deadline_ms.unwrap() - snap.clocks.now_ms;
         assert!(
             turn_left > 29_000 || turn_left + 100 >= left,
             "turn timer {turn_left} ms"

@@ -51,7 +51,7 @@ async fn outage_mid_match(db_name: String, url: String, fault: Fault) {
     let (mut idle, _) = Player::connect(&s, idle_id, &idle_token).await;
     assert_eq!(play_until(&mut players, match_id, 5).await, 5);
     let turn = players[0].turn.clone().unwrap();
-    let deadline_before = turn.turn_deadline;
+    let deadline_before = turn.turn_deadline_ms;
     let match_left_before = turn.match_remaining_ms;
 
     // The store goes away.
@@ -151,7 +151,10 @@ async fn outage_mid_match(db_name: String, url: String, fault: Fault) {
         match_left_before,
         outage.as_millis()
     );
-    assert!(after.turn_deadline > deadline_before, "deadline moved on");
+    assert!(
+        after.turn_deadline_ms > deadline_before,
+        "deadline moved on"
+    );
     s.wait_ready().await;
 
     assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
