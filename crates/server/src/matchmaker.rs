@@ -43,6 +43,11 @@ pub enum MmCmd {
         conn: ConnHandle,
         /// The frame's `id`.
         req: Option<String>,
+        /// When the player first queued (Unix ms, server clock), for a player
+        /// queued again after the cluster's matchmaker moved
+        /// ([`crate::cluster::queue`]): it keeps its place and its bot-fill wait.
+        /// `None`: now.
+        since_ms: Option<u64>,
     },
     /// Leave whichever queue the player is in (no-op if none).
     Leave {
@@ -132,8 +137,13 @@ pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
             biased;
             _ = shutdown.cancelled() => break,
             cmd = rx.recv() => match cmd {
-                Some(MmCmd::Join { player, name, mode, conn, req }) => {
-                    q.of(mode).push_back(Waiting { player, name, since_ms: clock.now_ms() });
+                Some(MmCmd::Join { player, name, mode, conn, req, since_ms }) => {
+                    let now = clock.now_ms();
+                    let since_ms = since_ms.map_or(now, |s| s.min(now));
+                    let queue = q.of(mode);
+                    // Oldest first (a player queued again keeps its place).
+                    let at = queue.iter().position(|w| w.since_ms > since_ms).unwrap_or(queue.len());
+                    queue.insert(at, Waiting { player, name, since_ms });
                     conn.ack(req);
                     form_full(&state, &mut q, mode);
                     status(&state, &mut q, mode, wait);

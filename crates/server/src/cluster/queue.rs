@@ -11,16 +11,27 @@
 //!   `Queued` meanwhile, so "already busy" is still decided on the socket's node).
 //!   The matchmaker claims the player's presence itself, and holds a *stand-in*
 //!   connection for the remote socket (as [`super::remote`] does for room
-//!   commands): `ack`, `queue_status`, `match_started` and the match's frames reach
-//!   the socket through it. The match starts on the matchmaker node, which owns its
-//!   lease; the players' later commands reach it as remote room commands.
+//!   commands): `ack` (the request's `id` travels with it), then `queue_status`,
+//!   `match_started` and the match's frames reach the socket through it, in that
+//!   order. The match starts on the matchmaker node, which owns its lease; the
+//!   players' later commands reach it as remote room commands, and a socket that
+//!   closes reaches its seat ([`super::closed`]).
 //! * When a remote player leaves the queue (left, socket closed, or seated) the
 //!   matchmaker tells the socket's node on `<prefix>.mm.dequeued.<node>`, which
 //!   frees the player's local `Queued` presence; `hello` then finds the player's
 //!   match in PostgreSQL (`Store::running_match_of`).
 //! * No matchmaker (none elected yet, or it just died): `join_queue` answers
-//!   `internal` ("matchmaking is not available"). The queue of a matchmaker that
-//!   dies is lost: its players queue again.
+//!   `internal` ("matchmaking is not available").
+//! * The queue survives the matchmaker's death: each node remembers the players
+//!   it queued at the matchmaker (name, mode, socket, first queue time). A node
+//!   that takes the role serves `<prefix>.matchmaker`, queues its own such players
+//!   in its queue, then announces itself on `<prefix>.mm.elected`; every other node
+//!   then sends its players' joins there again with their first queue time
+//!   (`since_ms`), so they keep their place and bot-fill wait and send nothing.
+//!   The players queued on the dead node's own sockets are gone with the sockets.
+//!   Not handled: a matchmaker that lost its role without dying (paused past its
+//!   lease) keeps its old queue, so a player queued again at the new one is in
+//!   two queues until one of them seats it.
 
 use super::Cluster;
 use crate::matchmaker::MmCmd;
@@ -47,6 +58,11 @@ pub struct QueueWire {
     pub conn: u64,
     /// The signed-in player.
     pub player: Uuid,
+    /// The client frame's `id`: the matchmaker answers `join_queue` and
+    /// `leave_queue` (`ack`) through the stand-in, so the `ack` comes before the
+    /// `queue_status` that follows it.
+    #[serde(default)]
+    pub req: Option<String>,
     /// What it asks.
     pub cmd: QueueCmd,
 }
@@ -60,6 +76,10 @@ pub enum QueueCmd {
         name: String,
         /// journey or clash.
         mode: Mode,
+        /// When the player first queued (Unix ms): set when its node queues it
+        /// again at a new matchmaker (it keeps its place and bot-fill wait).
+        #[serde(default)]
+        since_ms: Option<u64>,
     },
     /// `leave_queue`, or the socket closed (`closed`).
     Leave {
@@ -86,6 +106,18 @@ struct Dequeued {
     mode: Mode,
 }
 
+/// A player queued at the matchmaker from this node: what it takes to queue it
+/// again at a new matchmaker.
+#[derive(Debug, Clone)]
+pub(super) struct Requeue {
+    name: String,
+    mode: Mode,
+    /// When it first queued (Unix ms, this node's clock).
+    since_ms: u64,
+    /// Its socket here.
+    conn: ConnHandle,
+}
+
 /// The answer when no node runs the cluster's matchmaker.
 fn unavailable() -> Refused {
     Refused {
@@ -105,23 +137,40 @@ impl Cluster {
         self.stand_ins.get(&player).map(|s| s.1.clone())
     }
 
-    /// Sends `cmd` of the local socket `conn` (signed in as `player`) to the
-    /// cluster's matchmaker and waits for its answer; the caller then answers the
-    /// request (`ack`), so one socket's requests are answered in order. Frames for
-    /// the socket (`queue_status`, `match_started`, …) arrive separately, through
-    /// the forward loop.
+    /// Sends `cmd` of the local socket `conn` (signed in as `player`, request
+    /// `req`) to the cluster's matchmaker and waits for its answer, so one socket's
+    /// requests are handled in order. On success the matchmaker has answered the
+    /// request (`ack`) through the stand-in, before any `queue_status`; frames for
+    /// the socket arrive through the forward loop. A join that succeeded is
+    /// remembered here, to be queued again at a new matchmaker.
     ///
-    /// Errors: the matchmaker's refusal, or `internal` when no node answers.
+    /// Errors (not sent to the socket; the caller sends them): the matchmaker's
+    /// refusal, or `internal` when no node answers.
     pub async fn queue_remote(
         &self,
         player: Uuid,
         cmd: QueueCmd,
+        req: Option<String>,
         conn: &ConnHandle,
     ) -> Result<(), Refused> {
+        let rejoin = match &cmd {
+            QueueCmd::Join {
+                name,
+                mode,
+                since_ms,
+            } => Some(Requeue {
+                name: name.clone(),
+                mode: *mode,
+                since_ms: since_ms.unwrap_or_else(crate::clock::now_ms),
+                conn: conn.clone(),
+            }),
+            _ => None,
+        };
         let wire = QueueWire {
             origin: self.node_id().to_string(),
             conn: conn.id(),
             player,
+            req,
             cmd,
         };
         let payload = serde_json::to_vec(&wire).map_err(|_| unavailable())?;
@@ -131,7 +180,12 @@ impl Cluster {
             .request(self.subject("matchmaker"), payload.into());
         match tokio::time::timeout(super::remote::REMOTE_TIMEOUT, asked).await {
             Ok(Ok(reply)) => match serde_json::from_slice::<Option<Refused>>(&reply.payload) {
-                Ok(None) => Ok(()),
+                Ok(None) => {
+                    if let Some(r) = rejoin {
+                        self.queued_here.insert(player, r);
+                    }
+                    Ok(())
+                }
                 Ok(Some(r)) => Err(r),
                 Err(_) => Err(unavailable()),
             },
@@ -183,6 +237,7 @@ impl Cluster {
                 m = sub.next() => match m { Some(m) => m, None => return },
             };
             if let Ok(d) = serde_json::from_slice::<Dequeued>(&msg.payload) {
+                self.queued_here.remove(&d.player);
                 state.presence().release(d.player, Busy::Queued(d.mode));
             }
         }
@@ -227,6 +282,8 @@ impl Cluster {
                         .tasks()
                         .spawn(async move { me.serve_matchmaker(st, sub, s).await });
                     serving = Some(stop);
+                    self.requeue_here(&state).await;
+                    self.announce_elected().await;
                 }
                 (false, true) => {
                     tracing::warn!(node = self.node_id(), "this node lost the matchmaker role");
@@ -245,12 +302,124 @@ impl Cluster {
 
     async fn serve_matchmaker_sub(&self) -> Option<async_nats::Subscriber> {
         match self.nats.subscribe(self.subject("matchmaker")).await {
-            Ok(s) => Some(s),
+            Ok(s) => {
+                // In place at the NATS server before the other nodes hear of it.
+                if let Err(e) = self.nats.flush().await {
+                    tracing::warn!(error = %e, "matchmaker subscription not flushed");
+                }
+                Some(s)
+            }
             Err(e) => {
                 tracing::error!(error = %e, "cannot serve the cluster's queue");
                 None
             }
         }
+    }
+
+    /// The new matchmaker (this node): queues this node's players that were
+    /// queued at the previous one into its own queue, with their first queue time.
+    async fn requeue_here(&self, state: &AppState) {
+        let here: Vec<(Uuid, Requeue)> = self
+            .queued_here
+            .iter()
+            .map(|e| (*e.key(), e.value().clone()))
+            .collect();
+        for (player, r) in here {
+            self.queued_here.remove(&player);
+            if state.presence().get(player) != Some(Busy::Queued(r.mode)) || r.conn.is_closed() {
+                continue;
+            }
+            let cmd = MmCmd::Join {
+                player,
+                name: r.name,
+                mode: r.mode,
+                conn: r.conn,
+                req: None,
+                since_ms: Some(r.since_ms),
+            };
+            if state.matchmaker().send(cmd).await.is_err() {
+                state.presence().release(player, Busy::Queued(r.mode));
+            }
+        }
+    }
+
+    /// Tells every node that this node is the matchmaker now
+    /// (`<prefix>.mm.elected`): they queue their queued players again here.
+    async fn announce_elected(&self) {
+        if let Err(e) = self
+            .nats
+            .publish(
+                self.subject("mm.elected"),
+                self.node_id().to_string().into(),
+            )
+            .await
+        {
+            tracing::warn!(error = %e, "matchmaker election not announced");
+        }
+    }
+
+    /// Every node: when another node becomes the matchmaker, queues this node's
+    /// queued players again there (their first queue time kept): the queue of a
+    /// matchmaker that died is not lost. A player the new matchmaker refuses
+    /// (e.g. already seated meanwhile) is left as it is; one that cannot be
+    /// queued because no node answers is freed and told so.
+    pub(super) async fn elected_loop(self: Arc<Self>, state: AppState) {
+        let token = state.shutdown_token().clone();
+        let mut sub = match self.nats.subscribe(self.subject("mm.elected")).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot subscribe to matchmaker elections");
+                return;
+            }
+        };
+        loop {
+            let msg = tokio::select! {
+                _ = token.cancelled() => return,
+                m = sub.next() => match m { Some(m) => m, None => return },
+            };
+            if msg.payload.as_ref() == self.node_id().as_bytes() {
+                continue;
+            }
+            let here: Vec<(Uuid, Requeue)> = self
+                .queued_here
+                .iter()
+                .map(|e| (*e.key(), e.value().clone()))
+                .collect();
+            if !here.is_empty() {
+                tracing::info!(
+                    node = self.node_id(),
+                    players = here.len(),
+                    "new matchmaker: queueing this node's players there again"
+                );
+            }
+            for (player, r) in here {
+                if state.presence().get(player) != Some(Busy::Queued(r.mode)) || r.conn.is_closed()
+                {
+                    self.queued_here.remove(&player);
+                    continue;
+                }
+                let cmd = QueueCmd::Join {
+                    name: r.name.clone(),
+                    mode: r.mode,
+                    since_ms: Some(r.since_ms),
+                };
+                match self.queue_remote(player, cmd, None, &r.conn).await {
+                    Ok(()) => {}
+                    Err(refused) if refused.code == ErrorCode::AlreadyBusy => {}
+                    Err(refused) => {
+                        self.queued_here.remove(&player);
+                        state.presence().release(player, Busy::Queued(r.mode));
+                        r.conn.send_error(refused.code, refused.message, None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Forgets that `player` is queued at the matchmaker from this node (it left,
+    /// or its socket closed).
+    pub fn forget_queued(&self, player: Uuid) {
+        self.queued_here.remove(&player);
     }
 
     /// Leaving (SIGTERM): gives up the matchmaker role so another node takes it at
@@ -294,18 +463,27 @@ impl Cluster {
         let _ = sub.unsubscribe().await;
     }
 
-    /// Matchmaker node: handles a remote socket's queue request.
+    /// Matchmaker node: handles a remote socket's queue request; `join_queue` and
+    /// `leave_queue` are answered (`ack`) through the stand-in.
     async fn queue_local(&self, state: &AppState, wire: QueueWire) -> Result<(), Refused> {
         let QueueWire {
             origin,
             conn,
             player,
+            req,
             cmd,
         } = wire;
-        let standin =
-            |me: &Cluster| me.proxy(state, &origin, conn, state.shutdown_token().child_token());
+        let standin = |me: &Cluster| {
+            let p = me.proxy(state, &origin, conn, state.shutdown_token().child_token());
+            me.remember_stand_in(&origin, conn, &p);
+            p
+        };
         let sent = match cmd {
-            QueueCmd::Join { name, mode } => {
+            QueueCmd::Join {
+                name,
+                mode,
+                since_ms,
+            } => {
                 if let Err(b) = state.presence().claim(player, Busy::Queued(mode)) {
                     return Err(Refused {
                         code: ErrorCode::AlreadyBusy,
@@ -321,7 +499,8 @@ impl Cluster {
                     name,
                     mode,
                     conn: rconn,
-                    req: None,
+                    req,
+                    since_ms,
                 };
                 if state.matchmaker().send(cmd).await.is_err() {
                     self.stand_ins.remove(&player);
@@ -338,11 +517,7 @@ impl Cluster {
                     let (c, a) = proxy.for_request();
                     (Some(c), Some(a))
                 };
-                let cmd = MmCmd::Leave {
-                    player,
-                    conn,
-                    req: None,
-                };
+                let cmd = MmCmd::Leave { player, conn, req };
                 if state.matchmaker().send(cmd).await.is_err() {
                     return Err(unavailable());
                 }

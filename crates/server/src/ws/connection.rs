@@ -247,9 +247,11 @@ impl Session {
                     let cmd = crate::cluster::queue::QueueCmd::Join {
                         name: player.name.clone(),
                         mode: j.mode,
+                        since_ms: None,
                     };
-                    match c.queue_remote(player.id, cmd, &conn).await {
-                        Ok(()) => conn.ack(req),
+                    // On success the matchmaker answered through its stand-in.
+                    match c.queue_remote(player.id, cmd, req.clone(), &conn).await {
+                        Ok(()) => {}
                         Err(r) => {
                             state.presence().release(player.id, Busy::Queued(j.mode));
                             conn.send_error(r.code, r.message, req);
@@ -264,6 +266,7 @@ impl Session {
                     mode: j.mode,
                     conn: rconn,
                     req: req.clone(),
+                    since_ms: None,
                 };
                 if state.matchmaker().send(cmd).await.is_err() {
                     state.presence().release(player.id, Busy::Queued(j.mode));
@@ -275,12 +278,12 @@ impl Session {
             ClientMsg::LeaveQueue => {
                 if let Some(c) = state.cluster().filter(|c| !c.is_matchmaker()) {
                     let cmd = crate::cluster::queue::QueueCmd::Leave { closed: false };
-                    match c.queue_remote(player.id, cmd, &conn).await {
+                    match c.queue_remote(player.id, cmd, req.clone(), &conn).await {
                         Ok(()) => {
+                            c.forget_queued(player.id);
                             if let Some(b @ Busy::Queued(_)) = state.presence().get(player.id) {
                                 state.presence().release(player.id, b);
                             }
-                            conn.ack(req);
                         }
                         Err(r) => conn.send_error(r.code, r.message, req),
                     }
@@ -299,8 +302,20 @@ impl Session {
                 self.answer_of(answered).await;
             }
             ClientMsg::CreateLobby(c) => {
-                match state.lobbies().create(&state, player.id, &player.name, &c) {
-                    Ok(_) => conn.ack(req),
+                let code = self.served_code().await;
+                match state.lobbies().create_with_code(
+                    &state,
+                    player.id,
+                    &player.name,
+                    &c,
+                    code.clone(),
+                ) {
+                    Ok(used) => {
+                        if let (Some(cl), false) = (state.cluster(), Some(&used) == code.as_ref()) {
+                            cl.serve_lobby(&state, used).await;
+                        }
+                        conn.ack(req)
+                    }
                     Err(e) => conn.send_error(e.code(), e.to_string(), req),
                 }
             }
@@ -310,6 +325,10 @@ impl Session {
                     .join(&state, player.id, &player.name, &j.code)
                 {
                     Ok(()) => conn.ack(req),
+                    // Cluster: the lobby may be another node's.
+                    Err(crate::lobby::LobbyError::NotFound(code)) if state.cluster().is_some() => {
+                        self.join_remote_lobby(&player, code, req).await
+                    }
                     Err(e) => conn.send_error(e.code(), e.to_string(), req),
                 }
             }
@@ -324,10 +343,23 @@ impl Session {
             ClientMsg::OfferRematch(m) => self.offer_rematch(&player, m.match_id, req).await,
             ClientMsg::LeaveLobby => match state.lobbies().leave(&state, player.id) {
                 Ok(()) => conn.ack(req),
+                Err(crate::lobby::LobbyError::NotInLobby) if self.remote_lobby(&player) => {
+                    let cmd = crate::cluster::lobby::LobbyCmd::Leave;
+                    if self.to_remote_lobby(&player, cmd, req).await {
+                        if let Some(c) = state.cluster() {
+                            c.forget_remote_lobby(player.id);
+                        }
+                        state.presence().release(player.id, Busy::Lobby);
+                    }
+                }
                 Err(e) => conn.send_error(e.code(), e.to_string(), req),
             },
             ClientMsg::StartLobby => match state.lobbies().start(&state, player.id) {
                 Ok(_) => conn.ack(req),
+                Err(crate::lobby::LobbyError::NotInLobby) if self.remote_lobby(&player) => {
+                    let cmd = crate::cluster::lobby::LobbyCmd::Start;
+                    self.to_remote_lobby(&player, cmd, req).await;
+                }
                 Err(e) => conn.send_error(e.code(), e.to_string(), req),
             },
             ClientMsg::SubmitTurn(s) => {
@@ -588,6 +620,15 @@ impl Session {
             .filter(|p| *p != player.id)
             .collect();
         invited.dedup();
+        // Cluster: a rematch lobby another node opened is joined there.
+        if let Some(code) = self
+            .state
+            .cluster()
+            .and_then(|_| self.state.lobbies().remote_rematch(match_id))
+        {
+            return self.join_remote_lobby(player, code, req).await;
+        }
+        let code = self.served_code().await;
         match self.state.lobbies().rematch(
             &self.state,
             player.id,
@@ -595,9 +636,89 @@ impl Session {
             match_id,
             summary.mode,
             &invited,
+            code.clone(),
         ) {
+            Ok(crate::lobby::Rematch::Opened(used)) => {
+                if let (Some(cl), false) = (self.state.cluster(), Some(&used) == code.as_ref()) {
+                    cl.serve_lobby(&self.state, used).await;
+                }
+                self.conn.ack(req)
+            }
             Ok(_) => self.conn.ack(req),
             Err(e) => self.conn.send_error(e.code(), e.to_string(), req),
+        }
+    }
+
+    /// Cluster: a fresh lobby code that other nodes already reach
+    /// ([`crate::cluster::Cluster::serve_lobby`]); `None` on a single node.
+    async fn served_code(&self) -> Option<String> {
+        let c = self.state.cluster()?;
+        let code = self.state.lobbies().fresh_code();
+        c.serve_lobby(&self.state, code.clone()).await;
+        Some(code)
+    }
+
+    /// Cluster: true when `player` is in a lobby on another node.
+    fn remote_lobby(&self, player: &store::Player) -> bool {
+        self.state
+            .cluster()
+            .is_some_and(|c| c.remote_lobby(player.id).is_some())
+    }
+
+    /// Cluster: sends `cmd` (request `req`) to the owner of `player`'s lobby on
+    /// another node, which answers the socket through its stand-in; when nobody
+    /// answers, the error is sent from here. True when it succeeded.
+    async fn to_remote_lobby(
+        &self,
+        player: &store::Player,
+        cmd: crate::cluster::lobby::LobbyCmd,
+        req: Option<String>,
+    ) -> bool {
+        let Some(c) = self.state.cluster() else {
+            return false;
+        };
+        let Some(code) = c.remote_lobby(player.id) else {
+            return false;
+        };
+        match c
+            .lobby_remote(&code, player.id, cmd, req.clone(), &self.conn)
+            .await
+        {
+            Ok(answer) => answer.is_ok(),
+            Err(r) => {
+                self.conn.send_error(r.code, r.message, req);
+                false
+            }
+        }
+    }
+
+    /// Cluster: `join_lobby` with a code no lobby here has: asks the node that has
+    /// it (none: `lobby_not_found`), which answers the socket. The player's
+    /// presence here is `Lobby` while it is a member there.
+    async fn join_remote_lobby(&self, player: &store::Player, code: String, req: Option<String>) {
+        let Some(c) = self.state.cluster() else {
+            return;
+        };
+        if let Err(b) = self.state.presence().claim(player.id, Busy::Lobby) {
+            self.conn
+                .send_error(ErrorCode::AlreadyBusy, busy_text(b), req);
+            return;
+        }
+        let cmd = crate::cluster::lobby::LobbyCmd::Join {
+            name: player.name.clone(),
+        };
+        match c
+            .lobby_remote(&code, player.id, cmd, req.clone(), &self.conn)
+            .await
+        {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => {
+                self.state.presence().release(player.id, Busy::Lobby);
+            }
+            Err(r) => {
+                self.state.presence().release(player.id, Busy::Lobby);
+                self.conn.send_error(r.code, r.message, req);
+            }
         }
     }
 
@@ -718,12 +839,24 @@ impl Session {
         // lobby's grace period) gets that state at once.
         match self.state.presence().get(player.id) {
             Some(Busy::Lobby) => {
-                self.state.lobbies().back(player.id, &self.conn);
+                let here = self.state.lobbies().back(player.id, &self.conn);
+                // Cluster: a lobby on another node.
+                if let (false, Some(c)) = (here, self.state.cluster()) {
+                    if let Some(code) = c.remote_lobby(player.id) {
+                        let cmd = crate::cluster::lobby::LobbyCmd::Back;
+                        if let Err(r) = c
+                            .lobby_remote(&code, player.id, cmd, None, &self.conn)
+                            .await
+                        {
+                            tracing::debug!(error = %r.message, "lobby state not asked");
+                        }
+                    }
+                }
             }
             Some(Busy::Queued(_)) if self.state.cluster().is_some_and(|c| !c.is_matchmaker()) => {
                 if let Some(c) = self.state.cluster() {
                     let cmd = crate::cluster::queue::QueueCmd::Status;
-                    if let Err(r) = c.queue_remote(player.id, cmd, &self.conn).await {
+                    if let Err(r) = c.queue_remote(player.id, cmd, None, &self.conn).await {
                         tracing::debug!(error = %r.message, "queue status not asked");
                     }
                 }
@@ -757,8 +890,9 @@ impl Session {
                     if current && self.state.cluster().is_some_and(|c| !c.is_matchmaker()) =>
                 {
                     if let Some(c) = self.state.cluster() {
+                        c.forget_queued(p.id);
                         let cmd = crate::cluster::queue::QueueCmd::Leave { closed: true };
-                        let _ = c.queue_remote(p.id, cmd, &self.conn).await;
+                        let _ = c.queue_remote(p.id, cmd, None, &self.conn).await;
                     }
                     self.state.presence().release(p.id, b);
                 }
@@ -772,6 +906,14 @@ impl Session {
                 }
                 Some(Busy::Lobby) if current => {
                     self.state.lobbies().away(&self.state, p.id);
+                    let remote = self
+                        .state
+                        .cluster()
+                        .and_then(|c| c.remote_lobby(p.id).map(|code| (c.clone(), code)));
+                    if let Some((c, code)) = remote {
+                        let cmd = crate::cluster::lobby::LobbyCmd::Away;
+                        let _ = c.lobby_remote(&code, p.id, cmd, None, &self.conn).await;
+                    }
                 }
                 Some(Busy::Seated(m)) => {
                     self.watching.insert(m);
@@ -792,6 +934,9 @@ impl Session {
             }
         }
         if let Some(c) = self.state.cluster() {
+            if let Some(p) = &self.player {
+                c.socket_closed(conn_id, p.id).await;
+            }
             c.forget_conn(conn_id);
         }
     }
