@@ -416,6 +416,14 @@ impl Cluster {
         }
     }
 
+    /// `player`, queued at the matchmaker from this node, signed in again on
+    /// `conn`: a new matchmaker reaches it there.
+    pub fn queued_socket(&self, player: Uuid, conn: &ConnHandle) {
+        if let Some(mut r) = self.queued_here.get_mut(&player) {
+            r.conn = conn.clone();
+        }
+    }
+
     /// Forgets that `player` is queued at the matchmaker from this node (it left,
     /// or its socket closed).
     pub fn forget_queued(&self, player: Uuid) {

@@ -686,8 +686,22 @@ impl Session {
         {
             Ok(answer) => answer.is_ok(),
             Err(r) => {
+                if r.code == ErrorCode::LobbyNotFound {
+                    self.lobby_vanished(player.id);
+                }
                 self.conn.send_error(r.code, r.message, req);
                 false
+            }
+        }
+    }
+
+    /// Cluster: no node has `player`'s remote lobby any more (its node died): the
+    /// player is in no lobby.
+    fn lobby_vanished(&self, player: Uuid) {
+        if let Some(c) = self.state.cluster() {
+            if c.remote_lobby(player).is_some() {
+                c.forget_remote_lobby(player);
+                self.state.presence().release(player, Busy::Lobby);
             }
         }
     }
@@ -849,12 +863,16 @@ impl Session {
                             .await
                         {
                             tracing::debug!(error = %r.message, "lobby state not asked");
+                            if r.code == ErrorCode::LobbyNotFound {
+                                self.lobby_vanished(player.id);
+                            }
                         }
                     }
                 }
             }
             Some(Busy::Queued(_)) if self.state.cluster().is_some_and(|c| !c.is_matchmaker()) => {
                 if let Some(c) = self.state.cluster() {
+                    c.queued_socket(player.id, &self.conn);
                     let cmd = crate::cluster::queue::QueueCmd::Status;
                     if let Err(r) = c.queue_remote(player.id, cmd, None, &self.conn).await {
                         tracing::debug!(error = %r.message, "queue status not asked");
@@ -912,7 +930,10 @@ impl Session {
                         .and_then(|c| c.remote_lobby(p.id).map(|code| (c.clone(), code)));
                     if let Some((c, code)) = remote {
                         let cmd = crate::cluster::lobby::LobbyCmd::Away;
-                        let _ = c.lobby_remote(&code, p.id, cmd, None, &self.conn).await;
+                        let asked = c.lobby_remote(&code, p.id, cmd, None, &self.conn).await;
+                        if asked.is_err_and(|r| r.code == ErrorCode::LobbyNotFound) {
+                            self.lobby_vanished(p.id);
+                        }
                     }
                 }
                 Some(Busy::Seated(m)) => {

@@ -978,7 +978,8 @@ async fn bot_fill_across_nodes(url: String) {
 }
 
 /// Lobbies across nodes: a public lobby opened on n1 is listed on n3
-/// (`GET /api/v1/lobbies`) and pushed to a `subscribe_lobbies` socket on n2; an
+/// (`GET /api/v1/lobbies`) and pushed to a `subscribe_lobbies` socket on n2 (and
+/// dropped from it once full); an
 /// unknown code answers `lobby_not_found` on n2; the lobby is joined from n2, n3
 /// and n2 again — each joiner reads the new `lobby_state` and then its `ack`, every
 /// member sees each join; a member on n3 leaves and joins again; a member on n3
@@ -1051,10 +1052,13 @@ async fn lobby_across_nodes(url: String) {
         error_of(&mut players[1], "nope").await,
         protocol::ErrorCode::LobbyNotFound
     );
-    players[3]
+    // A watcher of the public list on n2 (not a member: it reads lists only).
+    let (wid, wtoken) = nodes[1].proc.guest("W").await;
+    let mut watcher = Player::connect(&nodes[1].proc, wid, &wtoken).await.0;
+    watcher
         .send(json!({"t": "subscribe_lobbies", "id": "sub"}))
         .await;
-    players[3]
+    watcher
         .until(|m| matches!(m, ServerMsg::LobbyList(l) if l.lobbies.is_empty()))
         .await;
     players[0]
@@ -1069,7 +1073,7 @@ async fn lobby_across_nodes(url: String) {
         _ => unreachable!(),
     };
     // The public list of every node has it (n1's announcement reached n2 and n3).
-    let listed = players[3]
+    let listed = watcher
         .until(|m| matches!(m, ServerMsg::LobbyList(l) if !l.lobbies.is_empty()))
         .await;
     match listed.msg {
@@ -1106,7 +1110,7 @@ async fn lobby_across_nodes(url: String) {
         }
     }
     // A full lobby is no longer listed, on any node.
-    players[3]
+    watcher
         .until(|m| matches!(m, ServerMsg::LobbyList(l) if l.lobbies.is_empty()))
         .await;
     // A member on n3 leaves (the others see three members) and joins again.
