@@ -67,6 +67,25 @@ pub enum MmCmd {
         /// The player's new connection.
         conn: ConnHandle,
     },
+    /// Cluster: this node is no longer the cluster's matchmaker. Empties both
+    /// queues (presences untouched, no message sent) and answers who waited there.
+    Drain {
+        /// Gets the players who waited, oldest first per mode.
+        reply: tokio::sync::oneshot::Sender<Vec<Drained>>,
+    },
+}
+
+/// A player taken out of the queue by [`MmCmd::Drain`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drained {
+    /// The player.
+    pub player: Uuid,
+    /// Its display name.
+    pub name: String,
+    /// The queue it waited in.
+    pub mode: Mode,
+    /// When it joined (Unix ms, server clock).
+    pub since_ms: u64,
 }
 
 /// The matchmaker stopped (server shutting down).
@@ -169,6 +188,18 @@ pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
                     if let Some(st) = mode.and_then(|m| status_of(&state, &mut q, m, wait)) {
                         conn.send_msg(None, &ServerMsg::QueueStatus(st));
                     }
+                }
+                Some(MmCmd::Drain { reply }) => {
+                    let mut out = Vec::new();
+                    for mode in MODES {
+                        out.extend(q.of(mode).drain(..).map(|w| Drained {
+                            player: w.player,
+                            name: w.name,
+                            mode,
+                            since_ms: w.since_ms,
+                        }));
+                    }
+                    let _ = reply.send(out);
                 }
                 None => break,
             },

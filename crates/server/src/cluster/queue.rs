@@ -29,9 +29,12 @@
 //!   then sends its players' joins there again with their first queue time
 //!   (`since_ms`), so they keep their place and bot-fill wait and send nothing.
 //!   The players queued on the dead node's own sockets are gone with the sockets.
-//!   Not handled: a matchmaker that lost its role without dying (paused past its
-//!   lease) keeps its old queue, so a player queued again at the new one is in
-//!   two queues until one of them seats it.
+//!   As a safety net each node also asks the matchmaker every [`CHECK_EVERY`]
+//!   whether it holds its queued players (`Check`) and queues again those it does
+//!   not (a refused join is tried at the next check). A matchmaker that loses its
+//!   role without dying (paused past its lease) empties its queue
+//!   ([`MmCmd::Drain`]): its own sockets' players are queued at the new one by
+//!   that check, the other nodes' by theirs.
 
 use super::Cluster;
 use crate::matchmaker::MmCmd;
@@ -88,7 +91,14 @@ pub enum QueueCmd {
     },
     /// A queued player's new socket (`hello`): send it its `queue_status`.
     Status,
+    /// Is the player in this matchmaker's queue? (Its node asks every
+    /// [`CHECK_EVERY`] and queues it again when not: a matchmaker that changed
+    /// without the node hearing of it.) Refused when it is not.
+    Check,
 }
+
+/// How often a node checks that its queued players are in the matchmaker's queue.
+pub const CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The matchmaker node's refusal of a [`QueueWire`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -144,8 +154,14 @@ impl Cluster {
     /// the socket arrive through the forward loop. A join that succeeded is
     /// remembered here, to be queued again at a new matchmaker.
     ///
+    /// A join without an answer in [`super::remote::REMOTE_TIMEOUT`] (delivered,
+    /// but the matchmaker may have died after acking it) counts as queued: the
+    /// periodic check ([`CHECK_EVERY`]) queues the player again at the current
+    /// matchmaker if it does not hold it (the socket then gets no `ack` if the
+    /// dead one had not sent it).
+    ///
     /// Errors (not sent to the socket; the caller sends them): the matchmaker's
-    /// refusal, or `internal` when no node answers.
+    /// refusal, or `internal` when no node runs the matchmaker.
     pub async fn queue_remote(
         &self,
         player: Uuid,
@@ -195,7 +211,16 @@ impl Cluster {
             }
             Err(_) => {
                 tracing::warn!("the matchmaker did not answer in time");
-                Err(unavailable())
+                match rejoin {
+                    // Delivered, maybe handled (and acked through the stand-in)
+                    // before the matchmaker died: kept as queued; the next check
+                    // queues the player again where it is missing.
+                    Some(r) => {
+                        self.queued_here.insert(player, r);
+                        Ok(())
+                    }
+                    None => Err(unavailable()),
+                }
             }
         }
     }
@@ -291,6 +316,7 @@ impl Cluster {
                     if let Some(s) = serving.take() {
                         s.cancel();
                     }
+                    self.hand_over_queue(&state).await;
                 }
                 _ => {}
             }
@@ -343,6 +369,42 @@ impl Cluster {
         }
     }
 
+    /// This node lost the matchmaker role without stopping: it empties its queue
+    /// (so it forms no more matches). Its own sockets' players are remembered to
+    /// be queued at the new matchmaker (by the next check); the stand-ins of other
+    /// nodes' players are dropped here (their nodes queue them again there).
+    async fn hand_over_queue(&self, state: &AppState) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if state
+            .matchmaker()
+            .send(MmCmd::Drain { reply: tx })
+            .await
+            .is_err()
+        {
+            return;
+        }
+        let Ok(drained) = rx.await else { return };
+        for d in drained {
+            match (self.stand_ins.remove(&d.player), state.session(d.player)) {
+                (None, Some(conn)) => {
+                    self.queued_here.insert(
+                        d.player,
+                        Requeue {
+                            name: d.name,
+                            mode: d.mode,
+                            since_ms: d.since_ms,
+                            conn,
+                        },
+                    );
+                }
+                // Another node's player (or one whose socket is gone): free here.
+                _ => {
+                    state.presence().release(d.player, Busy::Queued(d.mode));
+                }
+            }
+        }
+    }
+
     /// Tells every node that this node is the matchmaker now
     /// (`<prefix>.mm.elected`): they queue their queued players again here.
     async fn announce_elected(&self) {
@@ -360,9 +422,11 @@ impl Cluster {
 
     /// Every node: when another node becomes the matchmaker, queues this node's
     /// queued players again there (their first queue time kept): the queue of a
-    /// matchmaker that died is not lost. A player the new matchmaker refuses
-    /// (e.g. already seated meanwhile) is left as it is; one that cannot be
-    /// queued because no node answers is freed and told so.
+    /// matchmaker that died is not lost. A refused join is tried again at the next
+    /// check. Every [`CHECK_EVERY`] it also asks the
+    /// matchmaker whether it holds them, and queues again those it does not (an
+    /// election this node did not hear of, or a matchmaker that lost its role
+    /// without dying and emptied its queue).
     pub(super) async fn elected_loop(self: Arc<Self>, state: AppState) {
         let token = state.shutdown_token().clone();
         let mut sub = match self.nats.subscribe(self.subject("mm.elected")).await {
@@ -372,28 +436,55 @@ impl Cluster {
                 return;
             }
         };
+        let mut check = tokio::time::interval(CHECK_EVERY);
+        check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            let msg = tokio::select! {
+            let elected = tokio::select! {
                 _ = token.cancelled() => return,
-                m = sub.next() => match m { Some(m) => m, None => return },
+                _ = check.tick() => false,
+                m = sub.next() => match m {
+                    Some(m) => {
+                        if m.payload.as_ref() == self.node_id().as_bytes() {
+                            continue;
+                        }
+                        true
+                    }
+                    None => return,
+                },
             };
-            if msg.payload.as_ref() == self.node_id().as_bytes() {
+            if self.is_matchmaker() {
                 continue;
             }
-            let here: Vec<(Uuid, Requeue)> = self
+            let mut here: Vec<(Uuid, Requeue)> = self
                 .queued_here
                 .iter()
                 .map(|e| (*e.key(), e.value().clone()))
                 .collect();
+            if !elected {
+                // The periodic check: only the players the matchmaker does not hold.
+                let mut missing = Vec::new();
+                for (player, r) in here {
+                    let held = self
+                        .queue_remote(player, QueueCmd::Check, None, &r.conn)
+                        .await;
+                    if held.is_err() {
+                        missing.push((player, r));
+                    }
+                }
+                here = missing;
+            }
             if !here.is_empty() {
                 tracing::info!(
                     node = self.node_id(),
                     players = here.len(),
-                    "new matchmaker: queueing this node's players there again"
+                    "queueing this node's players at the (new) matchmaker again"
                 );
             }
             for (player, r) in here {
-                if state.presence().get(player) != Some(Busy::Queued(r.mode)) || r.conn.is_closed()
+                let still = self.queued_here.contains_key(&player);
+                if !still
+                    || state.presence().get(player) != Some(Busy::Queued(r.mode))
+                    || r.conn.is_closed()
                 {
                     self.queued_here.remove(&player);
                     continue;
@@ -403,14 +494,10 @@ impl Cluster {
                     mode: r.mode,
                     since_ms: Some(r.since_ms),
                 };
-                match self.queue_remote(player, cmd, None, &r.conn).await {
-                    Ok(()) => {}
-                    Err(refused) if refused.code == ErrorCode::AlreadyBusy => {}
-                    Err(refused) => {
-                        self.queued_here.remove(&player);
-                        state.presence().release(player, Busy::Queued(r.mode));
-                        r.conn.send_error(refused.code, refused.message, None);
-                    }
+                // Refused (no matchmaker yet, or the player was seated meanwhile):
+                // the next check tries again (a seated player's notice ends it).
+                if let Err(refused) = self.queue_remote(player, cmd, None, &r.conn).await {
+                    tracing::debug!(player = %player, error = %refused.message, "not queued again yet");
                 }
             }
         }
@@ -530,6 +617,16 @@ impl Cluster {
                     return Err(unavailable());
                 }
                 answered
+            }
+            QueueCmd::Check => {
+                return if self.stand_ins.contains_key(&player) {
+                    Ok(())
+                } else {
+                    Err(Refused {
+                        code: ErrorCode::Internal,
+                        message: "not queued at this matchmaker".into(),
+                    })
+                };
             }
             QueueCmd::Status => {
                 let proxy = standin(self);
