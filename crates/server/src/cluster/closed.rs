@@ -3,7 +3,7 @@
 //! countdown starts as it does for a local socket.
 //!
 //! * The matchmaker node and a lobby's owner remember the stand-ins they make for
-//!   each remote socket (origin node, connection id) ([`Cluster::remember_stand_in`]);
+//!   each remote socket (origin node, connection id);
 //!   a match started from the queue or a lobby seats those stand-ins.
 //! * When a socket that used the cluster (queue, lobby or room commands) closes,
 //!   its node publishes `<prefix>.conn.gone` ([`Gone`], JSON) after its own
