@@ -12,6 +12,12 @@
 //! All lobbies live in one `std::sync::Mutex`: every operation is a few map updates
 //! with no `.await` inside, and messages are queued (never awaited) after the lock
 //! is released.
+//!
+//! Cluster mode ([`crate::cluster::lobby`]): a lobby lives on the node that opened
+//! it; members on other nodes reach it through stand-in connections. The public
+//! list merges this node's lobbies with the lists the other nodes announce
+//! ([`Lobbies::set_remote`]), and so does the rematch look-up
+//! ([`Lobbies::remote_rematch`]).
 
 use crate::presence::Busy;
 use crate::room::{self, Occupant};
@@ -82,8 +88,12 @@ struct Lobby {
     fill_with_bots: bool,
     host: Uuid,
     members: Vec<LobbyMember>,
-    /// When it opened (a counter), for the public list's order.
+    /// When it opened (a counter), for the public list's order among lobbies of
+    /// the same millisecond.
     opened: u64,
+    /// When it opened, Unix ms on the server clock: the public list's order across
+    /// nodes.
+    opened_ms: u64,
     /// The ended match this lobby is the rematch of.
     rematch_of: Option<Uuid>,
 }
@@ -107,6 +117,31 @@ struct Inner {
     watchers: HashMap<u64, ConnHandle>,
     /// Open rematch lobbies: ended match → code.
     rematches: Rematches,
+    /// Cluster: the public lobbies and rematch lobbies other nodes announced, by node.
+    remote: HashMap<String, NodeLobbies>,
+    /// Notified on every change of this node's public list or rematch lobbies (the
+    /// cluster announces them to the other nodes).
+    changed: std::sync::Arc<tokio::sync::Notify>,
+}
+
+/// One public lobby as a node announces it to the others: when it opened (Unix ms)
+/// and its list entry.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ListedLobby {
+    /// When it opened, Unix ms on that node's clock.
+    pub opened_ms: u64,
+    /// The entry of `lobby_list`.
+    pub info: protocol::LobbyInfo,
+}
+
+/// A node's announcement of its open lobbies (cluster): its public lobbies with a
+/// free seat and its open rematch lobbies.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NodeLobbies {
+    /// The public lobbies with a free seat (at most [`LIST_MAX`]).
+    pub lobbies: Vec<ListedLobby>,
+    /// Open rematch lobbies: (ended match, code).
+    pub rematches: Vec<(Uuid, String)>,
 }
 
 /// Open rematch lobbies: ended match → the code of its rematch lobby.
@@ -116,6 +151,10 @@ struct Rematches(HashMap<Uuid, String>);
 impl Rematches {
     fn get(&self, m: &Uuid) -> Option<&String> {
         self.0.get(m)
+    }
+
+    fn all(&self) -> Vec<(Uuid, String)> {
+        self.0.iter().map(|(m, c)| (*m, c.clone())).collect()
     }
 
     fn insert(&mut self, m: Uuid, code: String) {
@@ -148,6 +187,7 @@ impl Inner {
             if let Some(l) = self.by_code.remove(&code) {
                 if let Some(m) = l.rematch_of {
                     self.rematches.remove_if_code(m, &code);
+                    self.changed.notify_one();
                 }
             }
             None
@@ -163,19 +203,61 @@ impl Inner {
         Ok(res)
     }
 
-    /// The open public lobbies with a free seat, oldest first (at most [`LIST_MAX`]).
-    fn list(&self) -> protocol::LobbyList {
+    /// Opens a lobby hosted by `player` (presence claimed) with `code` when it is
+    /// free (a fresh code otherwise); returns its state.
+    #[allow(clippy::too_many_arguments)]
+    fn open(
+        &mut self,
+        state: &AppState,
+        code: Option<String>,
+        mode: Mode,
+        private: bool,
+        fill_with_bots: bool,
+        player: Uuid,
+        name: &str,
+        rematch_of: Option<Uuid>,
+    ) -> LobbyState {
+        let code = match code {
+            Some(c) if !self.by_code.contains_key(&c) => c,
+            _ => fresh_code(self),
+        };
+        self.opened += 1;
+        let lobby = Lobby {
+            mode,
+            private,
+            fill_with_bots,
+            host: player,
+            members: vec![LobbyMember {
+                player_id: player,
+                name: name.to_string(),
+            }],
+            opened: self.opened,
+            opened_ms: state.clock().now_ms(),
+            rematch_of,
+        };
+        let ls = state_of(&code, &lobby);
+        self.by_code.insert(code.clone(), lobby);
+        self.by_player.insert(player, code.clone());
+        if let Some(m) = rematch_of {
+            self.rematches.insert(m, code);
+            self.changed.notify_one();
+        }
+        ls
+    }
+
+    /// This node's public lobbies with a free seat, oldest first (at most
+    /// [`LIST_MAX`]), with their opening counter.
+    fn local(&self) -> Vec<(u64, ListedLobby)> {
         let mut open: Vec<(&String, &Lobby)> = self
             .by_code
             .iter()
             .filter(|(_, l)| !l.private && l.members.len() < 4)
             .collect();
         open.sort_by_key(|(_, l)| l.opened);
-        protocol::LobbyList {
-            lobbies: open
-                .into_iter()
-                .take(LIST_MAX)
-                .map(|(code, l)| protocol::LobbyInfo {
+        open.into_iter()
+            .take(LIST_MAX)
+            .map(|(code, l)| {
+                let info = protocol::LobbyInfo {
                     code: code.clone(),
                     mode: l.mode,
                     fill_with_bots: l.fill_with_bots,
@@ -186,7 +268,39 @@ impl Inner {
                         .map(|m| m.name.clone())
                         .unwrap_or_default(),
                     members: l.members.len() as u32,
-                })
+                };
+                let listed = ListedLobby {
+                    opened_ms: l.opened_ms,
+                    info,
+                };
+                (l.opened, listed)
+            })
+            .collect()
+    }
+
+    /// The open public lobbies with a free seat, oldest first (at most
+    /// [`LIST_MAX`]): this node's and (cluster) the ones the other nodes announced.
+    /// Order: opening time (ms), then this node's before others', then this node's
+    /// opening counter, then the code.
+    fn list(&self) -> protocol::LobbyList {
+        let mut all: Vec<(u64, bool, u64, ListedLobby)> = self
+            .local()
+            .into_iter()
+            .map(|(n, l)| (l.opened_ms, false, n, l))
+            .collect();
+        for node in self.remote.values() {
+            all.extend(
+                node.lobbies
+                    .iter()
+                    .map(|l| (l.opened_ms, true, 0, l.clone())),
+            );
+        }
+        all.sort_by(|a, b| (a.0, a.1, a.2, &a.3.info.code).cmp(&(b.0, b.1, b.2, &b.3.info.code)));
+        protocol::LobbyList {
+            lobbies: all
+                .into_iter()
+                .take(LIST_MAX)
+                .map(|(_, _, _, l)| l.info)
                 .collect(),
         }
     }
@@ -195,6 +309,12 @@ impl Inner {
     /// the lock, so a subscriber sees the lists in the order of the changes. Closed
     /// connections are dropped from the subscribers.
     fn publish(&mut self) {
+        self.changed.notify_one();
+        self.publish_watchers();
+    }
+
+    /// Queues the (merged) public list to every subscribed connection.
+    fn publish_watchers(&mut self) {
         if self.watchers.is_empty() {
             return;
         }
@@ -218,6 +338,16 @@ pub struct Lobbies {
     inner: Mutex<Inner>,
 }
 
+/// A join code of [`CODE_LEN`] characters of [`CODE_ALPHABET`] not open in `g`.
+fn fresh_code(g: &Inner) -> String {
+    loop {
+        let c = new_code();
+        if !g.by_code.contains_key(&c) {
+            return c;
+        }
+    }
+}
+
 fn new_code() -> String {
     let mut rng = rand::rng();
     (0..CODE_LEN)
@@ -236,11 +366,19 @@ fn state_of(code: &str, l: &Lobby) -> LobbyState {
     }
 }
 
-/// Queues `lobby_state` (encoded once) to each member's live connection.
+/// Cluster: `player`, maybe a member on another node, is no longer in its lobby here.
+fn gone(state: &AppState, player: Uuid) {
+    if let Some(c) = state.cluster() {
+        c.lobby_gone(player);
+    }
+}
+
+/// Queues `lobby_state` (encoded once) to each member's live connection (here, or
+/// the stand-in of its socket on another node).
 fn tell(state: &AppState, ls: &LobbyState) {
     let frame = crate::ws::encode(None, &ServerMsg::LobbyState(ls.clone()));
     for m in &ls.members {
-        if let Some(c) = state.session(m.player_id) {
+        if let Some(c) = state.reach(m.player_id) {
             c.send(frame.clone());
         }
     }
@@ -272,34 +410,48 @@ impl Lobbies {
         name: &str,
         req: &CreateLobby,
     ) -> Result<String, LobbyError> {
+        self.create_with_code(state, player, name, req, None)
+    }
+
+    /// A join code not open here now, for [`Lobbies::create_with_code`] and
+    /// [`Lobbies::rematch`] (cluster: the node serves the code to the other nodes
+    /// before anyone is shown it).
+    pub fn fresh_code(&self) -> String {
+        fresh_code(&self.lock())
+    }
+
+    /// True while the lobby with `code` is open here.
+    pub fn is_open(&self, code: &str) -> bool {
+        self.lock().by_code.contains_key(code)
+    }
+
+    /// [`Lobbies::create`] with the join code `code` when it is still free here (a
+    /// fresh one otherwise, or for `None`). Returns the code used.
+    /// Errors: [`LobbyError::Busy`].
+    pub fn create_with_code(
+        &self,
+        state: &AppState,
+        player: Uuid,
+        name: &str,
+        req: &CreateLobby,
+        code: Option<String>,
+    ) -> Result<String, LobbyError> {
         state
             .presence()
             .claim(player, Busy::Lobby)
             .map_err(|_| LobbyError::Busy)?;
         let ls = {
             let mut g = self.lock();
-            let code = loop {
-                let c = new_code();
-                if !g.by_code.contains_key(&c) {
-                    break c;
-                }
-            };
-            g.opened += 1;
-            let lobby = Lobby {
-                mode: req.mode,
-                private: req.private,
-                fill_with_bots: req.fill_with_bots,
-                host: player,
-                members: vec![LobbyMember {
-                    player_id: player,
-                    name: name.to_string(),
-                }],
-                opened: g.opened,
-                rematch_of: None,
-            };
-            let ls = state_of(&code, &lobby);
-            g.by_code.insert(code.clone(), lobby);
-            g.by_player.insert(player, code);
+            let ls = g.open(
+                state,
+                code,
+                req.mode,
+                req.private,
+                req.fill_with_bots,
+                player,
+                name,
+                None,
+            );
             if !req.private {
                 g.publish();
             }
@@ -361,6 +513,7 @@ impl Lobbies {
     pub fn leave(&self, state: &AppState, player: Uuid) -> Result<(), LobbyError> {
         let left = self.lock().remove_member(player)?;
         state.presence().release(player, Busy::Lobby);
+        gone(state, player);
         if let Some(ls) = left {
             tell(state, &ls);
         }
@@ -413,6 +566,7 @@ impl Lobbies {
         };
         tracing::debug!(player = %player, "lobby grace period over: member removed");
         state.presence().release(player, Busy::Lobby);
+        gone(state, player);
         if let Some(ls) = left {
             tell(state, &ls);
         }
@@ -462,6 +616,7 @@ impl Lobbies {
             }
             if let Some(m) = l.rematch_of {
                 g.rematches.remove_if_code(m, &code);
+                g.changed.notify_one();
             }
             if !l.private {
                 g.publish();
@@ -483,13 +638,19 @@ impl Lobbies {
             .collect();
         occupants.resize(4, filler);
         // A private lobby's match is not listed for spectators (they need its id).
-        room::start_listed(state, lobby.mode, occupants, !lobby.private).map_err(|e| {
-            tracing::error!(error = %e, "could not start a lobby match");
-            for m in &lobby.members {
-                state.presence().release(m.player_id, Busy::Lobby);
-            }
-            LobbyError::Start
-        })
+        let started =
+            room::start_listed(state, lobby.mode, occupants, !lobby.private).map_err(|e| {
+                tracing::error!(error = %e, "could not start a lobby match");
+                for m in &lobby.members {
+                    state.presence().release(m.player_id, Busy::Lobby);
+                }
+                LobbyError::Start
+            });
+        // The room holds the stand-ins of members on other nodes already.
+        for m in &lobby.members {
+            gone(state, m.player_id);
+        }
+        started
     }
 }
 
@@ -498,6 +659,55 @@ impl Lobbies {
     /// [`LIST_MAX`]); private lobbies are never listed.
     pub fn public_list(&self) -> protocol::LobbyList {
         self.lock().list()
+    }
+
+    /// What this node announces to the others (cluster): its public lobbies with a
+    /// free seat and its open rematch lobbies.
+    pub fn announcement(&self) -> NodeLobbies {
+        let g = self.lock();
+        NodeLobbies {
+            lobbies: g.local().into_iter().map(|(_, l)| l).collect(),
+            rematches: g.rematches.all(),
+        }
+    }
+
+    /// Notified on every change of this node's public list or rematch lobbies.
+    pub fn changed(&self) -> std::sync::Arc<tokio::sync::Notify> {
+        self.lock().changed.clone()
+    }
+
+    /// Cluster: node `node` announced `lobbies` (replacing its previous
+    /// announcement); subscribers get the merged list when it changed.
+    pub fn set_remote(&self, node: &str, lobbies: NodeLobbies) {
+        let mut g = self.lock();
+        if g.remote.get(node) == Some(&lobbies) {
+            return;
+        }
+        let listed_before = g.remote.get(node).map(|l| l.lobbies.clone());
+        let listed_now = lobbies.lobbies.clone();
+        g.remote.insert(node.to_string(), lobbies);
+        if listed_before.as_ref() != Some(&listed_now) {
+            g.publish_watchers();
+        }
+    }
+
+    /// Cluster: forgets what node `node` announced (it left or went silent).
+    pub fn forget_remote(&self, node: &str) {
+        let mut g = self.lock();
+        if g.remote.remove(node).is_some_and(|l| !l.lobbies.is_empty()) {
+            g.publish_watchers();
+        }
+    }
+
+    /// Cluster: the code of the open rematch lobby of `match_id` on another node.
+    pub fn remote_rematch(&self, match_id: Uuid) -> Option<String> {
+        let g = self.lock();
+        g.remote.values().find_map(|n| {
+            n.rematches
+                .iter()
+                .find(|(m, _)| *m == match_id)
+                .map(|(_, c)| c.clone())
+        })
     }
 
     /// Subscribes `conn` to the public list: it gets the list now and after every
@@ -526,8 +736,13 @@ impl Lobbies {
     /// invited player online. If a rematch of `match_id` is open already the player
     /// joins it instead (as [`Lobbies::join`]).
     ///
+    /// The lobby gets the join code `code` when it is still free here (a fresh one
+    /// otherwise, or for `None`); on other nodes, invited players are reached
+    /// through [`crate::cluster::Cluster::tell_player`].
+    ///
     /// The caller checked that the match ended and that the player sat in it.
     /// Errors: [`LobbyError::Busy`]; when joining, [`LobbyError::Full`].
+    #[allow(clippy::too_many_arguments)]
     pub fn rematch(
         &self,
         state: &AppState,
@@ -536,6 +751,7 @@ impl Lobbies {
         match_id: Uuid,
         mode: Mode,
         invited: &[Uuid],
+        code: Option<String>,
     ) -> Result<Rematch, LobbyError> {
         state
             .presence()
@@ -551,29 +767,8 @@ impl Lobbies {
                 self.join(state, player, name, &code)?;
                 return Ok(Rematch::Joined(code));
             }
-            let code = loop {
-                let c = new_code();
-                if !g.by_code.contains_key(&c) {
-                    break c;
-                }
-            };
-            g.opened += 1;
-            let lobby = Lobby {
-                mode,
-                private: true,
-                fill_with_bots: true,
-                host: player,
-                members: vec![LobbyMember {
-                    player_id: player,
-                    name: name.to_string(),
-                }],
-                opened: g.opened,
-                rematch_of: Some(match_id),
-            };
-            let ls = state_of(&code, &lobby);
-            g.by_code.insert(code.clone(), lobby);
-            g.by_player.insert(player, code.clone());
-            g.rematches.insert(match_id, code.clone());
+            let ls = g.open(state, code, mode, true, true, player, name, Some(match_id));
+            let code = ls.code.clone();
             let offer = ServerMsg::RematchOffered(protocol::RematchOffered {
                 match_id,
                 code,
@@ -586,8 +781,13 @@ impl Lobbies {
         tell(state, &ls);
         let frame = crate::ws::encode(None, &offer);
         for p in invited.iter().filter(|p| **p != player) {
-            if let Some(c) = state.session(*p) {
-                c.send(frame.clone());
+            match (state.session(*p), state.cluster()) {
+                (Some(c), _) => {
+                    c.send(frame.clone());
+                }
+                // Cluster: the node holding the player's socket delivers it.
+                (None, Some(c)) => c.tell_player(*p, &frame),
+                (None, None) => {}
             }
         }
         Ok(Rematch::Opened(ls.code))

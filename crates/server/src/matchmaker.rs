@@ -43,6 +43,11 @@ pub enum MmCmd {
         conn: ConnHandle,
         /// The frame's `id`.
         req: Option<String>,
+        /// When the player first queued (Unix ms, server clock), for a player
+        /// queued again after the cluster's matchmaker moved
+        /// ([`crate::cluster::queue`]): it keeps its place and its bot-fill wait.
+        /// `None`: now.
+        since_ms: Option<u64>,
     },
     /// Leave whichever queue the player is in (no-op if none).
     Leave {
@@ -62,6 +67,25 @@ pub enum MmCmd {
         /// The player's new connection.
         conn: ConnHandle,
     },
+    /// Cluster: this node is no longer the cluster's matchmaker. Empties both
+    /// queues (presences untouched, no message sent) and answers who waited there.
+    Drain {
+        /// Gets the players who waited, oldest first per mode.
+        reply: tokio::sync::oneshot::Sender<Vec<Drained>>,
+    },
+}
+
+/// A player taken out of the queue by [`MmCmd::Drain`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drained {
+    /// The player.
+    pub player: Uuid,
+    /// Its display name.
+    pub name: String,
+    /// The queue it waited in.
+    pub mode: Mode,
+    /// When it joined (Unix ms, server clock).
+    pub since_ms: u64,
 }
 
 /// The matchmaker stopped (server shutting down).
@@ -132,8 +156,13 @@ pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
             biased;
             _ = shutdown.cancelled() => break,
             cmd = rx.recv() => match cmd {
-                Some(MmCmd::Join { player, name, mode, conn, req }) => {
-                    q.of(mode).push_back(Waiting { player, name, since_ms: clock.now_ms() });
+                Some(MmCmd::Join { player, name, mode, conn, req, since_ms }) => {
+                    let now = clock.now_ms();
+                    let since_ms = since_ms.map_or(now, |s| s.min(now));
+                    let queue = q.of(mode);
+                    // Oldest first (a player queued again keeps its place).
+                    let at = queue.iter().position(|w| w.since_ms > since_ms).unwrap_or(queue.len());
+                    queue.insert(at, Waiting { player, name, since_ms });
                     conn.ack(req);
                     form_full(&state, &mut q, mode);
                     status(&state, &mut q, mode, wait);
@@ -159,6 +188,18 @@ pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
                     if let Some(st) = mode.and_then(|m| status_of(&state, &mut q, m, wait)) {
                         conn.send_msg(None, &ServerMsg::QueueStatus(st));
                     }
+                }
+                Some(MmCmd::Drain { reply }) => {
+                    let mut out = Vec::new();
+                    for mode in MODES {
+                        out.extend(q.of(mode).drain(..).map(|w| Drained {
+                            player: w.player,
+                            name: w.name,
+                            mode,
+                            since_ms: w.since_ms,
+                        }));
+                    }
+                    let _ = reply.send(out);
                 }
                 None => break,
             },

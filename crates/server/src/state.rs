@@ -157,11 +157,14 @@ impl AppState {
     pub fn session(&self, player: Uuid) -> Option<ConnHandle> {
         self.0.registries.session(player)
     }
-    /// Where frames for `player` go: its live connection here, or (cluster, on the
-    /// matchmaker node) the stand-in of its socket on another node.
+    /// Where frames for `player` go: its live connection here, or (cluster) the
+    /// stand-in of its socket on another node, held by this node as the matchmaker
+    /// or as the owner of the player's lobby.
     pub fn reach(&self, player: Uuid) -> Option<ConnHandle> {
-        self.session(player)
-            .or_else(|| self.cluster().and_then(|c| c.stand_in(player)))
+        self.session(player).or_else(|| {
+            self.cluster()
+                .and_then(|c| c.stand_in(player).or_else(|| c.lobby_stand_in(player)))
+        })
     }
     /// What each player is busy with.
     pub fn presence(&self) -> &Presence {

@@ -1,5 +1,5 @@
-//! `GET /api/v1/lobbies`: the open public lobbies of this server (created with
-//! `private: false`, with a free seat), oldest first. Private lobbies are never
+//! `GET /api/v1/lobbies`: the open public lobbies of this server, and in a cluster
+//! of every node (created with `private: false`, with a free seat), oldest first. Private lobbies are never
 //! listed. Join one over the WebSocket with `join_lobby` and its code; a client that
 //! wants the list kept current sends `subscribe_lobbies` instead.
 
@@ -38,7 +38,7 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/api/v1/lobbies", get(lobbies))
 }
 
-/// The open public lobbies of this server, oldest first.
+/// The open public lobbies of this server (of every node in a cluster), oldest first.
 #[utoipa::path(
     get,
     path = "/api/v1/lobbies",

@@ -27,7 +27,14 @@
 //! # Sockets on any node ([`remote`])
 //! A socket whose match runs on another node reaches its room over NATS; the owner
 //! sends that socket's frames back to its node.
+//!
+//! # Shared queue and lobbies ([`queue`], [`lobby`], [`closed`])
+//! One elected node runs the quick-play queue; a lobby lives on the node that opened
+//! it and is reached by code from any node; the public lobby list is every node's.
+//! A remote socket's close reaches the room seating it.
 
+pub mod closed;
+pub mod lobby;
 pub mod queue;
 pub mod remote;
 
@@ -166,6 +173,16 @@ pub struct Cluster {
     mm_leader: std::sync::atomic::AtomicBool,
     /// Matchmaker node: remote queued players → (their socket's node, stand-in).
     stand_ins: dashmap::DashMap<Uuid, (String, crate::ws::ConnHandle)>,
+    /// Players of this node queued at another node's matchmaker ([`queue`]).
+    queued_here: dashmap::DashMap<Uuid, queue::Requeue>,
+    /// Lobby owner: remote members → (their socket's node, connection id there,
+    /// stand-in) ([`lobby`]).
+    lobby_stand_ins: dashmap::DashMap<Uuid, (String, u64, crate::ws::ConnHandle)>,
+    /// Players signed in here who joined a lobby on another node → its code.
+    lobby_of: dashmap::DashMap<Uuid, String>,
+    /// Stand-ins made here for remote sockets: (origin node, connection id) → their
+    /// connection ids here ([`closed`]).
+    stand_in_ids: dashmap::DashMap<(String, u64), Vec<u64>>,
 }
 
 impl Cluster {
@@ -192,6 +209,10 @@ impl Cluster {
             routed: dashmap::DashMap::new(),
             mm_leader: std::sync::atomic::AtomicBool::new(false),
             stand_ins: dashmap::DashMap::new(),
+            queued_here: dashmap::DashMap::new(),
+            lobby_stand_ins: dashmap::DashMap::new(),
+            lobby_of: dashmap::DashMap::new(),
+            stand_in_ids: dashmap::DashMap::new(),
         }))
     }
 
@@ -246,6 +267,24 @@ impl Cluster {
         state
             .tasks()
             .spawn(async move { me.dequeued_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state
+            .tasks()
+            .spawn(async move { me.elected_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state
+            .tasks()
+            .spawn(async move { me.lobby_left_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state
+            .tasks()
+            .spawn(async move { me.lobbies_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state
+            .tasks()
+            .spawn(async move { me.player_frame_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state.tasks().spawn(async move { me.gone_loop(st).await });
     }
 
     async fn renew_loop(self: Arc<Self>, state: AppState) {

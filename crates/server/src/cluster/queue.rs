@@ -11,16 +11,30 @@
 //!   `Queued` meanwhile, so "already busy" is still decided on the socket's node).
 //!   The matchmaker claims the player's presence itself, and holds a *stand-in*
 //!   connection for the remote socket (as [`super::remote`] does for room
-//!   commands): `ack`, `queue_status`, `match_started` and the match's frames reach
-//!   the socket through it. The match starts on the matchmaker node, which owns its
-//!   lease; the players' later commands reach it as remote room commands.
+//!   commands): `ack` (the request's `id` travels with it), then `queue_status`,
+//!   `match_started` and the match's frames reach the socket through it, in that
+//!   order. The match starts on the matchmaker node, which owns its lease; the
+//!   players' later commands reach it as remote room commands, and a socket that
+//!   closes reaches its seat ([`super::closed`]).
 //! * When a remote player leaves the queue (left, socket closed, or seated) the
 //!   matchmaker tells the socket's node on `<prefix>.mm.dequeued.<node>`, which
 //!   frees the player's local `Queued` presence; `hello` then finds the player's
 //!   match in PostgreSQL (`Store::running_match_of`).
 //! * No matchmaker (none elected yet, or it just died): `join_queue` answers
-//!   `internal` ("matchmaking is not available"). The queue of a matchmaker that
-//!   dies is lost: its players queue again.
+//!   `internal` ("matchmaking is not available").
+//! * The queue survives the matchmaker's death: each node remembers the players
+//!   it queued at the matchmaker (name, mode, socket, first queue time). A node
+//!   that takes the role serves `<prefix>.matchmaker`, queues its own such players
+//!   in its queue, then announces itself on `<prefix>.mm.elected`; every other node
+//!   then sends its players' joins there again with their first queue time
+//!   (`since_ms`), so they keep their place and bot-fill wait and send nothing.
+//!   The players queued on the dead node's own sockets are gone with the sockets.
+//!   As a safety net each node also asks the matchmaker every [`CHECK_EVERY`]
+//!   whether it holds its queued players (`Check`) and queues again those it does
+//!   not (a refused join is tried at the next check). A matchmaker that loses its
+//!   role without dying (paused past its lease) empties its queue
+//!   ([`MmCmd::Drain`]): its own sockets' players are queued at the new one by
+//!   that check, the other nodes' by theirs.
 
 use super::Cluster;
 use crate::matchmaker::MmCmd;
@@ -47,6 +61,11 @@ pub struct QueueWire {
     pub conn: u64,
     /// The signed-in player.
     pub player: Uuid,
+    /// The client frame's `id`: the matchmaker answers `join_queue` and
+    /// `leave_queue` (`ack`) through the stand-in, so the `ack` comes before the
+    /// `queue_status` that follows it.
+    #[serde(default)]
+    pub req: Option<String>,
     /// What it asks.
     pub cmd: QueueCmd,
 }
@@ -60,6 +79,10 @@ pub enum QueueCmd {
         name: String,
         /// journey or clash.
         mode: Mode,
+        /// When the player first queued (Unix ms): set when its node queues it
+        /// again at a new matchmaker (it keeps its place and bot-fill wait).
+        #[serde(default)]
+        since_ms: Option<u64>,
     },
     /// `leave_queue`, or the socket closed (`closed`).
     Leave {
@@ -68,7 +91,14 @@ pub enum QueueCmd {
     },
     /// A queued player's new socket (`hello`): send it its `queue_status`.
     Status,
+    /// Is the player in this matchmaker's queue? (Its node asks every
+    /// [`CHECK_EVERY`] and queues it again when not: a matchmaker that changed
+    /// without the node hearing of it.) Refused when it is not.
+    Check,
 }
+
+/// How often a node checks that its queued players are in the matchmaker's queue.
+pub const CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The matchmaker node's refusal of a [`QueueWire`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,6 +114,18 @@ pub struct Refused {
 struct Dequeued {
     player: Uuid,
     mode: Mode,
+}
+
+/// A player queued at the matchmaker from this node: what it takes to queue it
+/// again at a new matchmaker.
+#[derive(Debug, Clone)]
+pub(super) struct Requeue {
+    name: String,
+    mode: Mode,
+    /// When it first queued (Unix ms, this node's clock).
+    since_ms: u64,
+    /// Its socket here.
+    conn: ConnHandle,
 }
 
 /// The answer when no node runs the cluster's matchmaker.
@@ -105,23 +147,46 @@ impl Cluster {
         self.stand_ins.get(&player).map(|s| s.1.clone())
     }
 
-    /// Sends `cmd` of the local socket `conn` (signed in as `player`) to the
-    /// cluster's matchmaker and waits for its answer; the caller then answers the
-    /// request (`ack`), so one socket's requests are answered in order. Frames for
-    /// the socket (`queue_status`, `match_started`, …) arrive separately, through
-    /// the forward loop.
+    /// Sends `cmd` of the local socket `conn` (signed in as `player`, request
+    /// `req`) to the cluster's matchmaker and waits for its answer, so one socket's
+    /// requests are handled in order. On success the matchmaker has answered the
+    /// request (`ack`) through the stand-in, before any `queue_status`; frames for
+    /// the socket arrive through the forward loop. A join that succeeded is
+    /// remembered here, to be queued again at a new matchmaker.
     ///
-    /// Errors: the matchmaker's refusal, or `internal` when no node answers.
+    /// A join without an answer in [`super::remote::REMOTE_TIMEOUT`] (delivered,
+    /// but the matchmaker may have died after acking it) counts as queued: the
+    /// periodic check ([`CHECK_EVERY`]) queues the player again at the current
+    /// matchmaker if it does not hold it (the socket then gets no `ack` if the
+    /// dead one had not sent it).
+    ///
+    /// Errors (not sent to the socket; the caller sends them): the matchmaker's
+    /// refusal, or `internal` when no node runs the matchmaker.
     pub async fn queue_remote(
         &self,
         player: Uuid,
         cmd: QueueCmd,
+        req: Option<String>,
         conn: &ConnHandle,
     ) -> Result<(), Refused> {
+        let rejoin = match &cmd {
+            QueueCmd::Join {
+                name,
+                mode,
+                since_ms,
+            } => Some(Requeue {
+                name: name.clone(),
+                mode: *mode,
+                since_ms: since_ms.unwrap_or_else(crate::clock::now_ms),
+                conn: conn.clone(),
+            }),
+            _ => None,
+        };
         let wire = QueueWire {
             origin: self.node_id().to_string(),
             conn: conn.id(),
             player,
+            req,
             cmd,
         };
         let payload = serde_json::to_vec(&wire).map_err(|_| unavailable())?;
@@ -131,7 +196,12 @@ impl Cluster {
             .request(self.subject("matchmaker"), payload.into());
         match tokio::time::timeout(super::remote::REMOTE_TIMEOUT, asked).await {
             Ok(Ok(reply)) => match serde_json::from_slice::<Option<Refused>>(&reply.payload) {
-                Ok(None) => Ok(()),
+                Ok(None) => {
+                    if let Some(r) = rejoin {
+                        self.queued_here.insert(player, r);
+                    }
+                    Ok(())
+                }
                 Ok(Some(r)) => Err(r),
                 Err(_) => Err(unavailable()),
             },
@@ -141,7 +211,16 @@ impl Cluster {
             }
             Err(_) => {
                 tracing::warn!("the matchmaker did not answer in time");
-                Err(unavailable())
+                match rejoin {
+                    // Delivered, maybe handled (and acked through the stand-in)
+                    // before the matchmaker died: kept as queued; the next check
+                    // queues the player again where it is missing.
+                    Some(r) => {
+                        self.queued_here.insert(player, r);
+                        Ok(())
+                    }
+                    None => Err(unavailable()),
+                }
             }
         }
     }
@@ -183,6 +262,7 @@ impl Cluster {
                 m = sub.next() => match m { Some(m) => m, None => return },
             };
             if let Ok(d) = serde_json::from_slice::<Dequeued>(&msg.payload) {
+                self.queued_here.remove(&d.player);
                 state.presence().release(d.player, Busy::Queued(d.mode));
             }
         }
@@ -227,6 +307,8 @@ impl Cluster {
                         .tasks()
                         .spawn(async move { me.serve_matchmaker(st, sub, s).await });
                     serving = Some(stop);
+                    self.requeue_here(&state).await;
+                    self.announce_elected().await;
                 }
                 (false, true) => {
                     tracing::warn!(node = self.node_id(), "this node lost the matchmaker role");
@@ -234,6 +316,7 @@ impl Cluster {
                     if let Some(s) = serving.take() {
                         s.cancel();
                     }
+                    self.hand_over_queue(&state).await;
                 }
                 _ => {}
             }
@@ -245,12 +328,193 @@ impl Cluster {
 
     async fn serve_matchmaker_sub(&self) -> Option<async_nats::Subscriber> {
         match self.nats.subscribe(self.subject("matchmaker")).await {
-            Ok(s) => Some(s),
+            Ok(s) => {
+                // In place at the NATS server before the other nodes hear of it.
+                if let Err(e) = self.nats.flush().await {
+                    tracing::warn!(error = %e, "matchmaker subscription not flushed");
+                }
+                Some(s)
+            }
             Err(e) => {
                 tracing::error!(error = %e, "cannot serve the cluster's queue");
                 None
             }
         }
+    }
+
+    /// The new matchmaker (this node): queues this node's players that were
+    /// queued at the previous one into its own queue, with their first queue time.
+    async fn requeue_here(&self, state: &AppState) {
+        let here: Vec<(Uuid, Requeue)> = self
+            .queued_here
+            .iter()
+            .map(|e| (*e.key(), e.value().clone()))
+            .collect();
+        for (player, r) in here {
+            self.queued_here.remove(&player);
+            if state.presence().get(player) != Some(Busy::Queued(r.mode)) || r.conn.is_closed() {
+                continue;
+            }
+            let cmd = MmCmd::Join {
+                player,
+                name: r.name,
+                mode: r.mode,
+                conn: r.conn,
+                req: None,
+                since_ms: Some(r.since_ms),
+            };
+            if state.matchmaker().send(cmd).await.is_err() {
+                state.presence().release(player, Busy::Queued(r.mode));
+            }
+        }
+    }
+
+    /// This node lost the matchmaker role without stopping: it empties its queue
+    /// (so it forms no more matches). Its own sockets' players are remembered to
+    /// be queued at the new matchmaker (by the next check); the stand-ins of other
+    /// nodes' players are dropped here (their nodes queue them again there).
+    async fn hand_over_queue(&self, state: &AppState) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if state
+            .matchmaker()
+            .send(MmCmd::Drain { reply: tx })
+            .await
+            .is_err()
+        {
+            return;
+        }
+        let Ok(drained) = rx.await else { return };
+        for d in drained {
+            match (self.stand_ins.remove(&d.player), state.session(d.player)) {
+                (None, Some(conn)) => {
+                    self.queued_here.insert(
+                        d.player,
+                        Requeue {
+                            name: d.name,
+                            mode: d.mode,
+                            since_ms: d.since_ms,
+                            conn,
+                        },
+                    );
+                }
+                // Another node's player (or one whose socket is gone): free here.
+                _ => {
+                    state.presence().release(d.player, Busy::Queued(d.mode));
+                }
+            }
+        }
+    }
+
+    /// Tells every node that this node is the matchmaker now
+    /// (`<prefix>.mm.elected`): they queue their queued players again here.
+    async fn announce_elected(&self) {
+        if let Err(e) = self
+            .nats
+            .publish(
+                self.subject("mm.elected"),
+                self.node_id().to_string().into(),
+            )
+            .await
+        {
+            tracing::warn!(error = %e, "matchmaker election not announced");
+        }
+    }
+
+    /// Every node: when another node becomes the matchmaker, queues this node's
+    /// queued players again there (their first queue time kept): the queue of a
+    /// matchmaker that died is not lost. A refused join is tried again at the next
+    /// check. Every [`CHECK_EVERY`] it also asks the
+    /// matchmaker whether it holds them, and queues again those it does not (an
+    /// election this node did not hear of, or a matchmaker that lost its role
+    /// without dying and emptied its queue).
+    pub(super) async fn elected_loop(self: Arc<Self>, state: AppState) {
+        let token = state.shutdown_token().clone();
+        let mut sub = match self.nats.subscribe(self.subject("mm.elected")).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot subscribe to matchmaker elections");
+                return;
+            }
+        };
+        let mut check = tokio::time::interval(CHECK_EVERY);
+        check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let elected = tokio::select! {
+                _ = token.cancelled() => return,
+                _ = check.tick() => false,
+                m = sub.next() => match m {
+                    Some(m) => {
+                        if m.payload.as_ref() == self.node_id().as_bytes() {
+                            continue;
+                        }
+                        true
+                    }
+                    None => return,
+                },
+            };
+            if self.is_matchmaker() {
+                continue;
+            }
+            let mut here: Vec<(Uuid, Requeue)> = self
+                .queued_here
+                .iter()
+                .map(|e| (*e.key(), e.value().clone()))
+                .collect();
+            if !elected {
+                // The periodic check: only the players the matchmaker does not hold.
+                let mut missing = Vec::new();
+                for (player, r) in here {
+                    let held = self
+                        .queue_remote(player, QueueCmd::Check, None, &r.conn)
+                        .await;
+                    if held.is_err() {
+                        missing.push((player, r));
+                    }
+                }
+                here = missing;
+            }
+            if !here.is_empty() {
+                tracing::info!(
+                    node = self.node_id(),
+                    players = here.len(),
+                    "queueing this node's players at the (new) matchmaker again"
+                );
+            }
+            for (player, r) in here {
+                let still = self.queued_here.contains_key(&player);
+                if !still
+                    || state.presence().get(player) != Some(Busy::Queued(r.mode))
+                    || r.conn.is_closed()
+                {
+                    self.queued_here.remove(&player);
+                    continue;
+                }
+                let cmd = QueueCmd::Join {
+                    name: r.name.clone(),
+                    mode: r.mode,
+                    since_ms: Some(r.since_ms),
+                };
+                // Refused (no matchmaker yet, or the player was seated meanwhile):
+                // the next check tries again (a seated player's notice ends it).
+                if let Err(refused) = self.queue_remote(player, cmd, None, &r.conn).await {
+                    tracing::debug!(player = %player, error = %refused.message, "not queued again yet");
+                }
+            }
+        }
+    }
+
+    /// `player`, queued at the matchmaker from this node, signed in again on
+    /// `conn`: a new matchmaker reaches it there.
+    pub fn queued_socket(&self, player: Uuid, conn: &ConnHandle) {
+        if let Some(mut r) = self.queued_here.get_mut(&player) {
+            r.conn = conn.clone();
+        }
+    }
+
+    /// Forgets that `player` is queued at the matchmaker from this node (it left,
+    /// or its socket closed).
+    pub fn forget_queued(&self, player: Uuid) {
+        self.queued_here.remove(&player);
     }
 
     /// Leaving (SIGTERM): gives up the matchmaker role so another node takes it at
@@ -294,18 +558,27 @@ impl Cluster {
         let _ = sub.unsubscribe().await;
     }
 
-    /// Matchmaker node: handles a remote socket's queue request.
+    /// Matchmaker node: handles a remote socket's queue request; `join_queue` and
+    /// `leave_queue` are answered (`ack`) through the stand-in.
     async fn queue_local(&self, state: &AppState, wire: QueueWire) -> Result<(), Refused> {
         let QueueWire {
             origin,
             conn,
             player,
+            req,
             cmd,
         } = wire;
-        let standin =
-            |me: &Cluster| me.proxy(state, &origin, conn, state.shutdown_token().child_token());
+        let standin = |me: &Cluster| {
+            let p = me.proxy(state, &origin, conn, state.shutdown_token().child_token());
+            me.remember_stand_in(&origin, conn, &p);
+            p
+        };
         let sent = match cmd {
-            QueueCmd::Join { name, mode } => {
+            QueueCmd::Join {
+                name,
+                mode,
+                since_ms,
+            } => {
                 if let Err(b) = state.presence().claim(player, Busy::Queued(mode)) {
                     return Err(Refused {
                         code: ErrorCode::AlreadyBusy,
@@ -321,7 +594,8 @@ impl Cluster {
                     name,
                     mode,
                     conn: rconn,
-                    req: None,
+                    req,
+                    since_ms,
                 };
                 if state.matchmaker().send(cmd).await.is_err() {
                     self.stand_ins.remove(&player);
@@ -338,15 +612,21 @@ impl Cluster {
                     let (c, a) = proxy.for_request();
                     (Some(c), Some(a))
                 };
-                let cmd = MmCmd::Leave {
-                    player,
-                    conn,
-                    req: None,
-                };
+                let cmd = MmCmd::Leave { player, conn, req };
                 if state.matchmaker().send(cmd).await.is_err() {
                     return Err(unavailable());
                 }
                 answered
+            }
+            QueueCmd::Check => {
+                return if self.stand_ins.contains_key(&player) {
+                    Ok(())
+                } else {
+                    Err(Refused {
+                        code: ErrorCode::Internal,
+                        message: "not queued at this matchmaker".into(),
+                    })
+                };
             }
             QueueCmd::Status => {
                 let proxy = standin(self);

@@ -239,10 +239,10 @@ impl Session {
         match r {
             Request::JoinQueue(j) => self.join_queue(player, j.mode, req).await,
             Request::LeaveQueue => self.leave_queue(player, req).await,
-            Request::CreateLobby(c) => self.create_lobby(player, &c, req),
-            Request::JoinLobby(j) => self.join_lobby(player, &j.code, req),
-            Request::LeaveLobby => self.leave_lobby(player, req),
-            Request::StartLobby => self.start_lobby(player, req),
+            Request::CreateLobby(c) => self.create_lobby(player, &c, req).await,
+            Request::JoinLobby(j) => self.join_lobby(player, &j.code, req).await,
+            Request::LeaveLobby => self.leave_lobby(player, req).await,
+            Request::StartLobby => self.start_lobby(player, req).await,
             Request::SubscribeLobbies => self.subscribe_lobbies(req),
             Request::UnsubscribeLobbies => self.unsubscribe_lobbies(req),
             Request::OfferRematch(m) => self.offer_rematch(player, m.match_id, req).await,
@@ -292,9 +292,14 @@ impl Session {
             let cmd = crate::cluster::queue::QueueCmd::Join {
                 name: player.name.clone(),
                 mode,
+                since_ms: None,
             };
-            match c.queue_remote(player.id, cmd, &self.conn).await {
-                Ok(()) => self.conn.ack(req),
+            // On success the matchmaker answered through its stand-in.
+            match c
+                .queue_remote(player.id, cmd, req.clone(), &self.conn)
+                .await
+            {
+                Ok(()) => {}
                 Err(r) => {
                     state.presence().release(player.id, Busy::Queued(mode));
                     self.conn.send_error(r.code, r.message, req);
@@ -309,6 +314,7 @@ impl Session {
             mode,
             conn: rconn,
             req: req.clone(),
+            since_ms: None,
         };
         if state.matchmaker().send(cmd).await.is_err() {
             state.presence().release(player.id, Busy::Queued(mode));
@@ -324,12 +330,15 @@ impl Session {
         let state = &self.state;
         if let Some(c) = state.cluster().filter(|c| !c.is_matchmaker()) {
             let cmd = crate::cluster::queue::QueueCmd::Leave { closed: false };
-            match c.queue_remote(player.id, cmd, &self.conn).await {
+            match c
+                .queue_remote(player.id, cmd, req.clone(), &self.conn)
+                .await
+            {
                 Ok(()) => {
+                    c.forget_queued(player.id);
                     if let Some(b @ Busy::Queued(_)) = state.presence().get(player.id) {
                         state.presence().release(player.id, b);
                     }
-                    self.conn.ack(req);
                 }
                 Err(r) => self.conn.send_error(r.code, r.message, req),
             }
@@ -349,37 +358,70 @@ impl Session {
         self.answer_of(answered).await;
     }
 
-    /// `create_lobby`: `ack` (and `lobby_state`), or the lobby's error.
-    fn create_lobby(&self, player: &store::Player, c: &CreateLobby, req: Option<String>) {
+    /// `create_lobby`: `ack` (and `lobby_state`), or the lobby's error. In a cluster
+    /// the code is served to the other nodes before anyone is shown it.
+    async fn create_lobby(&self, player: &store::Player, c: &CreateLobby, req: Option<String>) {
         if !self.new_matches_open(&req) {
             return;
         }
-        let made = self
-            .state
-            .lobbies()
-            .create(&self.state, player.id, &player.name, c);
+        let code = self.served_code().await;
+        let made = self.state.lobbies().create_with_code(
+            &self.state,
+            player.id,
+            &player.name,
+            c,
+            code.clone(),
+        );
+        if let (Ok(used), Some(cl)) = (&made, self.state.cluster()) {
+            if Some(used) != code.as_ref() {
+                cl.serve_lobby(&self.state, used.clone()).await;
+            }
+        }
         self.answer(made.map(drop), req);
     }
 
-    /// `join_lobby` by its code: `ack`, or the lobby's error.
-    fn join_lobby(&self, player: &store::Player, code: &str, req: Option<String>) {
+    /// `join_lobby` by its code: `ack`, or the lobby's error. In a cluster a code no
+    /// lobby here has is asked of the node that has it.
+    async fn join_lobby(&self, player: &store::Player, code: &str, req: Option<String>) {
         let joined = self
             .state
             .lobbies()
             .join(&self.state, player.id, &player.name, code);
-        self.answer(joined, req);
+        match joined {
+            Err(crate::lobby::LobbyError::NotFound(code)) if self.state.cluster().is_some() => {
+                self.join_remote_lobby(player, code, req).await
+            }
+            joined => self.answer(joined, req),
+        }
     }
 
-    /// `leave_lobby`: `ack`, or the lobby's error.
-    fn leave_lobby(&self, player: &store::Player, req: Option<String>) {
-        let left = self.state.lobbies().leave(&self.state, player.id);
-        self.answer(left, req);
+    /// `leave_lobby`: `ack`, or the lobby's error (a lobby on another node answers
+    /// through its owner).
+    async fn leave_lobby(&self, player: &store::Player, req: Option<String>) {
+        match self.state.lobbies().leave(&self.state, player.id) {
+            Err(crate::lobby::LobbyError::NotInLobby) if self.remote_lobby(player) => {
+                let cmd = crate::cluster::lobby::LobbyCmd::Leave;
+                if self.to_remote_lobby(player, cmd, req).await {
+                    if let Some(c) = self.state.cluster() {
+                        c.forget_remote_lobby(player.id);
+                    }
+                    self.state.presence().release(player.id, Busy::Lobby);
+                }
+            }
+            left => self.answer(left, req),
+        }
     }
 
-    /// `start_lobby` (host only): `ack`, or the lobby's error.
-    fn start_lobby(&self, player: &store::Player, req: Option<String>) {
-        let started = self.state.lobbies().start(&self.state, player.id);
-        self.answer(started.map(drop), req);
+    /// `start_lobby` (host only): `ack`, or the lobby's error (a lobby on another
+    /// node answers through its owner).
+    async fn start_lobby(&self, player: &store::Player, req: Option<String>) {
+        match self.state.lobbies().start(&self.state, player.id) {
+            Err(crate::lobby::LobbyError::NotInLobby) if self.remote_lobby(player) => {
+                let cmd = crate::cluster::lobby::LobbyCmd::Start;
+                self.to_remote_lobby(player, cmd, req).await;
+            }
+            started => self.answer(started.map(drop), req),
+        }
     }
 
     /// `subscribe_lobbies`: `ack`, then the `lobby_list`.
@@ -656,15 +698,120 @@ impl Session {
             .filter(|p| *p != player.id)
             .collect();
         invited.dedup();
-        let opened = self.state.lobbies().rematch(
+        // Cluster: a rematch lobby another node opened is joined there.
+        if let Some(code) = self
+            .state
+            .cluster()
+            .and_then(|_| self.state.lobbies().remote_rematch(match_id))
+        {
+            return self.join_remote_lobby(player, code, req).await;
+        }
+        let code = self.served_code().await;
+        match self.state.lobbies().rematch(
             &self.state,
             player.id,
             &player.name,
             match_id,
             summary.mode,
             &invited,
-        );
-        self.answer(opened.map(drop), req);
+            code.clone(),
+        ) {
+            Ok(crate::lobby::Rematch::Opened(used)) => {
+                if let (Some(cl), false) = (self.state.cluster(), Some(&used) == code.as_ref()) {
+                    cl.serve_lobby(&self.state, used).await;
+                }
+                self.conn.ack(req)
+            }
+            Ok(_) => self.conn.ack(req),
+            Err(e) => self.conn.send_error(e.code(), e.to_string(), req),
+        }
+    }
+
+    /// Cluster: a fresh lobby code that other nodes already reach
+    /// ([`crate::cluster::Cluster::serve_lobby`]); `None` on a single node.
+    async fn served_code(&self) -> Option<String> {
+        let c = self.state.cluster()?;
+        let code = self.state.lobbies().fresh_code();
+        c.serve_lobby(&self.state, code.clone()).await;
+        Some(code)
+    }
+
+    /// Cluster: true when `player` is in a lobby on another node.
+    fn remote_lobby(&self, player: &store::Player) -> bool {
+        self.state
+            .cluster()
+            .is_some_and(|c| c.remote_lobby(player.id).is_some())
+    }
+
+    /// Cluster: sends `cmd` (request `req`) to the owner of `player`'s lobby on
+    /// another node, which answers the socket through its stand-in; when nobody
+    /// answers, the error is sent from here. True when it succeeded.
+    async fn to_remote_lobby(
+        &self,
+        player: &store::Player,
+        cmd: crate::cluster::lobby::LobbyCmd,
+        req: Option<String>,
+    ) -> bool {
+        let Some(c) = self.state.cluster() else {
+            return false;
+        };
+        let Some(code) = c.remote_lobby(player.id) else {
+            return false;
+        };
+        match c
+            .lobby_remote(&code, player.id, cmd, req.clone(), &self.conn)
+            .await
+        {
+            Ok(answer) => answer.is_ok(),
+            Err(r) => {
+                if r.code == ErrorCode::LobbyNotFound {
+                    self.lobby_vanished(player.id);
+                }
+                self.conn.send_error(r.code, r.message, req);
+                false
+            }
+        }
+    }
+
+    /// Cluster: no node has `player`'s remote lobby any more (its node died): the
+    /// player is in no lobby.
+    fn lobby_vanished(&self, player: Uuid) {
+        if let Some(c) = self.state.cluster() {
+            if c.remote_lobby(player).is_some() {
+                c.forget_remote_lobby(player);
+                self.state.presence().release(player, Busy::Lobby);
+            }
+        }
+    }
+
+    /// Cluster: `join_lobby` with a code no lobby here has: asks the node that has
+    /// it (none: `lobby_not_found`), which answers the socket. The player's
+    /// presence here is `Lobby` while it is a member there.
+    async fn join_remote_lobby(&self, player: &store::Player, code: String, req: Option<String>) {
+        let Some(c) = self.state.cluster() else {
+            return;
+        };
+        if let Err(b) = self.state.presence().claim(player.id, Busy::Lobby) {
+            self.conn
+                .send_error(ErrorCode::AlreadyBusy, busy_text(b), req);
+            return;
+        }
+        let cmd = crate::cluster::lobby::LobbyCmd::Join {
+            name: player.name.clone(),
+        };
+        match c
+            .lobby_remote(&code, player.id, cmd, req.clone(), &self.conn)
+            .await
+        {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => {
+                self.state.presence().release(player.id, Busy::Lobby);
+            }
+            Err(r) => {
+                self.state.presence().release(player.id, Busy::Lobby);
+                self.conn.send_error(r.code, r.message, req);
+            }
+        }
     }
 
     /// True when the store holds the match `match_id` (a store failure counts as
@@ -812,12 +959,25 @@ impl Session {
     async fn back_to_waiting(&self, player: Uuid) {
         match self.state.presence().get(player) {
             Some(Busy::Lobby) => {
-                self.state.lobbies().back(player, &self.conn);
+                let here = self.state.lobbies().back(player, &self.conn);
+                // Cluster: a lobby on another node.
+                if let (false, Some(c)) = (here, self.state.cluster()) {
+                    if let Some(code) = c.remote_lobby(player) {
+                        let cmd = crate::cluster::lobby::LobbyCmd::Back;
+                        if let Err(r) = c.lobby_remote(&code, player, cmd, None, &self.conn).await {
+                            tracing::debug!(error = %r.message, "lobby state not asked");
+                            if r.code == ErrorCode::LobbyNotFound {
+                                self.lobby_vanished(player);
+                            }
+                        }
+                    }
+                }
             }
             Some(Busy::Queued(_)) if self.state.cluster().is_some_and(|c| !c.is_matchmaker()) => {
                 if let Some(c) = self.state.cluster() {
+                    c.queued_socket(player, &self.conn);
                     let cmd = crate::cluster::queue::QueueCmd::Status;
-                    if let Err(r) = c.queue_remote(player, cmd, &self.conn).await {
+                    if let Err(r) = c.queue_remote(player, cmd, None, &self.conn).await {
                         tracing::debug!(error = %r.message, "queue status not asked");
                     }
                 }
@@ -846,8 +1006,9 @@ impl Session {
                     if current && self.state.cluster().is_some_and(|c| !c.is_matchmaker()) =>
                 {
                     if let Some(c) = self.state.cluster() {
+                        c.forget_queued(p.id);
                         let cmd = crate::cluster::queue::QueueCmd::Leave { closed: true };
-                        let _ = c.queue_remote(p.id, cmd, &self.conn).await;
+                        let _ = c.queue_remote(p.id, cmd, None, &self.conn).await;
                     }
                     self.state.presence().release(p.id, b);
                 }
@@ -861,6 +1022,17 @@ impl Session {
                 }
                 Some(Busy::Lobby) if current => {
                     self.state.lobbies().away(&self.state, p.id);
+                    let remote = self
+                        .state
+                        .cluster()
+                        .and_then(|c| c.remote_lobby(p.id).map(|code| (c.clone(), code)));
+                    if let Some((c, code)) = remote {
+                        let cmd = crate::cluster::lobby::LobbyCmd::Away;
+                        let asked = c.lobby_remote(&code, p.id, cmd, None, &self.conn).await;
+                        if asked.is_err_and(|r| r.code == ErrorCode::LobbyNotFound) {
+                            self.lobby_vanished(p.id);
+                        }
+                    }
                 }
                 Some(Busy::Seated(m)) => {
                     self.watching.insert(m);
@@ -881,6 +1053,9 @@ impl Session {
             }
         }
         if let Some(c) = self.state.cluster() {
+            if let Some(p) = &self.player {
+                c.socket_closed(conn_id, p.id).await;
+            }
             c.forget_conn(conn_id);
         }
     }

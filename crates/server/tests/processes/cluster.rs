@@ -842,7 +842,7 @@ async fn matchmaker_node(pool: &sqlx::PgPool) -> String {
 }
 
 /// A guest on each of `nodes[homes[i]]` joins the clash queue (each reads its
-/// `ack`); then each reads its `match_started`. Returns the players with their
+/// `ack`, the first frame after the request); then each reads its `match_started`. Returns the players with their
 /// `match_started`.
 async fn queue_on(nodes: &[Node], homes: &[usize]) -> Vec<(Player, protocol::MatchStarted)> {
     let mut players = Vec::new();
@@ -852,11 +852,9 @@ async fn queue_on(nodes: &[Node], homes: &[usize]) -> Vec<(Player, protocol::Mat
         assert!(active.is_empty());
         p.send(json!({"t": "join_queue", "id": "q", "d": {"mode": "clash"}}))
             .await;
-        match p
-            .until(|m| matches!(m, ServerMsg::Ack(_) | ServerMsg::Error(_)))
-            .await
-            .msg
-        {
+        // The ack is the first answer, before any `queue_status` (also for a
+        // player on a node that is not the matchmaker).
+        match p.recv().await.msg {
             ServerMsg::Ack(a) => assert_eq!(a.id, "q"),
             other => panic!("player {i} on {} not queued: {other:?}", nodes[h].id),
         }
@@ -973,6 +971,419 @@ async fn bot_fill_across_nodes(url: String) {
         assert_eq!(m.seats.iter().filter(|s| s.bot).count(), 2, "two bots");
     }
     assert_eq!(owner(&pool, match_id).await.expect("leased").0, mm);
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
+/// Lobbies across nodes: a public lobby opened on n1 is listed on n3
+/// (`GET /api/v1/lobbies`) and pushed to a `subscribe_lobbies` socket on n2 (and
+/// dropped from it once full); an
+/// unknown code answers `lobby_not_found` on n2; the lobby is joined from n2, n3
+/// and n2 again — each joiner reads the new `lobby_state` and then its `ack`, every
+/// member sees each join; a member on n3 leaves and joins again; a member on n3
+/// cannot start it (`not_host`); the host starts it; the match runs on n1; the
+/// members sign in again on their own nodes, play it to `match_ended`, and the
+/// replay verifies. Then a player on n2 offers a rematch: the others (n1, n3, n2)
+/// get `rematch_offered`; the one on n3 offers too and joins that same lobby.
+#[tokio::test]
+async fn a_lobby_of_node_one_is_joined_from_the_others() {
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            tokio::time::timeout(Duration::from_secs(180), lobby_across_nodes(url))
+                .await
+                .expect("the test ends within 3 minutes")
+        })
+    })
+    .await;
+}
+
+/// Reads until `p` gets the error answering `id`; returns its code.
+async fn error_of(p: &mut Player, id: &str) -> protocol::ErrorCode {
+    match p
+        .until(|m| matches!(m, ServerMsg::Error(e) if e.in_reply_to.as_deref() == Some(id)))
+        .await
+        .msg
+    {
+        ServerMsg::Error(e) => e.code,
+        _ => unreachable!(),
+    }
+}
+
+/// `p` joins lobby `code` (request id `join`): it reads the lobby's state with
+/// `members` members, then the `ack`.
+async fn join_lobby(p: &mut Player, code: &str, members: usize) {
+    p.send(json!({"t": "join_lobby", "id": "join", "d": {"code": code.to_lowercase()}}))
+        .await;
+    let first = p
+        .until(|m| {
+            matches!(
+                m,
+                ServerMsg::LobbyState(_) | ServerMsg::Ack(_) | ServerMsg::Error(_)
+            )
+        })
+        .await;
+    match first.msg {
+        ServerMsg::LobbyState(l) => assert_eq!(l.members.len(), members),
+        other => panic!("expected the lobby's state first, got {other:?}"),
+    }
+    // (A subscriber may get a `lobby_list` in between: the list is not an answer.)
+    match p.until(|m| !matches!(m, ServerMsg::LobbyList(_))).await.msg {
+        ServerMsg::Ack(a) => assert_eq!(a.id, "join"),
+        other => panic!("expected the ack after the lobby's state, got {other:?}"),
+    }
+}
+
+async fn lobby_across_nodes(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let nodes = cluster(&url, 3, 3000, dir.path()).await;
+    let homes = [0usize, 1, 2, 1];
+    let mut players = Vec::new();
+    for (i, &h) in homes.iter().enumerate() {
+        let (id, token) = nodes[h].proc.guest(&format!("L{i}")).await;
+        players.push(Player::connect(&nodes[h].proc, id, &token).await.0);
+    }
+    players[1]
+        .send(json!({"t": "join_lobby", "id": "nope", "d": {"code": "ZZZZZZ"}}))
+        .await;
+    assert_eq!(
+        error_of(&mut players[1], "nope").await,
+        protocol::ErrorCode::LobbyNotFound
+    );
+    // A watcher of the public list on n2 (not a member: it reads lists only).
+    let (wid, wtoken) = nodes[1].proc.guest("W").await;
+    let mut watcher = Player::connect(&nodes[1].proc, wid, &wtoken).await.0;
+    watcher
+        .send(json!({"t": "subscribe_lobbies", "id": "sub"}))
+        .await;
+    watcher
+        .until(|m| matches!(m, ServerMsg::LobbyList(l) if l.lobbies.is_empty()))
+        .await;
+    players[0]
+        .send(json!({"t": "create_lobby", "d": {"mode": "clash", "private": false}}))
+        .await;
+    let code = match players[0]
+        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await
+        .msg
+    {
+        ServerMsg::LobbyState(l) => l.code,
+        _ => unreachable!(),
+    };
+    // The public list of every node has it (n1's announcement reached n2 and n3).
+    let listed = watcher
+        .until(|m| matches!(m, ServerMsg::LobbyList(l) if !l.lobbies.is_empty()))
+        .await;
+    match listed.msg {
+        ServerMsg::LobbyList(l) => {
+            assert_eq!(l.lobbies.len(), 1);
+            assert_eq!(
+                (l.lobbies[0].code.as_str(), l.lobbies[0].members),
+                (code.as_str(), 1)
+            );
+            assert_eq!(l.lobbies[0].host_name, "L0");
+        }
+        _ => unreachable!(),
+    }
+    let t0 = Instant::now();
+    loop {
+        let (status, body) = nodes[2].proc.get_json("/api/v1/lobbies").await;
+        assert_eq!(status, 200);
+        let listed = body["lobbies"].as_array().unwrap();
+        if !listed.is_empty() {
+            assert_eq!(listed.len(), 1, "{body}");
+            assert_eq!(listed[0]["code"], json!(code), "{body}");
+            assert_eq!(listed[0]["host_name"], json!("L0"), "{body}");
+            break;
+        }
+        assert!(t0.elapsed() < BOUND, "n3 never listed n1's lobby");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for i in 1..4 {
+        join_lobby(&mut players[i], &code, i + 1).await;
+        // Every earlier member (the host on n1 too) is told of the new member.
+        for p in players.iter_mut().take(i) {
+            p.until(|m| matches!(m, ServerMsg::LobbyState(l) if l.members.len() == i + 1))
+                .await;
+        }
+    }
+    // A full lobby is no longer listed, on any node.
+    watcher
+        .until(|m| matches!(m, ServerMsg::LobbyList(l) if l.lobbies.is_empty()))
+        .await;
+    // A member on n3 leaves (the others see three members) and joins again.
+    players[2]
+        .send(json!({"t": "leave_lobby", "id": "leave"}))
+        .await;
+    players[2]
+        .until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "leave"))
+        .await;
+    for i in [0usize, 1, 3] {
+        players[i]
+            .until(|m| matches!(m, ServerMsg::LobbyState(l) if l.members.len() == 3))
+            .await;
+    }
+    join_lobby(&mut players[2], &code, 4).await;
+    // A member on another node cannot start (not the host); the host can.
+    players[2]
+        .send(json!({"t": "start_lobby", "id": "st"}))
+        .await;
+    assert_eq!(
+        error_of(&mut players[2], "st").await,
+        protocol::ErrorCode::NotHost
+    );
+    players[0].send(json!({"t": "start_lobby"})).await;
+    let mut by_seat: Vec<Option<(usize, Player)>> = (0..4).map(|_| None).collect();
+    let mut match_id = Uuid::nil();
+    for (i, mut p) in players.into_iter().enumerate() {
+        let m = match p
+            .until(|m| matches!(m, ServerMsg::MatchStarted(_)))
+            .await
+            .msg
+        {
+            ServerMsg::MatchStarted(m) => m,
+            _ => unreachable!(),
+        };
+        assert!(match_id.is_nil() || match_id == m.match_id, "one match");
+        assert!(m.seats.iter().all(|s| !s.bot), "four humans");
+        match_id = m.match_id;
+        by_seat[m.your_seat.expect("seated").index()] = Some((i, p));
+    }
+    assert_eq!(owner(&pool, match_id).await.expect("leased").0, "n1");
+    let mut players = Vec::new();
+    let mut order = Vec::new();
+    for slot in by_seat {
+        let (i, old) = slot.expect("every seat taken");
+        let p = rejoin(&nodes[homes[i]].proc, &old, match_id).await;
+        drop(old);
+        players.push(p);
+        order.push(i);
+    }
+    assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
+    check_replay(&nodes[0].proc, match_id, &seen_turns(&players)).await;
+
+    // Rematch: offered by the player of n2 (the first one), reaching every other.
+    let seat_of = |i: usize| order.iter().position(|&o| o == i).unwrap();
+    let offerer = seat_of(1);
+    players[offerer]
+        .send(json!({"t": "offer_rematch", "id": "re", "d": {"match_id": match_id}}))
+        .await;
+    let rematch_code = match players[offerer]
+        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await
+        .msg
+    {
+        ServerMsg::LobbyState(l) => l.code,
+        _ => unreachable!(),
+    };
+    players[offerer]
+        .until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "re"))
+        .await;
+    for i in [0usize, 2, 3] {
+        let p = &mut players[seat_of(i)];
+        match p
+            .until(|m| matches!(m, ServerMsg::RematchOffered(_)))
+            .await
+            .msg
+        {
+            ServerMsg::RematchOffered(r) => {
+                assert_eq!(
+                    (r.match_id, r.code.as_str()),
+                    (match_id, rematch_code.as_str())
+                );
+            }
+            _ => unreachable!(),
+        }
+    }
+    // The player on n3 offers a rematch too: it joins the lobby n2 opened. (n2's
+    // announcement of it may take a moment to reach n3; until then n3 opens a
+    // second one: the player leaves it and tries again.)
+    let joiner = seat_of(2);
+    let t0 = Instant::now();
+    loop {
+        let p = &mut players[joiner];
+        p.send(json!({"t": "offer_rematch", "id": "re2", "d": {"match_id": match_id}}))
+            .await;
+        let state = match p.until(|m| matches!(m, ServerMsg::LobbyState(_))).await.msg {
+            ServerMsg::LobbyState(l) => l,
+            _ => unreachable!(),
+        };
+        p.until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "re2"))
+            .await;
+        if state.code == rematch_code {
+            assert_eq!(state.members.len(), 2);
+            break;
+        }
+        p.send(json!({"t": "leave_lobby", "id": "out"})).await;
+        p.until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "out"))
+            .await;
+        assert!(t0.elapsed() < BOUND, "n3 never saw n2's rematch lobby");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    players[offerer]
+        .until(|m| matches!(m, ServerMsg::LobbyState(l) if l.members.len() == 2))
+        .await;
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
+/// The matchmaker's death does not lose its queue: two players queued on the two
+/// other nodes, `kill -9` of the matchmaker node; once another node is elected,
+/// their nodes queue them there again, and two players queueing after the
+/// election on the surviving nodes meet them in one match of four humans — the
+/// first two never sent `join_queue` again.
+#[tokio::test]
+async fn the_queue_survives_the_matchmakers_death() {
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            tokio::time::timeout(Duration::from_secs(180), queue_survives(url))
+                .await
+                .expect("the test ends within 3 minutes")
+        })
+    })
+    .await;
+}
+
+async fn queue_survives(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let mut spec = Spec::new(&url, 3000);
+    // No bot fill during the test: only four humans make a match.
+    spec.extra.push(("LUDO_BOT_FILL_SECONDS", "600"));
+    let mut nodes = cluster_of(&spec, 3, dir.path()).await;
+    let mm = matchmaker_node(&pool).await;
+    let dead = nodes.iter().position(|n| n.id == mm).unwrap();
+    let dead = nodes.remove(dead);
+    let mut players = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let (id, token) = n.proc.guest(&format!("S{i}")).await;
+        let (mut p, _) = Player::connect(&n.proc, id, &token).await;
+        p.send(json!({"t": "join_queue", "id": "q", "d": {"mode": "clash"}}))
+            .await;
+        match p.recv().await.msg {
+            ServerMsg::Ack(a) => assert_eq!(a.id, "q"),
+            other => panic!("not queued on {}: {other:?}", n.id),
+        }
+        players.push(p);
+    }
+    dead.proc.kill9().await;
+    // Another node takes the role once the dead one's expires.
+    let t0 = Instant::now();
+    let new_mm = loop {
+        let n = matchmaker_node(&pool).await;
+        if n != mm {
+            break n;
+        }
+        assert!(t0.elapsed() < BOUND, "no new matchmaker");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(nodes.iter().any(|n| n.id == new_mm));
+    // Two more players, one per surviving node; a join may find the new matchmaker
+    // not serving yet for a moment (`internal`): it is tried again.
+    for (i, n) in nodes.iter().enumerate() {
+        let (id, token) = n.proc.guest(&format!("T{i}")).await;
+        let (mut p, _) = Player::connect(&n.proc, id, &token).await;
+        let t0 = Instant::now();
+        loop {
+            p.send(json!({"t": "join_queue", "id": "q", "d": {"mode": "clash"}}))
+                .await;
+            match p
+                .until(|m| matches!(m, ServerMsg::Ack(_) | ServerMsg::Error(_)))
+                .await
+                .msg
+            {
+                ServerMsg::Ack(_) => break,
+                ServerMsg::Error(e) => {
+                    assert_eq!(e.code, protocol::ErrorCode::Internal, "{e:?}");
+                    assert!(t0.elapsed() < BOUND, "never queued on {}", n.id);
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                _ => unreachable!(),
+            }
+        }
+        players.push(p);
+    }
+    let mut ids = Vec::new();
+    for p in players.iter_mut() {
+        match p
+            .until(|m| matches!(m, ServerMsg::MatchStarted(_)))
+            .await
+            .msg
+        {
+            ServerMsg::MatchStarted(m) => {
+                assert!(m.seats.iter().all(|s| !s.bot), "four humans");
+                ids.push(m.match_id);
+            }
+            _ => unreachable!(),
+        }
+    }
+    assert!(ids.iter().all(|m| *m == ids[0]), "one match: {ids:?}");
+    assert_eq!(owner(&pool, ids[0]).await.expect("leased").0, new_mm);
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
+/// A remote socket's close reaches the room: two players queued on the two nodes
+/// that are not the matchmaker get a match (with two bots) on the matchmaker node,
+/// seated through stand-ins; both sockets close without signing in again. The
+/// abandon countdown starts as for local sockets: the match ends `abandoned`
+/// within the abandon time (2 s), long before its clock (300 s).
+#[tokio::test]
+async fn remote_sockets_that_close_start_the_abandon_countdown() {
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            tokio::time::timeout(Duration::from_secs(180), remote_close_abandons(url))
+                .await
+                .expect("the test ends within 3 minutes")
+        })
+    })
+    .await;
+}
+
+async fn remote_close_abandons(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let mut spec = Spec::new(&url, 3000);
+    spec.extra = vec![
+        ("LUDO_MATCH_SECONDS", "300"),
+        ("LUDO_TURN_SECONDS", "30"),
+        ("LUDO_BOT_FILL_SECONDS", "1"),
+        ("LUDO_BOT_THINK_MS", "10"),
+        ("LUDO_ABANDON_SECONDS", "2"),
+    ];
+    let nodes = cluster_of(&spec, 3, dir.path()).await;
+    let mm = matchmaker_node(&pool).await;
+    let others: Vec<usize> = (0..3).filter(|&i| nodes[i].id != mm).collect();
+    let queued = queue_on(&nodes, &others).await;
+    let match_id = queued[0].1.match_id;
+    assert_eq!(owner(&pool, match_id).await.expect("leased").0, mm);
+    let closed_at = Instant::now();
+    drop(queued);
+    let t0 = Instant::now();
+    let detail = loop {
+        let (status, d) = nodes[others[0]]
+            .proc
+            .get_json(&format!("/api/v1/matches/{match_id}"))
+            .await;
+        assert_eq!(status, 200);
+        if d["status"] == json!("ended") {
+            break d;
+        }
+        assert!(t0.elapsed() < BOUND, "the match was not abandoned: {d}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(detail["end_reason"], json!("abandoned"), "{detail}");
+    let took = closed_at.elapsed();
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(20),
+        "abandoned {took:?} after the sockets closed (abandon time 2 s)"
+    );
     pool.close().await;
     for n in nodes {
         n.proc.kill9().await;
