@@ -869,6 +869,82 @@ async fn fanout_count(url: String) {
     }
 }
 
+/// `ludo-load --placement` over two nodes (4 matches, each created on node t % 2):
+/// with `owner` the players sit on their match's node and no frame crosses NATS
+/// (the relayed-frames counters stay 0); with `other` they move to the other node
+/// once the match started and every frame crosses it (the counters grow). Every
+/// match ends, no client error.
+#[tokio::test]
+async fn load_placement_owner_or_other_node() {
+    with_db("ludo_cluster", |url| Box::pin(load_placement(url))).await;
+}
+
+async fn load_placement(url: String) {
+    const FRAMES: &str = "ludo_cluster_relayed_frames_total";
+    let dir = tempfile::tempdir().unwrap();
+    // 10 s leases: a node starved of CPU by parallel tests does not lose a match
+    // (which would move its sockets and make them cross NATS).
+    let mut spec = Spec::new(&url, 10_000);
+    spec.extra = vec![
+        ("LUDO_MATCH_SECONDS", "6"),
+        ("LUDO_TURN_SECONDS", "3"),
+        ("LUDO_GUESTS_PER_MINUTE", "0"),
+        ("LUDO_MAX_CONNECTIONS_PER_IP", "0"),
+    ];
+    let nodes = cluster_of(&spec, 2, dir.path()).await;
+    for placement in [
+        client::load::Placement::Owner,
+        client::load::Placement::Other,
+    ] {
+        let mut before = Vec::new();
+        for n in &nodes {
+            before.push(counter(&n.proc, FRAMES).await);
+        }
+        let run = client::load::run(client::load::LoadConfig {
+            urls: nodes.iter().map(|n| n.proc.url("")).collect(),
+            placement,
+            matches: 4,
+            max_matches: Some(4),
+            think_ms: 50,
+            duration_secs: 40,
+            warmup_secs: 1,
+            mode: client::load::LoadMode::Lobby,
+            ..client::load::LoadConfig::default()
+        });
+        let report = tokio::time::timeout(Duration::from_secs(90), run)
+            .await
+            .expect("the load run ends by itself")
+            .expect("the load run");
+        let s = &report.stats;
+        assert_eq!(
+            (s.matches_started, s.matches_completed),
+            (4, 4),
+            "{}",
+            report.render()
+        );
+        assert_eq!(s.errors, Default::default(), "{}", report.render());
+        assert_eq!(s.reconnects, 0, "{}", report.render());
+        for (i, n) in nodes.iter().enumerate() {
+            let relayed = counter(&n.proc, FRAMES).await - before[i];
+            match placement {
+                client::load::Placement::Owner => {
+                    assert_eq!(relayed, 0, "{placement:?}: nothing crosses NATS")
+                }
+                client::load::Placement::Other => {
+                    assert!(
+                        relayed > 0,
+                        "{placement:?}: {} relays its matches' frames",
+                        n.id
+                    )
+                }
+            }
+        }
+    }
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
 /// A second socket with the same token on another node replaces the first (close
 /// 4000), as on one node.
 #[tokio::test]
