@@ -6,7 +6,10 @@
 //!   room runs ([`Cluster::serve_room`]). A remote command is a NATS request
 //!   ([`Wire`], JSON); the owner hands it to the room with a *proxy* connection for
 //!   the remote socket and replies once the room has answered it (`ok`), or `gone`
-//!   when the room has stopped; no responder means no node runs the match.
+//!   when the room has stopped; no responder means no node runs the match. Either
+//!   way, while the match is still running in the store it is moving between nodes:
+//!   the origin closes the socket as moved (1012) rather than answer `match_over`
+//!   or `match_not_found`, and the client rejoins where the match runs next.
 //! * The owner keeps one [`Relay`] per (room, origin node): every proxy of that
 //!   node's sockets queues its frames there, in order, and the relay publishes them
 //!   on `<prefix>.node.<origin>.match.<match_id>`. A broadcast (`turn_started`,
