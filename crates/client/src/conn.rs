@@ -19,6 +19,8 @@ pub struct Connection {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
     next_id: u64,
     decode: Decode,
+    /// The server's close code, once it closed the socket with one.
+    close_code: Option<u16>,
 }
 
 impl Connection {
@@ -38,6 +40,7 @@ impl Connection {
             ws,
             next_id: 0,
             decode: Decode::Full,
+            close_code: None,
         })
     }
 
@@ -84,10 +87,19 @@ impl Connection {
                 Some(Ok(Message::Binary(_))) => {
                     return Err(ClientError::Decode("binary frame".into()))
                 }
-                Some(Ok(Message::Close(_))) => return Err(ClientError::Closed),
+                Some(Ok(Message::Close(c))) => {
+                    self.close_code = c.map(|c| u16::from(c.code));
+                    return Err(ClientError::Closed);
+                }
                 Some(Ok(_)) => continue,
             }
         }
+    }
+
+    /// The close code the server sent when it closed the socket (after
+    /// [`ClientError::Closed`]; `None` before, or for a close without a code).
+    pub fn close_code(&self) -> Option<u16> {
+        self.close_code
     }
 
     /// Closes the socket politely (errors while closing are ignored).

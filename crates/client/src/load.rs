@@ -8,6 +8,15 @@
 //! each phase is bounded in time, and a hard limit of `duration` + 30 s aborts whatever
 //! is still running. Only loopback servers are accepted.
 //!
+//! Several servers (the nodes of a cluster, `urls`): table `t` connects its four
+//! clients to `urls[t % n]`, where its lobby (so its match) is created; with
+//! [`Placement::Other`] the four move to the next node once the match started, so
+//! every frame of the match crosses NATS. In every mode a client whose socket is
+//! lost during a match (a node restarting: close 1001 or 1012, or a broken socket)
+//! rejoins the match on the next node with `hello.last_seq` and carries on, up to
+//! `reconnects` times; such reconnects are counted apart from errors. Server memory
+//! and `/metrics` figures are those of the first URL's server.
+//!
 //! In [`LoadMode::Idle`] the clients only authenticate and hold their sockets for
 //! `duration`, to measure what idle authenticated sockets cost the server.
 
@@ -49,11 +58,28 @@ pub enum LoadMode {
     Idle,
 }
 
+/// Where the four players of a match sit, with several servers (cluster nodes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// On the node that creates (so owns) the match.
+    Owner,
+    /// On another node than the match's creator: they meet there, then move to the
+    /// next node once the match started (needs two URLs or more).
+    #[value(alias = "spread")]
+    Other,
+}
+
 /// A load run.
 #[derive(Debug, Clone, Serialize)]
 pub struct LoadConfig {
-    /// The server's base URL; must be loopback (e.g. `http://127.0.0.1:8080`).
-    pub url: String,
+    /// The servers' base URLs (one, or the nodes of a cluster); each must be
+    /// loopback (e.g. `http://127.0.0.1:8080`).
+    pub urls: Vec<String>,
+    /// Where the players of a match sit (lobby mode, several URLs).
+    pub placement: Placement,
+    /// Times one client may rejoin its match after losing its socket.
+    pub reconnects: u32,
     /// Concurrent matches N (4·N sockets). In idle mode: 4·N idle sockets.
     pub matches: u32,
     /// Think time before each submit, ms.
@@ -91,7 +117,9 @@ fn ser_display<S: serde::Serializer>(v: &BotKind, s: S) -> std::result::Result<S
 impl Default for LoadConfig {
     fn default() -> Self {
         LoadConfig {
-            url: "http://127.0.0.1:8080".into(),
+            urls: vec!["http://127.0.0.1:8080".into()],
+            placement: Placement::Owner,
+            reconnects: 5,
             matches: 10,
             think_ms: 1000,
             duration_secs: 30,
@@ -162,7 +190,9 @@ impl LoadReport {
             out.push('\n');
         };
         line(format!(
-            "ludo-load: mode {:?}, {} matches ({} sockets), think {} ms, duration {} s, max matches {}, game {}, bot {}, decode {}",
+            "ludo-load: {} server(s), placement {:?}, mode {:?}, {} matches ({} sockets), think {} ms, duration {} s, max matches {}, game {}, bot {}, decode {}",
+            c.urls.len(),
+            c.placement,
             c.mode,
             c.matches,
             c.matches * 4,
@@ -198,8 +228,9 @@ impl LoadReport {
                 .join(", ")
         };
         line(format!(
-            "errors: {} ({errs}); seq gaps {}",
+            "errors: {} ({errs}); reconnects {}; seq gaps {}",
             s.error_total(),
+            s.reconnects,
             s.seq_gaps
         ));
         line(format!(
@@ -323,14 +354,30 @@ async fn close_all(seats: [Session; 4], stats: &Stats) {
 
 /// Runs a load test against a loopback server and reports what it measured.
 ///
-/// Errors: [`ClientError::BadUrl`] for a non-loopback or malformed URL, and
-/// [`ClientError::Unexpected`] when `matches` is 0. Failures of single clients do not
+/// Errors: [`ClientError::BadUrl`] for a non-loopback or malformed URL (or none),
+/// and [`ClientError::Unexpected`] when `matches` is 0 or [`Placement::Other`] has
+/// fewer than two URLs. Failures of single clients do not
 /// end the run: they are counted in the report's errors.
 pub async fn run(config: LoadConfig) -> Result<LoadReport> {
-    let endpoint = Endpoint::parse_loopback(&config.url)?;
+    let endpoints = config
+        .urls
+        .iter()
+        .map(|u| Endpoint::parse_loopback(u))
+        .collect::<Result<Vec<_>>>()?;
+    let Some(endpoint) = endpoints.first().cloned() else {
+        return Err(ClientError::BadUrl {
+            url: String::new(),
+            reason: "no server URL given".into(),
+        });
+    };
     if config.matches == 0 {
         return Err(ClientError::Unexpected(
             "--matches must be at least 1".into(),
+        ));
+    }
+    if config.placement == Placement::Other && endpoints.len() < 2 {
+        return Err(ClientError::Unexpected(
+            "--placement other needs at least two --url".into(),
         ));
     }
     raise_fd_limit();
@@ -341,7 +388,7 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
         ..MemoryReport::default()
     };
     let stats = Arc::new(Stats::default());
-    let rest = Rest::new(endpoint.clone());
+    let rests: Vec<Rest> = endpoints.iter().cloned().map(Rest::new).collect();
     let metrics_before = server_metrics::scrape(&endpoint).await;
 
     // Phase 1: every table connects its four clients (a bounded number at a time),
@@ -354,8 +401,9 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
     let budget = Arc::new(Budget::new(config.max_matches.unwrap_or(u64::MAX)));
     let n = config.matches as u64;
     for t in 0..n {
-        let (rest, stats, permits, ready_tx, mut go_rx) = (
-            rest.clone(),
+        let (rest, endpoints, stats, permits, ready_tx, mut go_rx) = (
+            rests[t as usize % rests.len()].clone(),
+            endpoints.clone(),
             stats.clone(),
             permits.clone(),
             ready_tx.clone(),
@@ -371,6 +419,7 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
                     .expect("the semaphore is never closed");
                 match connect_seat(&rest, &format!("load-{t}-{i}"), &stats).await {
                     Ok(mut s) => {
+                        s.set_endpoints(endpoints.clone());
                         s.set_decode(if config.full_decode {
                             Decode::Full
                         } else {
@@ -432,7 +481,8 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
                 play: PlayOptions {
                     think: Duration::from_millis(config.think_ms),
                     stop_at,
-                    reconnects: 0,
+                    reconnects: config.reconnects,
+                    relocate: config.placement == Placement::Other && meet == Meet::Lobby,
                 },
                 start_delay: Duration::from_millis(config.think_ms * t / n),
             });

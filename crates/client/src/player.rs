@@ -3,7 +3,8 @@
 //! [`bot::Strategy`] choose a plan on the tracked position and submits it (a pass
 //! when the strategy passes). It records submit→`turn_resolved` latency and errors
 //! in [`Stats`], recovers from desyncs with a resync from 0, and from a dropped
-//! socket by reconnecting (new socket + `hello` + `resync`).
+//! socket by reconnecting (new socket, on the next server of a cluster, + `hello` +
+//! `resync`).
 
 use crate::codec::Decode;
 use crate::error::{ClientError, Result};
@@ -26,9 +27,20 @@ pub struct PlayOptions {
     pub think: Duration,
     /// Give up (returning an outcome without `end`) at this instant.
     pub stop_at: Instant,
-    /// Reconnect attempts allowed when the socket drops.
+    /// Reconnect attempts allowed when the socket drops (closed by the server, other
+    /// than 4000 replaced, or broken): each moves to the session's next server and
+    /// rejoins the match ([`Session::rejoin_elsewhere`]), counted in
+    /// [`Stats::reconnected`], not as an error.
     pub reconnects: u32,
+    /// Before playing, move to the session's next server ([`Session::set_endpoints`])
+    /// and play from there: the players sit on another node than the match's owner
+    /// (cluster mode: their frames cross NATS).
+    pub relocate: bool,
 }
+
+/// How long one reconnect may take to rejoin the match (a node restarting, the
+/// match being resumed by another).
+pub const REJOIN_LIMIT: Duration = Duration::from_secs(30);
 
 /// What one client saw of a match.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +57,26 @@ pub struct MatchOutcome {
     pub turns: u32,
     /// Plans and passes this client submitted.
     pub submits: u32,
+}
+
+/// A client of a loopback server (whose clock is this machine's) sends no plan when
+/// less than this is left before the turn's deadline or the match's end: it would
+/// arrive at or after it and be refused (`stale_turn`, rule 4.6; `match_over`,
+/// rule 9.1). Such a turn is left to time out.
+pub const LATE_MARGIN: Duration = Duration::from_millis(200);
+
+/// True when `t`'s turn deadline or the match's end is less than [`LATE_MARGIN`]
+/// away. The match's end is `turn_deadline − turn_remaining_ms` (the server's time
+/// when it sent the frame) + `match_remaining_ms`.
+fn too_late(t: &protocol::TurnStarted) -> bool {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let match_end = t
+        .turn_deadline_ms
+        .saturating_sub(t.turn_remaining_ms)
+        .saturating_add(t.match_remaining_ms);
+    now + LATE_MARGIN.as_millis() as u64 >= t.turn_deadline_ms.min(match_end)
 }
 
 /// True for the errors that mean the tracked position was wrong (rule 4.5 plan errors).
@@ -103,6 +135,11 @@ pub async fn play_match(
     let mut submitted_turn = 0u32;
     let mut submits = 0u32;
     let mut reconnects = 0u32;
+    if opts.relocate && !session.rejoin_elsewhere(match_id, REJOIN_LIMIT).await? {
+        return Err(ClientError::Unexpected(format!(
+            "match {match_id} not running right after its start"
+        )));
+    }
     let outcome = |tracker: &MatchTracker, submits| MatchOutcome {
         match_id,
         seat: tracker.your_seat(),
@@ -119,12 +156,16 @@ pub async fn play_match(
         let frame = match session.next_frame_until(wake).await {
             Ok(f) => f,
             Err(e @ (ClientError::Closed | ClientError::WebSocket(_)))
-                if reconnects < opts.reconnects =>
+                if reconnects < opts.reconnects && session.close_code() != Some(4000) =>
             {
-                stats.error(&e.label());
+                tracing::debug!(%match_id, code = ?session.close_code(), "socket lost ({e}): rejoining");
+                stats.reconnected();
                 reconnects += 1;
-                session.reconnect().await?;
                 pending = None;
+                if !session.rejoin_elsewhere(match_id, REJOIN_LIMIT).await? {
+                    // Ended while away: its result is stored (the replay has it).
+                    return Ok(outcome(&tracker, submits));
+                }
                 continue;
             }
             Err(e) => return Err(e),
@@ -136,6 +177,12 @@ pub async fn play_match(
             // Think time is over: choose and submit.
             let (_, turn) = think.take().expect("woken for the think timer");
             if let Some(t) = tracker.my_turn().filter(|t| t.turn_number == turn) {
+                if session.endpoint().is_loopback() && too_late(t) {
+                    // Seen too late (e.g. replayed after a reconnect): the server passes
+                    // the turn at its deadline; a plan now would only be refused.
+                    tracing::debug!(%match_id, turn, "turn seen too late: left to time out");
+                    continue;
+                }
                 let plan = strategy.choose(tracker.position(), tracker.rules());
                 let turn = t.turn_number;
                 let id = if plan.is_pass() {

@@ -34,6 +34,9 @@ use uuid::Uuid;
 /// How long the request helpers wait for an answer by default.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Pause between two tries of [`Session::rejoin_elsewhere`].
+pub const REJOIN_BACKOFF: Duration = Duration::from_millis(200);
+
 /// Per-match sequence state.
 #[derive(Debug, Clone, Copy, Default)]
 struct SeqState {
@@ -60,6 +63,9 @@ pub fn match_of(msg: &ServerMsg) -> Option<Uuid> {
 #[derive(Debug)]
 pub struct Session {
     endpoint: Endpoint,
+    /// Every server this session may use (cluster nodes), `endpoint` among them;
+    /// [`Session::rejoin_elsewhere`] moves to the next one.
+    endpoints: Vec<Endpoint>,
     guest: Guest,
     client_name: String,
     conn: Connection,
@@ -117,6 +123,7 @@ impl Session {
             open_authenticated(endpoint, &guest, client_name, BTreeMap::new()).await?;
         let mut s = Session {
             endpoint: endpoint.clone(),
+            endpoints: vec![endpoint.clone()],
             guest,
             client_name: client_name.to_string(),
             conn,
@@ -130,6 +137,90 @@ impl Session {
             s.filter(f).await?;
         }
         Ok(s)
+    }
+
+    /// The servers (cluster nodes) this session may move to; the current one is
+    /// added when missing.
+    pub fn set_endpoints(&mut self, all: Vec<Endpoint>) {
+        self.endpoints = all;
+        if !self.endpoints.contains(&self.endpoint) {
+            self.endpoints.insert(0, self.endpoint.clone());
+        }
+    }
+
+    /// The server this session is connected to.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// The close code of the socket's close by the server (see
+    /// [`Connection::close_code`]).
+    pub fn close_code(&self) -> Option<u16> {
+        self.conn.close_code()
+    }
+
+    /// Moves to the next server of [`Session::set_endpoints`] (the same one when
+    /// there is only one) and rejoins the running match `match_id` there: a new
+    /// socket, `hello` with the last `seq` of every followed match, then `resync`
+    /// from the last `seq` of `match_id`, whose `ack` proves the match's room took
+    /// the socket (the missed frames, or a snapshot, follow). A node that is down,
+    /// or a match not running anywhere yet (its new owner is resuming it), is tried
+    /// again on the next server, every [`REJOIN_BACKOFF`], until `limit` passes.
+    ///
+    /// Returns false when the match is no longer running (not among
+    /// `welcome.active_matches`: it ended meanwhile).
+    ///
+    /// Errors: the last failure once `limit` passed.
+    pub async fn rejoin_elsewhere(&mut self, match_id: Uuid, limit: Duration) -> Result<bool> {
+        use backon::BackoffBuilder;
+        let deadline = Instant::now() + limit;
+        let tries = (limit.as_millis() / REJOIN_BACKOFF.as_millis()).max(1) as usize;
+        let mut delays = backon::ConstantBuilder::default()
+            .with_delay(REJOIN_BACKOFF)
+            .with_max_times(tries)
+            .build();
+        loop {
+            let failed = match tokio::time::timeout_at(deadline, self.rejoin_next(match_id)).await {
+                Ok(Ok(running)) => return Ok(running),
+                Ok(Err(e)) => e,
+                Err(_) => ClientError::Timeout("rejoin".into()),
+            };
+            match delays.next() {
+                Some(d) if Instant::now() + d < deadline => {
+                    tracing::debug!(%match_id, "rejoin failed ({failed}): trying the next server");
+                    tokio::time::sleep(d).await;
+                }
+                _ => return Err(failed),
+            }
+        }
+    }
+
+    /// One try of [`Session::rejoin_elsewhere`] on the next server.
+    async fn rejoin_next(&mut self, match_id: Uuid) -> Result<bool> {
+        let at = self
+            .endpoints
+            .iter()
+            .position(|e| *e == self.endpoint)
+            .unwrap_or(0);
+        self.endpoint = self.endpoints[(at + 1) % self.endpoints.len()].clone();
+        self.reconnect().await?;
+        if !self.welcome.active_matches.contains(&match_id) {
+            return Ok(false);
+        }
+        let last = self.last_seq(match_id);
+        self.seqs.insert(
+            match_id,
+            SeqState {
+                last,
+                resyncing: true,
+            },
+        );
+        self.request_ack(ClientMsg::Resync(Resync {
+            match_id,
+            last_seq: last,
+        }))
+        .await?;
+        Ok(true)
     }
 
     /// The server's `welcome` (of the latest connect or reconnect).

@@ -1,5 +1,6 @@
 //! Counters shared by many player tasks: turns, matches, submit→`turn_resolved`
-//! latency (an HDR histogram in microseconds), errors by code, connections held.
+//! latency (an HDR histogram in microseconds), errors by code, reconnects,
+//! connections held.
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -23,6 +24,7 @@ pub struct Stats {
     connections: AtomicU64,
     connections_peak: AtomicU64,
     gaps: AtomicU64,
+    reconnects: AtomicU64,
     latency: Mutex<Histogram<u64>>,
     errors: Mutex<BTreeMap<String, u64>>,
 }
@@ -37,6 +39,7 @@ impl Default for Stats {
             connections: AtomicU64::new(0),
             connections_peak: AtomicU64::new(0),
             gaps: AtomicU64::new(0),
+            reconnects: AtomicU64::new(0),
             latency: Mutex::new(
                 Histogram::new_with_bounds(1, MAX_LATENCY_US, 3).expect("valid histogram bounds"),
             ),
@@ -79,6 +82,10 @@ pub struct StatsSnapshot {
     pub connections_peak: u64,
     /// `seq` gaps detected (each answered by a `resync`).
     pub seq_gaps: u64,
+    /// Sockets lost during a match (closed by the server, e.g. 1012 moved or 1001
+    /// shutting down, or broken) and replaced by a new one that rejoined the match.
+    /// Not errors.
+    pub reconnects: u64,
     /// submit → own `turn_resolved` latency, when any was recorded.
     pub latency: Option<LatencySummary>,
     /// Errors by code: the server's error codes, plus client-side kinds
@@ -122,6 +129,10 @@ impl Stats {
     /// A `seq` gap was detected.
     pub fn gap(&self) {
         self.gaps.fetch_add(1, Relaxed);
+    }
+    /// A socket was lost during a match and a new one rejoined it.
+    pub fn reconnected(&self) {
+        self.reconnects.fetch_add(1, Relaxed);
     }
     /// An error of kind `label` (a server error code or a client-side kind).
     pub fn error(&self, label: &str) {
@@ -170,6 +181,7 @@ impl Stats {
             connections: self.connections.load(Relaxed),
             connections_peak: self.connections_peak.load(Relaxed),
             seq_gaps: self.gaps.load(Relaxed),
+            reconnects: self.reconnects.load(Relaxed),
             latency,
             errors: self.errors.lock().expect("errors lock").clone(),
         }
@@ -202,7 +214,9 @@ mod tests {
         s.error("stale_turn");
         s.error("stale_turn");
         s.error("closed");
+        s.reconnected();
         let snap = s.snapshot();
+        assert_eq!(snap.reconnects, 1, "counted apart from errors");
         assert_eq!(snap.latency, None);
         assert_eq!(snap.errors.get("stale_turn"), Some(&2));
         assert_eq!(snap.errors.get("closed"), Some(&1));

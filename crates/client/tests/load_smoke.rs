@@ -52,7 +52,7 @@ fn short_clocks() -> Config {
 async fn short_lobby_load_run_resolves_turns_without_errors() {
     let srv = start(short_clocks()).await;
     let report = run(LoadConfig {
-        url: srv.url.clone(),
+        urls: vec![srv.url.clone()],
         matches: 2,
         think_ms: 40,
         duration_secs: 3,
@@ -135,7 +135,7 @@ async fn short_lobby_load_run_resolves_turns_without_errors() {
 async fn idle_mode_holds_authenticated_sockets() {
     let srv = start(short_clocks()).await;
     let report = run(LoadConfig {
-        url: srv.url.clone(),
+        urls: vec![srv.url.clone()],
         matches: 1,
         duration_secs: 1,
         mode: LoadMode::Idle,
@@ -153,6 +153,30 @@ async fn idle_mode_holds_authenticated_sockets() {
     srv.state.shutdown_token().cancel();
 }
 
+/// `--placement other` needs a second server to move to; no URL at all is refused
+/// too; both before any traffic.
+#[tokio::test]
+async fn placement_other_needs_two_servers() {
+    let err = run(LoadConfig {
+        urls: vec!["http://127.0.0.1:9".into()],
+        placement: client::load::Placement::Other,
+        ..LoadConfig::default()
+    })
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(err, client::ClientError::Unexpected(ref m) if m.contains("two")),
+        "{err}"
+    );
+    let err = run(LoadConfig {
+        urls: vec![],
+        ..LoadConfig::default()
+    })
+    .await
+    .unwrap_err();
+    assert!(matches!(err, client::ClientError::BadUrl { .. }), "{err}");
+}
+
 /// The load generator refuses any server that is not on this machine, before any
 /// traffic.
 #[tokio::test]
@@ -163,7 +187,7 @@ async fn non_loopback_targets_are_refused() {
         "http://example.org",
     ] {
         let err = run(LoadConfig {
-            url: url.into(),
+            urls: vec![url.into()],
             ..LoadConfig::default()
         })
         .await
@@ -200,6 +224,7 @@ async fn four_clients_play_a_whole_queue_match() {
             think: Duration::from_millis(30),
             stop_at: Instant::now() + Duration::from_secs(30),
             reconnects: 0,
+            relocate: false,
         },
         start_delay: Duration::ZERO,
     });

@@ -69,6 +69,7 @@ async fn a_served_replay_verifies_and_a_changed_die_is_named_by_turn() {
             think: Duration::from_millis(10),
             stop_at: Instant::now() + Duration::from_secs(20),
             reconnects: 0,
+            relocate: false,
         },
         start_delay: Duration::ZERO,
     });

@@ -88,6 +88,18 @@ impl Leases {
         self.map().tokens.get(&match_id).copied()
     }
 
+    /// The matches held whose creation is committed (their lease rows exist), with
+    /// their tokens: what a renewal can find. Taken under one lock, so a match
+    /// created while the renewal runs is not taken for lost.
+    pub fn settled(&self) -> Vec<(Uuid, i64)> {
+        let m = self.map();
+        m.tokens
+            .iter()
+            .filter(|(id, _)| !m.creating.contains(id))
+            .map(|(&id, &t)| (id, t))
+            .collect()
+    }
+
     /// True while `match_id`'s creation is not committed (its lease row may not
     /// exist yet).
     pub fn is_creating(&self, match_id: Uuid) -> bool {
@@ -211,7 +223,9 @@ impl Store {
     /// Errors: [`StoreError::Unavailable`]; [`StoreError::Invalid`] on SQLite.
     pub async fn renew_leases(&self, leases: &Leases) -> Result<Vec<(Uuid, i64)>, StoreError> {
         let pool = self.pg()?;
-        let held = leases.held();
+        // Only matches whose lease row existed before the query: one whose creation
+        // commits while the query runs is not in its snapshot, and is not lost.
+        let held = leases.settled();
         if held.is_empty() {
             return Ok(Vec::new());
         }

@@ -89,6 +89,7 @@ async fn run(a: Args) -> Result<bool, String> {
                 think: Duration::from_millis(a.think_ms),
                 stop_at,
                 reconnects: 3,
+                relocate: false,
             },
             start_delay: Duration::ZERO,
         });

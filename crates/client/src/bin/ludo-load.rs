@@ -3,10 +3,13 @@
 //! time, for a fixed duration or number of matches, then reports matches completed,
 //! turns per second, submit→turn_resolved latency percentiles, errors by code,
 //! connections held, the server's resident memory and, over the steady window of
-//! the play phase, the server's CPU seconds per 1,000 turns. Stops by itself.
+//! the play phase, the server's CPU seconds per 1,000 turns. Several `--url`s spread
+//! the matches over the nodes of a cluster (`--placement`); clients rejoin their
+//! match on another node when theirs restarts (reconnects are reported apart from
+//! errors). Stops by itself.
 
 use clap::Parser;
-use client::load::{run, LoadConfig, LoadMode};
+use client::load::{run, LoadConfig, LoadMode, Placement};
 use std::process::ExitCode;
 
 /// Command-line arguments.
@@ -16,9 +19,24 @@ use std::process::ExitCode;
     about = "Load generator: N concurrent matches of bot clients against a loopback server"
 )]
 struct Args {
-    /// Server base URL (loopback only).
-    #[arg(long, default_value = "http://127.0.0.1:8080")]
-    url: String,
+    /// Server base URL (loopback only). Repeat it (or give a comma list) for the
+    /// nodes of a cluster: table t plays on the t-th node (round robin).
+    #[arg(
+        long = "url",
+        default_value = "http://127.0.0.1:8080",
+        value_delimiter = ',',
+        num_args = 1
+    )]
+    urls: Vec<String>,
+    /// Where the four players of a match sit: owner (on the node that creates the
+    /// match) or other (alias spread: they move to the next node once it started,
+    /// so its frames cross NATS; needs two URLs or more).
+    #[arg(long, value_enum, default_value_t = Placement::Owner)]
+    placement: Placement,
+    /// Times a client may rejoin its match (on the next URL) after losing its
+    /// socket, e.g. to a node restart (close 1012 or 1001); counted apart from errors.
+    #[arg(long, default_value_t = 5)]
+    reconnects: u32,
     /// Concurrent matches N (4·N sockets; in idle mode 4·N idle sockets).
     #[arg(long, default_value_t = 10)]
     matches: u32,
@@ -81,7 +99,9 @@ fn main() -> ExitCode {
         .init();
     let a = Args::parse();
     let config = LoadConfig {
-        url: a.url,
+        urls: a.urls,
+        placement: a.placement,
+        reconnects: a.reconnects,
         matches: a.matches,
         think_ms: a.think_ms,
         duration_secs: a.duration_secs,

@@ -26,7 +26,8 @@
 //!
 //! # Sockets on any node ([`remote`])
 //! A socket whose match runs on another node reaches its room over NATS; the owner
-//! sends that socket's frames back to its node.
+//! sends the frames back to its node, a broadcast once per node whatever the number
+//! of that node's sockets in the match.
 //!
 //! # Shared queue and lobbies ([`queue`], [`lobby`], [`closed`])
 //! One elected node runs the quick-play queue; a lobby lives on the node that opened

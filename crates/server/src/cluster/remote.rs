@@ -6,11 +6,23 @@
 //!   room runs ([`Cluster::serve_room`]). A remote command is a NATS request
 //!   ([`Wire`], JSON); the owner hands it to the room with a *proxy* connection for
 //!   the remote socket and replies once the room has answered it (`ok`), or `gone`
-//!   when the room has stopped; no responder means no node runs the match.
-//! * A proxy publishes every frame the room queues for it, in order, on
-//!   `<prefix>.conn.<origin node>.<conn id>`, and a close (a match moved, a newer
-//!   socket) on `….<conn id>.close`; the origin node (`Cluster::forward_loop`)
-//!   queues them to the real socket.
+//!   when the room has stopped; no responder means no node runs the match. Either
+//!   way, while the match is still running in the store it is moving between nodes:
+//!   the origin closes the socket as moved (1012) rather than answer `match_over`
+//!   or `match_not_found`, and the client rejoins where the match runs next.
+//! * The owner keeps one [`Relay`] per (room, origin node): every proxy of that
+//!   node's sockets queues its frames there, in order, and the relay publishes them
+//!   on `<prefix>.node.<origin>.match.<match_id>`. A broadcast (`turn_started`,
+//!   `turn_resolved`, `chat`, …) is queued once per relay naming every socket of the
+//!   match on that node ([`crate::ws::outbound::Fanout`]), so it crosses NATS once
+//!   per interested node, not once per socket; a reply (`ack`, `error`, snapshot)
+//!   names its one socket, and it keeps its place among the broadcasts that socket
+//!   sees. A message's payload is the frame as encoded once by the room; header
+//!   [`TO_HEADER`] lists the connection ids, and a close (a match moved, a newer
+//!   socket) is a message with [`CLOSE_HEADER`] (the close code) and no payload.
+//!   The origin node (`Cluster::forward_loop`) queues the same bytes to each named
+//!   socket. [`RELAYED_COUNTER`] counts the frame messages a node publishes,
+//!   [`RELAYED_SOCKETS_COUNTER`] the socket deliveries they carry.
 //! * A node that resumes a match it claimed publishes `<prefix>.cluster.moved` with
 //!   the match id: every node closes (1012) the sockets it routed to that match, so
 //!   their clients reconnect and attach to the new owner.
@@ -18,6 +30,7 @@
 use super::{Cluster, MOVED};
 use crate::room::{RoomCmd, RoomHandle};
 use crate::state::AppState;
+use crate::ws::outbound::{Relay, Relayed};
 use crate::ws::{CloseReason, ConnHandle};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -28,6 +41,18 @@ use uuid::Uuid;
 
 /// How long a remote command waits for the owner's answer.
 pub const REMOTE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Header of a relayed frame: the connection ids (on the receiving node) it is
+/// for, comma-separated decimal.
+pub const TO_HEADER: &str = "Ludo-To";
+/// Header of a relayed close: the WebSocket close code (4000 replaced, otherwise
+/// 1012 moved).
+pub const CLOSE_HEADER: &str = "Ludo-Close";
+/// Counter: NATS messages carrying a frame that this node published to other
+/// nodes' sockets (one per frame per node, whatever the number of sockets there).
+pub const RELAYED_COUNTER: &str = "ludo_cluster_relayed_frames_total";
+/// Counter: socket deliveries those messages carried (the sum of their
+/// [`TO_HEADER`] lengths).
+pub const RELAYED_SOCKETS_COUNTER: &str = "ludo_cluster_relayed_socket_frames_total";
 
 /// A room command sent to the match's owner: the socket it comes from (origin node,
 /// connection id there) and the command without its connection.
@@ -194,8 +219,8 @@ impl Cluster {
         self.subject(&format!("room.{match_id}"))
     }
 
-    fn conn_subject(&self, origin: &str, conn: u64) -> String {
-        self.subject(&format!("conn.{origin}.{conn}"))
+    fn relay_subject(&self, origin: &str, tail: &str) -> String {
+        self.subject(&format!("node.{origin}.{tail}"))
     }
 
     /// Sends `cmd` (from the local socket `conn`) to the node that runs `match_id`
@@ -255,11 +280,11 @@ impl Cluster {
         self.routed.retain(|_, v| !v.is_empty());
     }
 
-    /// Origin side: queues the frames owners publish for this node's sockets, and
-    /// closes a socket when its proxy closed.
+    /// Origin side: queues the frames owners relay to this node's sockets (the same
+    /// bytes to every socket named), and closes a socket when its proxy closed.
     pub(super) async fn forward_loop(self: Arc<Self>, state: AppState) {
         let token = state.shutdown_token().clone();
-        let subject = self.subject(&format!("conn.{}.>", self.node_id()));
+        let subject = self.relay_subject(self.node_id(), ">");
         let mut sub = match self.nats.subscribe(subject).await {
             Ok(s) => s,
             Err(e) => {
@@ -267,31 +292,41 @@ impl Cluster {
                 return;
             }
         };
-        let skip = self.subject(&format!("conn.{}.", self.node_id())).len();
         loop {
             let msg = tokio::select! {
                 _ = token.cancelled() => return,
                 m = sub.next() => match m { Some(m) => m, None => return },
             };
-            let tail = &msg.subject.as_str()[skip..];
-            let (id, close) = match tail.split_once('.') {
-                Some((id, "close")) => (id, true),
-                _ => (tail, false),
-            };
-            let Ok(id) = id.parse::<u64>() else { continue };
-            let Some(conn) = self.conns.get(&id).map(|c| c.clone()) else {
+            let Some(headers) = msg.headers.as_ref() else {
                 continue;
             };
-            if close {
-                let code = std::str::from_utf8(&msg.payload)
-                    .ok()
-                    .and_then(|s| s.parse::<u16>().ok());
-                conn.close(match code {
-                    Some(4000) => CloseReason::REPLACED,
+            let Some(to) = headers.get(TO_HEADER) else {
+                continue;
+            };
+            let ids = to
+                .as_str()
+                .split(',')
+                .filter_map(|id| id.parse::<u64>().ok());
+            if let Some(code) = headers.get(CLOSE_HEADER) {
+                let reason = match code.as_str() {
+                    "4000" => CloseReason::REPLACED,
                     _ => MOVED,
-                });
-            } else if let Ok(text) = String::from_utf8(msg.payload.to_vec()) {
-                conn.send(text.into());
+                };
+                for id in ids {
+                    if let Some(conn) = self.conns.get(&id).map(|c| c.clone()) {
+                        conn.close(reason);
+                    }
+                }
+                continue;
+            }
+            let Ok(frame) = crate::ws::Frame::try_from(msg.payload) else {
+                tracing::warn!("relayed frame is not UTF-8");
+                continue;
+            };
+            for id in ids {
+                if let Some(conn) = self.conns.get(&id).map(|c| c.clone()) {
+                    conn.send(frame.clone());
+                }
             }
         }
     }
@@ -351,7 +386,9 @@ impl Cluster {
                 }
             };
             let mut proxies: HashMap<(String, u64), ConnHandle> = HashMap::new();
-            // Cancelled when the room stops: each proxy publishes what it still has
+            // One relay per origin node, shared by its sockets' proxies.
+            let mut relays: HashMap<String, Arc<Relay>> = HashMap::new();
+            // Cancelled when the room stops: each relay publishes what it still has
             // queued, then ends.
             let done = tokio_util::sync::CancellationToken::new();
             loop {
@@ -380,7 +417,11 @@ impl Cluster {
                 let proxy = match proxies.get(&key) {
                     Some(p) => p.clone(),
                     None => {
-                        let p = me.proxy(&st, &wire.origin, wire.conn, done.clone());
+                        let relay = relays.entry(wire.origin.clone()).or_insert_with(|| {
+                            let tail = format!("match.{match_id}");
+                            me.relay(&st, &wire.origin, &tail, done.clone())
+                        });
+                        let p = relay.conn(st.next_conn_id(), wire.conn);
                         proxies.insert(key.clone(), p.clone());
                         p
                     }
@@ -402,6 +443,7 @@ impl Cluster {
             }
             done.cancel();
             drop(proxies);
+            drop(relays);
             // Requests that reached this subscription after the room stopped: `gone`
             // (the sender then answers from the store) rather than no answer.
             let _ = sub.unsubscribe().await;
@@ -416,8 +458,9 @@ impl Cluster {
         });
     }
 
-    /// A connection handle on this (owner) node for the remote socket `conn` of
-    /// node `origin`: frames queued to it are published to that node, in order.
+    /// A connection handle on this node for the remote socket `conn` of node
+    /// `origin`, through a relay of its own (the matchmaker's stand-in for a queued
+    /// player): frames queued to it are published to that node, in order.
     pub(super) fn proxy(
         &self,
         state: &AppState,
@@ -425,35 +468,74 @@ impl Cluster {
         conn: u64,
         done: tokio_util::sync::CancellationToken,
     ) -> ConnHandle {
-        let (tx, mut rx) = tokio::sync::mpsc::channel(state.config().outbound_queue);
-        let handle = ConnHandle::new(state.next_conn_id(), tx);
-        let subject = self.conn_subject(origin, conn);
+        self.relay(state, origin, "queue", done)
+            .conn(state.next_conn_id(), conn)
+    }
+
+    /// A relay to node `origin`, publishing on `<prefix>.node.<origin>.<tail>` until
+    /// `done` is cancelled or every handle through it is dropped: the frames queued,
+    /// in order, then (each after the frames queued before it) the closes.
+    pub(super) fn relay(
+        &self,
+        state: &AppState,
+        origin: &str,
+        tail: &str,
+        done: tokio_util::sync::CancellationToken,
+    ) -> Arc<Relay> {
+        let (relay, mut frames, mut closes) = Relay::new(state.config().outbound_queue);
+        let subject = self.relay_subject(origin, tail);
         let nats = self.nats.clone();
-        let watch = handle.clone();
         tokio::spawn(async move {
             loop {
-                tokio::select! {
+                let item = tokio::select! {
                     biased;
-                    f = rx.recv() => match f {
-                        Some(frame) => {
-                            let bytes = frame.as_str().as_bytes().to_vec();
-                            if nats.publish(subject.clone(), bytes.into()).await.is_err() {
-                                return;
-                            }
-                        }
-                        None => return,
+                    f = frames.recv() => match f {
+                        Some(f) => f,
+                        None => break,
                     },
-                    _ = done.cancelled() => return,
-                    _ = watch.closing() => {
-                        let code = watch.close_reason().map_or(MOVED.code, |r| r.code);
-                        let _ = nats
-                            .publish(format!("{subject}.close"), code.to_string().into())
-                            .await;
-                        return;
-                    }
+                    c = closes.recv() => match c {
+                        Some(c) => c,
+                        None => break,
+                    },
+                    _ = done.cancelled() => break,
+                };
+                if publish(&nats, &subject, item).await.is_err() {
+                    return;
+                }
+            }
+            // Closes asked just before the end (a room that lost its match closes
+            // its sockets, then stops).
+            while let Ok(c) = closes.try_recv() {
+                if publish(&nats, &subject, c).await.is_err() {
+                    return;
                 }
             }
         });
-        handle
+        relay
+    }
+}
+
+/// Publishes one relayed item on `subject` (see the module doc for its shape).
+async fn publish(
+    nats: &async_nats::Client,
+    subject: &str,
+    item: Relayed,
+) -> Result<(), async_nats::PublishError> {
+    let mut headers = async_nats::HeaderMap::new();
+    match item {
+        Relayed::Frame { to, frame } => {
+            let ids: Vec<String> = to.iter().map(u64::to_string).collect();
+            headers.insert(TO_HEADER, ids.join(","));
+            metrics::counter!(RELAYED_COUNTER).increment(1);
+            metrics::counter!(RELAYED_SOCKETS_COUNTER).increment(to.len() as u64);
+            nats.publish_with_headers(subject.to_string(), headers, frame.into())
+                .await
+        }
+        Relayed::Close { to, code } => {
+            headers.insert(TO_HEADER, to.to_string());
+            headers.insert(CLOSE_HEADER, code.to_string());
+            nats.publish_with_headers(subject.to_string(), headers, Default::default())
+                .await
+        }
     }
 }

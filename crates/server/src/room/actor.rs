@@ -28,6 +28,7 @@
 
 use super::{History, RoomCmd, RoomDeps};
 use crate::clock;
+use crate::ws::outbound::Fanout;
 use crate::ws::{encode, ConnHandle, Frame};
 use backon::{ExponentialBuilder, Retryable};
 use engine::{Expiry, Match, MatchEnd, Plan, Seat, TurnOutcome, TurnStart};
@@ -899,20 +900,24 @@ impl Room {
     }
 
     /// Keeps `frame` (a match message encoded once with `seq`) for resync and queues
-    /// the same bytes to every connected seat and spectator. A connection whose queue
+    /// the same bytes to every connected seat and spectator (once per other node for
+    /// the sockets there, see [`Fanout`]). A connection whose queue
     /// is closed or full is dropped from the room (its seat is kept).
     fn broadcast(&mut self, seq: u64, frame: Frame) {
         self.history.keep(seq, frame.clone());
         let mut lost = false;
+        // Sockets of other nodes get the frame once per node (cluster mode).
+        let mut fan = Fanout::new(frame);
         for s in &mut self.seats {
             if let Some(c) = &s.conn {
-                if !c.send(frame.clone()) {
+                if !fan.send(c) {
                     s.conn = None;
                     lost = true;
                 }
             }
         }
-        self.spectators.retain(|_, c| c.send(frame.clone()));
+        self.spectators.retain(|_, c| fan.send(c));
+        fan.finish();
         if lost {
             self.track_presence();
         }
@@ -986,13 +991,34 @@ impl Room {
             self.release_seats();
         }
         self.rx.close();
+        // Cluster: a room that stops before its match is over (shutdown, lost lease)
+        // hands the match to another node; a request that reaches it now is not
+        // told the match is over: its socket is closed as moved (1012), and the
+        // client reconnects and resyncs where the match runs next.
+        let moving = !self.m.is_over() && self.deps.clustered;
         for cmd in self.deferred.drain(..) {
-            answer_gone(cmd);
+            answer_stopped(cmd, moving);
         }
         while let Ok(cmd) = self.rx.try_recv() {
-            answer_gone(cmd);
+            answer_stopped(cmd, moving);
         }
         metrics::gauge!("ludo_rooms_active").decrement(1.0);
+    }
+}
+
+/// Answers a command that reached a room as it stopped: [`answer_gone`], or when
+/// the match is `moving` to another node, closes the request's socket as moved.
+fn answer_stopped(cmd: RoomCmd, moving: bool) {
+    if !moving {
+        return answer_gone(cmd);
+    }
+    match cmd {
+        RoomCmd::Submit { conn, .. }
+        | RoomCmd::Leave { conn, .. }
+        | RoomCmd::Resync { conn, .. }
+        | RoomCmd::Spectate { conn, .. }
+        | RoomCmd::Chat { conn, .. } => conn.close(crate::cluster::MOVED),
+        RoomCmd::Attach { .. } | RoomCmd::Detach { .. } => {}
     }
 }
 

@@ -554,7 +554,15 @@ impl Session {
                 return false;
             }
         }
-        if route == Route::Submit && self.stored(match_id).await {
+        let status = self.stored_status(match_id).await;
+        if self.state.cluster().is_some() && status == Some(store::MatchStatus::Running) {
+            // Cluster: a running match no node serves right now is moving (its
+            // owner stopped; another resumes it): not over, not unknown. The socket
+            // is closed as moved (1012); the client reconnects and resyncs there.
+            self.conn.close(crate::cluster::MOVED);
+            return false;
+        }
+        if route == Route::Submit && status.is_some() {
             self.conn
                 .send_error(ErrorCode::MatchOver, "the match is over", req);
         } else {
@@ -816,12 +824,12 @@ impl Session {
 
     /// True when the store holds the match `match_id` (a store failure counts as
     /// not: the answer is then the plain `match_not_found`).
-    async fn stored(&self, match_id: Uuid) -> bool {
+    async fn stored_status(&self, match_id: Uuid) -> Option<store::MatchStatus> {
         match self.state.store().match_summary(match_id).await {
-            Ok(m) => m.is_some(),
+            Ok(m) => m.map(|m| m.status),
             Err(e) => {
                 tracing::warn!(error = %e, match_id = %match_id, "match look-up failed");
-                false
+                None
             }
         }
     }

@@ -118,10 +118,82 @@ impl CloseReason {
     };
 }
 
+/// Where a connection's frames go.
+#[derive(Debug)]
+enum Target {
+    /// A socket of this node: its writer's queue.
+    Local(mpsc::Sender<Frame>),
+    /// A socket of another node (cluster mode): the relay of its node for one match,
+    /// and the socket's connection id on that node.
+    Relay { relay: Arc<Relay>, remote: u64 },
+}
+
+/// What a [`Relay`] carries to the other node, in the order the room queued it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Relayed {
+    /// One frame for the sockets `to` (connection ids on the other node): a
+    /// broadcast names every socket of the match there, a reply names one.
+    Frame {
+        /// Connection ids on the other node.
+        to: Vec<u64>,
+        /// The frame, encoded once.
+        frame: Frame,
+    },
+    /// Close the socket `to` with close code `code`.
+    Close {
+        /// Connection id on the other node.
+        to: u64,
+        /// WebSocket close code.
+        code: u16,
+    },
+}
+
+/// The sending side of one room's frames to one other node (cluster mode): every
+/// proxy [`ConnHandle`] of that node's sockets in the room queues here, so a
+/// broadcast is queued once for all of them ([`Fanout`]) and one socket's replies
+/// stay in order with the broadcasts it sees. The queue is bounded like a socket's
+/// (`--outbound-queue`): when it is full the node does not keep up, and the
+/// sockets sending through it are closed as slow consumers.
+#[derive(Debug)]
+pub struct Relay {
+    tx: mpsc::Sender<Relayed>,
+    /// Closes, apart from the bounded queue so that one always gets through; the
+    /// relay's reader sends them once the frames queued before them are out.
+    closes: mpsc::UnboundedSender<Relayed>,
+}
+
+impl Relay {
+    /// A relay with a queue of `capacity` items; the reader drains both receivers
+    /// (frames first, see [`Relay`]).
+    pub fn new(
+        capacity: usize,
+    ) -> (
+        Arc<Relay>,
+        mpsc::Receiver<Relayed>,
+        mpsc::UnboundedReceiver<Relayed>,
+    ) {
+        let (tx, rx) = mpsc::channel(capacity);
+        let (closes, closes_rx) = mpsc::unbounded_channel();
+        (Arc::new(Relay { tx, closes }), rx, closes_rx)
+    }
+
+    /// A handle (with this node's connection id `id`) for the socket `remote` of
+    /// the relay's node.
+    pub fn conn(self: &Arc<Self>, id: u64, remote: u64) -> ConnHandle {
+        ConnHandle::with_sink(
+            id,
+            Target::Relay {
+                relay: self.clone(),
+                remote,
+            },
+        )
+    }
+}
+
 #[derive(Debug)]
 struct Shared {
     id: u64,
-    tx: mpsc::Sender<Frame>,
+    tx: Target,
     /// Cancelled once the connection must close; both the reader and the writer
     /// select on it.
     closing: CancellationToken,
@@ -160,6 +232,14 @@ impl Answered {
     }
 }
 
+/// The error of a `try_send`, without the value that was not sent.
+fn unit<T>(e: mpsc::error::TrySendError<T>) -> mpsc::error::TrySendError<()> {
+    match e {
+        mpsc::error::TrySendError::Full(_) => mpsc::error::TrySendError::Full(()),
+        mpsc::error::TrySendError::Closed(_) => mpsc::error::TrySendError::Closed(()),
+    }
+}
+
 /// The sending side of one connection. Clone freely (an `Arc`).
 #[derive(Debug, Clone)]
 pub struct ConnHandle {
@@ -171,6 +251,10 @@ pub struct ConnHandle {
 impl ConnHandle {
     /// A handle with connection id `id`, sending into `tx`.
     pub fn new(id: u64, tx: mpsc::Sender<Frame>) -> ConnHandle {
+        ConnHandle::with_sink(id, Target::Local(tx))
+    }
+
+    fn with_sink(id: u64, tx: Target) -> ConnHandle {
         ConnHandle {
             shared: Arc::new(Shared {
                 id,
@@ -216,9 +300,23 @@ impl ConnHandle {
         if self.shared.closed.load(Ordering::Acquire) {
             return false;
         }
-        match self.shared.tx.try_send(frame) {
+        let sent = match &self.shared.tx {
+            Target::Local(tx) => tx.try_send(frame).map_err(unit),
+            Target::Relay { relay, remote } => relay
+                .tx
+                .try_send(Relayed::Frame {
+                    to: vec![*remote],
+                    frame,
+                })
+                .map_err(unit),
+        };
+        self.sent(sent)
+    }
+
+    fn sent(&self, result: Result<(), mpsc::error::TrySendError<()>>) -> bool {
+        match result {
             Ok(()) => true,
-            Err(mpsc::error::TrySendError::Full(_)) => {
+            Err(mpsc::error::TrySendError::Full(())) => {
                 metrics::counter!("ludo_ws_slow_consumer_total").increment(1);
                 tracing::info!(
                     conn = self.shared.id,
@@ -259,9 +357,15 @@ impl ConnHandle {
 
     /// Asks the connection to close with `reason` (the first reason given wins).
     pub fn close(&self, reason: CloseReason) {
-        let _ = self.shared.reason.set(reason);
+        let first = self.shared.reason.set(reason).is_ok();
         self.shared.closed.store(true, Ordering::Release);
         self.shared.closing.cancel();
+        if let (true, Target::Relay { relay, remote }) = (first, &self.shared.tx) {
+            let _ = relay.closes.send(Relayed::Close {
+                to: *remote,
+                code: reason.code,
+            });
+        }
     }
 
     /// The close reason, once [`ConnHandle::close`] was called.
@@ -271,12 +375,71 @@ impl ConnHandle {
 
     /// True once the connection is closing or its writer has stopped.
     pub fn is_closed(&self) -> bool {
-        self.shared.closed.load(Ordering::Acquire) || self.shared.tx.is_closed()
+        self.shared.closed.load(Ordering::Acquire)
+            || match &self.shared.tx {
+                Target::Local(tx) => tx.is_closed(),
+                Target::Relay { relay, .. } => relay.tx.is_closed(),
+            }
     }
 
     /// Resolves once [`ConnHandle::close`] was called.
     pub async fn closing(&self) {
         self.shared.closing.cancelled().await
+    }
+}
+
+/// One broadcast of one frame: queued at once to this node's sockets
+/// ([`Fanout::send`]); for the sockets of other nodes, gathered per [`Relay`] and
+/// queued once per relay, naming them all ([`Fanout::finish`]). The frame keeps its
+/// place in every socket's order: nothing else is queued between the two calls
+/// (the room actor makes both without awaiting).
+#[derive(Debug)]
+pub struct Fanout {
+    frame: Frame,
+    groups: Vec<(Arc<Relay>, mpsc::OwnedPermit<Relayed>, Vec<u64>)>,
+}
+
+impl Fanout {
+    /// A broadcast of `frame`.
+    pub fn new(frame: Frame) -> Fanout {
+        Fanout {
+            frame,
+            groups: Vec::new(),
+        }
+    }
+
+    /// Queues the frame to `conn` (a remote socket: reserves its place in the
+    /// relay's queue). False as [`ConnHandle::send`]: the connection is closed, or
+    /// its queue (its relay's) is full and it is closed now as a slow consumer.
+    pub fn send(&mut self, conn: &ConnHandle) -> bool {
+        let (relay, remote) = match &conn.shared.tx {
+            Target::Local(_) => return conn.send(self.frame.clone()),
+            Target::Relay { relay, remote } => (relay, *remote),
+        };
+        if conn.shared.closed.load(Ordering::Acquire) {
+            return false;
+        }
+        if let Some(g) = self.groups.iter_mut().find(|g| Arc::ptr_eq(&g.0, relay)) {
+            g.2.push(remote);
+            return true;
+        }
+        match relay.tx.clone().try_reserve_owned() {
+            Ok(permit) => {
+                self.groups.push((relay.clone(), permit, vec![remote]));
+                true
+            }
+            Err(e) => conn.sent(Err(unit(e))),
+        }
+    }
+
+    /// Queues the frame once per relay, to the sockets [`Fanout::send`] gathered.
+    pub fn finish(self) {
+        for (_, permit, to) in self.groups {
+            permit.send(Relayed::Frame {
+                to,
+                frame: self.frame.clone(),
+            });
+        }
     }
 }
 
@@ -547,6 +710,92 @@ mod tests {
         assert_eq!(
             f.as_str(),
             protocol::encode_server(Some(3), &ServerMsg::Pong)
+        );
+    }
+
+    /// A broadcast to one local socket and three sockets of another node: the local
+    /// one gets the frame in its queue, the relay gets it once naming the three; a
+    /// reply to one remote socket queued before it stays before it; a close goes
+    /// through the relay's close queue.
+    #[tokio::test]
+    async fn a_broadcast_is_relayed_once_per_node() {
+        let (tx, mut local_rx) = mpsc::channel(4);
+        let local = ConnHandle::new(1, tx);
+        let (relay, mut rx, mut closes) = Relay::new(8);
+        let remote: Vec<ConnHandle> = (0..3).map(|i| relay.conn(10 + i, 100 + i)).collect();
+        assert!(remote[1].send(Frame::from_static("ack")));
+        let mut fan = Fanout::new(Frame::from_static("turn_resolved"));
+        assert!(fan.send(&remote[0]));
+        assert!(fan.send(&local));
+        assert!(fan.send(&remote[1]));
+        assert!(fan.send(&remote[2]));
+        fan.finish();
+        assert_eq!(local_rx.recv().await.unwrap().as_str(), "turn_resolved");
+        assert_eq!(
+            rx.recv().await.unwrap(),
+            Relayed::Frame {
+                to: vec![101],
+                frame: Frame::from_static("ack")
+            }
+        );
+        assert_eq!(
+            rx.recv().await.unwrap(),
+            Relayed::Frame {
+                to: vec![100, 101, 102],
+                frame: Frame::from_static("turn_resolved")
+            }
+        );
+        assert!(rx.try_recv().is_err(), "one item for the three sockets");
+        remote[2].close(CloseReason::REPLACED);
+        remote[2].close(CloseReason::NORMAL);
+        assert_eq!(
+            closes.recv().await.unwrap(),
+            Relayed::Close {
+                to: 102,
+                code: 4000
+            }
+        );
+        assert!(closes.try_recv().is_err(), "closed once");
+        let mut fan = Fanout::new(Frame::from_static("turn_started"));
+        assert!(!fan.send(&remote[2]), "a closed socket gets nothing");
+        assert!(fan.send(&remote[0]));
+        fan.finish();
+        assert_eq!(
+            rx.recv().await.unwrap(),
+            Relayed::Frame {
+                to: vec![100],
+                frame: Frame::from_static("turn_started")
+            }
+        );
+    }
+
+    /// A relay whose queue is full: its sockets are closed as slow consumers (each
+    /// close still reaches the relay), the other sockets are not affected.
+    #[tokio::test]
+    async fn a_full_relay_closes_its_sockets_as_slow() {
+        let (relay, mut rx, mut closes) = Relay::new(1);
+        let a = relay.conn(1, 7);
+        let b = relay.conn(2, 8);
+        assert!(a.send(Frame::from_static("x")));
+        let mut fan = Fanout::new(Frame::from_static("y"));
+        assert!(!fan.send(&a));
+        assert!(!fan.send(&b));
+        fan.finish();
+        assert_eq!(a.close_reason(), Some(CloseReason::SLOW_CONSUMER));
+        assert_eq!(b.close_reason(), Some(CloseReason::SLOW_CONSUMER));
+        assert!(matches!(rx.recv().await, Some(Relayed::Frame { .. })));
+        assert!(rx.try_recv().is_err(), "nothing more was queued");
+        let mut closed = vec![closes.recv().await.unwrap(), closes.recv().await.unwrap()];
+        closed.sort_by_key(|c| match c {
+            Relayed::Close { to, .. } => *to,
+            Relayed::Frame { .. } => 0,
+        });
+        assert_eq!(
+            closed,
+            vec![
+                Relayed::Close { to: 7, code: 1008 },
+                Relayed::Close { to: 8, code: 1008 }
+            ]
         );
     }
 

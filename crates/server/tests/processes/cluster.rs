@@ -77,6 +77,11 @@ impl Spec {
 
     /// Starts node `id` (not waiting for readiness).
     async fn start(&self, id: &str, dir: &std::path::Path) -> Node {
+        self.start_at(id, free_addr(), dir).await
+    }
+
+    /// Starts node `id` on `addr` (not waiting for readiness).
+    async fn start_at(&self, id: &str, addr: std::net::SocketAddr, dir: &std::path::Path) -> Node {
         let lease = self.lease_ms.to_string();
         let nats = nats_url();
         let mut env: Vec<(&str, &str)> = vec![
@@ -88,7 +93,7 @@ impl Spec {
         env.extend(self.extra.iter().copied());
         Node {
             id: id.to_string(),
-            proc: ServerProc::start(&self.db, &env, dir).await,
+            proc: ServerProc::start_at(addr, &self.db, &env, dir).await,
         }
     }
 }
@@ -460,9 +465,14 @@ async fn failover_times(url: String) {
     }
 }
 
-/// Rolling restart of all three nodes (SIGTERM, start again, next) while 50 matches
-/// run (one human each, who left the socket, and three bots): every match ends by
-/// its clock, with every turn 1..=n stored once, and its replay verifies.
+/// Rolling restart of all three nodes (SIGTERM, start again, next) under a live
+/// load: 50 matches of four connected bot clients each (the load generator,
+/// `client::load`), each match's players on the node that created it, the matches
+/// spread over the three nodes. A node's SIGTERM closes its sockets (1001) and
+/// hands its matches over; the clients rejoin their match on the next node with
+/// `hello.last_seq` and play on. Every match ends by its clock, with every turn
+/// 1..=n stored once, and its replay verifies; the clients saw no error (only
+/// reconnects, at least one per restart).
 #[tokio::test]
 async fn rolling_restart_loses_no_match() {
     with_db("ludo_cluster", |url| Box::pin(rolling_restart(url))).await;
@@ -475,32 +485,44 @@ async fn rolling_restart(url: String) {
     let pool = sqlx::PgPool::connect(&url).await.unwrap();
     let mut spec = Spec::new(&url, 3000);
     spec.extra = vec![
-        ("LUDO_MATCH_SECONDS", "25"),
-        ("LUDO_TURN_SECONDS", "1"),
+        ("LUDO_MATCH_SECONDS", "30"),
+        ("LUDO_TURN_SECONDS", "3"),
         ("LUDO_ABANDON_SECONDS", "3600"),
         ("LUDO_GUESTS_PER_MINUTE", "0"),
         ("LUDO_MAX_CONNECTIONS_PER_IP", "0"),
     ];
     let mut nodes = cluster_of(&spec, 3, dir).await;
-    let mut ids = Vec::new();
-    for i in 0..MATCHES {
-        let node = &nodes[i % 3].proc;
-        let (pid, token) = node.guest(&format!("R{i}")).await;
-        let (mut p, _) = Player::connect(node, pid, &token).await;
-        p.send(json!({"t": "create_lobby", "d": {"mode": "clash", "fill_with_bots": true}}))
-            .await;
-        p.until(|m| matches!(m, ServerMsg::LobbyState(_))).await;
-        p.send(json!({"t": "start_lobby"})).await;
-        match p
-            .until(|m| matches!(m, ServerMsg::MatchStarted(_)))
+    let load = client::load::LoadConfig {
+        urls: nodes.iter().map(|n| n.proc.url("")).collect(),
+        placement: client::load::Placement::Owner,
+        reconnects: 10,
+        matches: MATCHES as u32,
+        max_matches: Some(MATCHES as u64),
+        think_ms: 150,
+        duration_secs: 120,
+        warmup_secs: 1,
+        mode: client::load::LoadMode::Lobby,
+        connect_concurrency: 16,
+        ..client::load::LoadConfig::default()
+    };
+    let load = tokio::spawn(client::load::run(load));
+    // Every match started (stored) before the first restart.
+    let t0 = Instant::now();
+    let ids: Vec<Uuid> = loop {
+        let ids: Vec<Uuid> = sqlx::query_scalar("SELECT id FROM matches")
+            .fetch_all(&pool)
             .await
-            .msg
-        {
-            ServerMsg::MatchStarted(m) => ids.push(m.match_id),
-            _ => unreachable!(),
+            .unwrap();
+        if ids.len() == MATCHES {
+            break ids;
         }
-        // The human leaves the socket: bots play, the human's turns time out.
-    }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "{} of {MATCHES} matches started",
+            ids.len()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     for i in 0..3 {
         tokio::time::sleep(Duration::from_secs(2)).await;
         let old = nodes.remove(i);
@@ -514,6 +536,7 @@ async fn rolling_restart(url: String) {
         };
         assert!(owned().await > 0, "{id} runs matches before its restart");
         let t0 = Instant::now();
+        let addr = old.proc.addr;
         old.proc.terminate().await;
         // Released on SIGTERM: the other nodes take every match at once, not at
         // lease expiry (3 s).
@@ -524,10 +547,21 @@ async fn rolling_restart(url: String) {
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        let again = spec.start(&id, dir).await;
+        // Same address: the clients' list of nodes stays valid.
+        let again = spec.start_at(&id, addr, dir).await;
         again.proc.wait_ready().await;
         nodes.insert(i, again);
     }
+    let report = tokio::time::timeout(Duration::from_secs(150), load)
+        .await
+        .expect("the load run ends by itself")
+        .unwrap()
+        .expect("the load run");
+    let s = &report.stats;
+    eprintln!("{}", report.render());
+    assert_eq!(s.matches_started, MATCHES as u64, "{}", report.render());
+    assert_eq!(s.errors, Default::default(), "{}", report.render());
+    assert!(s.reconnects >= 3, "{}", report.render());
     let t0 = Instant::now();
     loop {
         let ended: i64 = sqlx::query_scalar(
@@ -541,7 +575,7 @@ async fn rolling_restart(url: String) {
             break;
         }
         assert!(
-            t0.elapsed() < Duration::from_secs(120),
+            t0.elapsed() < Duration::from_secs(60),
             "{ended} of {MATCHES} matches ended"
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
@@ -745,6 +779,167 @@ async fn nats_hop(url: String) {
         percentiles(local),
         percentiles(remote)
     );
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
+/// The value of counter `name` (labelled with the node id only) in `node`'s
+/// `/metrics`; 0 when not yet counted.
+async fn counter(node: &ServerProc, name: &str) -> u64 {
+    let text = reqwest::get(node.url("/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .find_map(|l| {
+            let rest = l.strip_prefix(name)?;
+            let value = match rest.strip_prefix('{') {
+                Some(labelled) => labelled.split_once("} ")?.1,
+                None => rest.strip_prefix(' ')?,
+            };
+            value.parse::<f64>().ok()
+        })
+        .map_or(0, |v| v as u64)
+}
+
+/// Fan-out across nodes: a match on n1 with three of its players on n2. A
+/// broadcast frame (`turn_resolved`, `turn_started`) crosses NATS once for n2, not
+/// once per socket there; a reply (the mover's `ack`) crosses once for its socket.
+/// Over `K` passes: the owner publishes `2K + A` frame messages (A: acks to movers
+/// on n2) carrying `6K + A` socket deliveries (three sockets per broadcast).
+#[tokio::test]
+async fn a_broadcast_crosses_nats_once_per_node() {
+    with_db("ludo_cluster", |url| Box::pin(fanout_count(url))).await;
+}
+
+async fn fanout_count(url: String) {
+    const K: u32 = 8;
+    const FRAMES: &str = "ludo_cluster_relayed_frames_total";
+    const SOCKETS: &str = "ludo_cluster_relayed_socket_frames_total";
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = Spec::new(&url, 3000);
+    spec.extra = vec![("LUDO_MATCH_SECONDS", "300"), ("LUDO_TURN_SECONDS", "30")];
+    let nodes = cluster_of(&spec, 2, dir.path()).await;
+    let (players, match_id) = lobby_of_four(&nodes[0].proc).await;
+    let mut moved = Vec::new();
+    for (i, old) in players.into_iter().enumerate() {
+        if i == 0 {
+            moved.push(old);
+        } else {
+            moved.push(rejoin(&nodes[1].proc, &old, match_id).await);
+        }
+    }
+    let mut players = moved;
+    // Every socket has its snapshot and the turn in progress: nothing is in flight.
+    for p in players.iter_mut() {
+        while p.turn.is_none() {
+            p.recv().await;
+        }
+    }
+    let owner = &nodes[0].proc;
+    let (f0, s0) = (counter(owner, FRAMES).await, counter(owner, SOCKETS).await);
+    let first = players[0].turn.as_ref().unwrap().turn_number;
+    timed_passes(&mut players, match_id, K).await;
+    let (f1, s1) = (counter(owner, FRAMES).await, counter(owner, SOCKETS).await);
+    let remote_movers = players[0]
+        .resolved
+        .range(first..first + K)
+        .filter(|(_, r)| r.seat.index() != 0)
+        .count() as u64;
+    assert_eq!(
+        players[0].resolved.range(first..first + K).count(),
+        K as usize
+    );
+    let k = u64::from(K);
+    assert_eq!(
+        f1 - f0,
+        2 * k + remote_movers,
+        "one message per broadcast frame for n2, one per ack"
+    );
+    assert_eq!(
+        s1 - s0,
+        6 * k + remote_movers,
+        "each broadcast reaches n2's three sockets"
+    );
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
+/// `ludo-load --placement` over two nodes (4 matches, each created on node t % 2):
+/// with `owner` the players sit on their match's node and no frame crosses NATS
+/// (the relayed-frames counters stay 0); with `other` they move to the other node
+/// once the match started and every frame crosses it (the counters grow). Every
+/// match ends, no client error.
+#[tokio::test]
+async fn load_placement_owner_or_other_node() {
+    with_db("ludo_cluster", |url| Box::pin(load_placement(url))).await;
+}
+
+async fn load_placement(url: String) {
+    const FRAMES: &str = "ludo_cluster_relayed_frames_total";
+    let dir = tempfile::tempdir().unwrap();
+    // 10 s leases: a node starved of CPU by parallel tests does not lose a match
+    // (which would move its sockets and make them cross NATS).
+    let mut spec = Spec::new(&url, 10_000);
+    spec.extra = vec![
+        ("LUDO_MATCH_SECONDS", "6"),
+        ("LUDO_TURN_SECONDS", "3"),
+        ("LUDO_GUESTS_PER_MINUTE", "0"),
+        ("LUDO_MAX_CONNECTIONS_PER_IP", "0"),
+    ];
+    let nodes = cluster_of(&spec, 2, dir.path()).await;
+    for placement in [
+        client::load::Placement::Owner,
+        client::load::Placement::Other,
+    ] {
+        let mut before = Vec::new();
+        for n in &nodes {
+            before.push(counter(&n.proc, FRAMES).await);
+        }
+        let run = client::load::run(client::load::LoadConfig {
+            urls: nodes.iter().map(|n| n.proc.url("")).collect(),
+            placement,
+            matches: 4,
+            max_matches: Some(4),
+            think_ms: 50,
+            duration_secs: 40,
+            warmup_secs: 1,
+            mode: client::load::LoadMode::Lobby,
+            ..client::load::LoadConfig::default()
+        });
+        let report = tokio::time::timeout(Duration::from_secs(90), run)
+            .await
+            .expect("the load run ends by itself")
+            .expect("the load run");
+        let s = &report.stats;
+        assert_eq!(
+            (s.matches_started, s.matches_completed),
+            (4, 4),
+            "{}",
+            report.render()
+        );
+        assert_eq!(s.errors, Default::default(), "{}", report.render());
+        assert_eq!(s.reconnects, 0, "{}", report.render());
+        for (i, n) in nodes.iter().enumerate() {
+            let relayed = counter(&n.proc, FRAMES).await - before[i];
+            match placement {
+                client::load::Placement::Owner => {
+                    assert_eq!(relayed, 0, "{placement:?}: nothing crosses NATS")
+                }
+                client::load::Placement::Other => {
+                    assert!(
+                        relayed > 0,
+                        "{placement:?}: {} relays its matches' frames",
+                        n.id
+                    )
+                }
+            }
+        }
+    }
     for n in nodes {
         n.proc.kill9().await;
     }

@@ -39,8 +39,22 @@ impl ServerProc {
         env: &[(&str, &str)],
         dir: &std::path::Path,
     ) -> ServerProc {
-        let addr = free_addr();
-        let log = dir.join(format!("server-{}.log", addr.port()));
+        ServerProc::start_at(free_addr(), database_url, env, dir).await
+    }
+
+    /// [`ServerProc::start`] on `addr` (a restarted node keeps its address, so the
+    /// clients' server lists stay valid).
+    pub(crate) async fn start_at(
+        addr: SocketAddr,
+        database_url: &str,
+        env: &[(&str, &str)],
+        dir: &std::path::Path,
+    ) -> ServerProc {
+        let log = dir.join(format!(
+            "server-{}-{}.log",
+            addr.port(),
+            uuid::Uuid::new_v4().simple()
+        ));
         let err = std::fs::File::create(&log).unwrap();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_ludo-server"));
         cmd.env("LUDO_BIND", addr.to_string())
