@@ -14,12 +14,12 @@ use rand::TryRngCore;
 use sha2::{Digest, Sha256};
 
 /// Random bytes in a token (256 bits).
-pub const TOKEN_BYTES: usize = 32;
+pub(crate) const TOKEN_BYTES: usize = 32;
 
 /// A new token: [`TOKEN_BYTES`] bytes from the OS CSPRNG as 64 lowercase hex digits.
 ///
 /// Errors: the OS generator failed (reported as `internal`).
-pub fn new_token() -> Result<String, ApiError> {
+pub(crate) fn new_token() -> Result<String, ApiError> {
     let mut b = [0u8; TOKEN_BYTES];
     rand::rngs::OsRng
         .try_fill_bytes(&mut b)
@@ -28,7 +28,7 @@ pub fn new_token() -> Result<String, ApiError> {
 }
 
 /// The stored form of a token: SHA-256 of its UTF-8 bytes, 64 lowercase hex digits.
-pub fn token_hash(token: &str) -> String {
+pub(crate) fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
@@ -36,7 +36,7 @@ pub fn token_hash(token: &str) -> String {
 /// [`ApiError::NotAuthenticated`] (401) when the header is missing or malformed or
 /// the token is unknown.
 #[derive(Debug, Clone)]
-pub struct AuthPlayer(pub store::Player);
+pub(crate) struct AuthPlayer(pub store::Player);
 
 impl FromRequestParts<AppState> for AuthPlayer {
     type Rejection = ApiError;

@@ -27,7 +27,7 @@ fn base() -> (u64, std::time::Instant) {
 }
 
 /// Now, Unix time in milliseconds, on Tokio's clock (see the module docs).
-pub fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     let (unix, at) = base();
     unix + Instant::now()
         .into_std()
@@ -36,7 +36,7 @@ pub fn now_ms() -> u64 {
 }
 
 /// The server's clock as the rooms and matchmaking read it: Unix milliseconds.
-/// [`Clock::system`] (the default) is [`now_ms`] with Tokio timers; a
+/// [`Clock::system`] (the default) is `now_ms` with Tokio timers; a
 /// [`Clock::manual`] clock stands still until a test moves it ([`Clock::set_ms`],
 /// [`Clock::advance_ms`]), and every deadline timer armed with
 /// [`Clock::sleep_until_ms`] fires exactly when the clock reaches it — so tests of
@@ -53,7 +53,7 @@ struct Manual {
 }
 
 impl Clock {
-    /// The real clock ([`now_ms`], Tokio timers).
+    /// The real clock (`now_ms`, Tokio timers).
     pub fn system() -> Clock {
         Clock::default()
     }
@@ -94,7 +94,7 @@ impl Clock {
     }
 
     /// Resolves once the clock reads `deadline_ms` or later: a Tokio timer on the
-    /// system clock (one millisecond late, see [`instant_at`]); on a manual clock,
+    /// system clock (one millisecond late, see `instant_at`); on a manual clock,
     /// when a test moves it there.
     pub async fn sleep_until_ms(&self, deadline_ms: u64) {
         match &self.manual {
@@ -113,7 +113,7 @@ impl Clock {
 /// The Tokio instant at which Unix time reaches `deadline_ms` (now, if it already
 /// has). One millisecond is added so that a timer never fires just before the
 /// engine, reading the wall clock, agrees the deadline has passed.
-pub fn instant_at(deadline_ms: u64) -> Instant {
+pub(crate) fn instant_at(deadline_ms: u64) -> Instant {
     Instant::now() + Duration::from_millis(deadline_ms.saturating_sub(now_ms()) + 1)
 }
 
@@ -121,7 +121,7 @@ pub fn instant_at(deadline_ms: u64) -> Instant {
 /// refills on the same clock as every other timer of the server (a test that pauses
 /// Tokio's time and advances it refills the budget without waiting).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TokioClock;
+pub(crate) struct TokioClock;
 
 impl governor::clock::Clock for TokioClock {
     type Instant = std::time::Instant;
@@ -132,7 +132,7 @@ impl governor::clock::Clock for TokioClock {
 }
 
 /// A Unix-ms time as a UTC date-time (for the store).
-pub fn datetime(ms: u64) -> DateTime<Utc> {
+pub(crate) fn datetime(ms: u64) -> DateTime<Utc> {
     DateTime::from_timestamp_millis(ms as i64).unwrap_or_else(Utc::now)
 }
 

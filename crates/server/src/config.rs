@@ -7,65 +7,65 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 /// Default listen address.
-pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+pub(crate) const DEFAULT_BIND: &str = "127.0.0.1:8080";
 /// Rule 4.6 default: seconds per turn.
-pub const DEFAULT_TURN_SECONDS: u32 = 30;
+pub(crate) const DEFAULT_TURN_SECONDS: u32 = 30;
 /// Rule 9.1 default: seconds of the match clock.
-pub const DEFAULT_MATCH_SECONDS: u32 = 1800;
+pub(crate) const DEFAULT_MATCH_SECONDS: u32 = 1800;
 /// Default seconds a quick-play queue waits for four humans before bots fill in.
-pub const DEFAULT_BOT_FILL_SECONDS: u32 = 20;
+pub(crate) const DEFAULT_BOT_FILL_SECONDS: u32 = 20;
 /// Default milliseconds a bot "thinks" before it submits (so humans can follow).
-pub const DEFAULT_BOT_THINK_MS: u64 = 300;
+pub(crate) const DEFAULT_BOT_THINK_MS: u64 = 300;
 /// Default largest client frame handled, bytes.
-pub const DEFAULT_MAX_FRAME_BYTES: usize = protocol::MAX_FRAME_BYTES;
+pub(crate) const DEFAULT_MAX_FRAME_BYTES: usize = protocol::MAX_FRAME_BYTES;
 /// Default sustained client messages per second per connection.
-pub const DEFAULT_RATE_PER_SECOND: u32 = 10;
+pub(crate) const DEFAULT_RATE_PER_SECOND: u32 = 10;
 /// Default burst of client messages above the sustained rate.
-pub const DEFAULT_RATE_BURST: u32 = 20;
+pub(crate) const DEFAULT_RATE_BURST: u32 = 20;
 /// Default rate-limited messages in a row after which the socket is closed.
-pub const DEFAULT_ABUSE_STRIKES: u32 = 40;
+pub(crate) const DEFAULT_ABUSE_STRIKES: u32 = 40;
 /// Default frames a connection's outbound queue holds before the client counts as
 /// too slow and is disconnected.
-pub const DEFAULT_OUTBOUND_QUEUE: usize = 256;
+pub(crate) const DEFAULT_OUTBOUND_QUEUE: usize = 256;
 /// Default match frames kept per room for `resync`.
-pub const DEFAULT_RESYNC_FRAMES: usize = 16;
+pub(crate) const DEFAULT_RESYNC_FRAMES: usize = 16;
 /// Default group-commit window of the persistence writer, ms.
-pub const DEFAULT_COMMIT_WINDOW_MS: u64 = 2;
+pub(crate) const DEFAULT_COMMIT_WINDOW_MS: u64 = 2;
 /// Default seconds between server pings.
-pub const DEFAULT_PING_SECONDS: u32 = 20;
+pub(crate) const DEFAULT_PING_SECONDS: u32 = 20;
 /// Default seconds of silence after which a socket is closed.
-pub const DEFAULT_IDLE_SECONDS: u32 = 60;
+pub(crate) const DEFAULT_IDLE_SECONDS: u32 = 60;
 /// Default seconds shutdown waits for rooms and sockets (and again for the writer).
-pub const DEFAULT_SHUTDOWN_GRACE_SECONDS: u32 = 10;
+pub(crate) const DEFAULT_SHUTDOWN_GRACE_SECONDS: u32 = 10;
 /// Default seconds every human of a match may be away before it ends as abandoned.
-pub const DEFAULT_ABANDON_SECONDS: u32 = 120;
+pub(crate) const DEFAULT_ABANDON_SECONDS: u32 = 120;
 /// Default bot strategy.
-pub const DEFAULT_BOT_KIND: &str = "greedy";
+pub(crate) const DEFAULT_BOT_KIND: &str = "greedy";
 /// Default seconds a lobby keeps the seat of a member whose connection dropped.
-pub const DEFAULT_LOBBY_GRACE_SECONDS: u32 = 15;
+pub(crate) const DEFAULT_LOBBY_GRACE_SECONDS: u32 = 15;
 /// Default for [`Config::rating_min_matches`].
-pub const DEFAULT_RATING_MIN_MATCHES: u32 = 5;
+pub(crate) const DEFAULT_RATING_MIN_MATCHES: u32 = 5;
 
 // --- Edge hardening (timeouts, connection caps, per-address limits, origins) ---
 /// Default milliseconds a client has to send a request's line and headers (every
 /// HTTP request, the WebSocket upgrade request included; also an idle keep-alive
 /// connection's wait for its next request).
-pub const DEFAULT_HEADER_TIMEOUT_MS: u64 = 5_000;
+pub(crate) const DEFAULT_HEADER_TIMEOUT_MS: u64 = 5_000;
 /// Default milliseconds a whole request body has to arrive after the headers.
-pub const DEFAULT_BODY_TIMEOUT_MS: u64 = 5_000;
+pub(crate) const DEFAULT_BODY_TIMEOUT_MS: u64 = 5_000;
 /// Default milliseconds from the WebSocket upgrade until a good `hello`.
-pub const DEFAULT_HELLO_TIMEOUT_MS: u64 = 5_000;
+pub(crate) const DEFAULT_HELLO_TIMEOUT_MS: u64 = 5_000;
 /// Default most concurrent connections from one client address (0: no limit).
-pub const DEFAULT_MAX_CONNECTIONS_PER_IP: usize = 64;
+pub(crate) const DEFAULT_MAX_CONNECTIONS_PER_IP: usize = 64;
 /// Default guests one client address may create per minute, sustained.
-pub const DEFAULT_GUESTS_PER_MINUTE: u32 = 10;
+pub(crate) const DEFAULT_GUESTS_PER_MINUTE: u32 = 10;
 /// Default burst of guest creations per client address.
-pub const DEFAULT_GUEST_BURST: u32 = 20;
+pub(crate) const DEFAULT_GUEST_BURST: u32 = 20;
 
 /// Default milliseconds of a room lease in cluster mode.
-pub const DEFAULT_LEASE_MS: u64 = 3_000;
+pub(crate) const DEFAULT_LEASE_MS: u64 = 3_000;
 /// Default prefix of the cluster's NATS subjects.
-pub const DEFAULT_NATS_PREFIX: &str = "ludo";
+pub(crate) const DEFAULT_NATS_PREFIX: &str = "ludo";
 
 /// Every setting of the server. Times are in the unit their name says.
 #[derive(Debug, Clone, Parser)]

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 /// A REST error: a [`RestErrorCode`] (which fixes the HTTP status) and a message.
 #[derive(Debug, thiserror::Error)]
-pub enum ApiError {
+pub(crate) enum ApiError {
     /// A request the server refuses (400, 401, 404, 405) or cannot serve now (503):
     /// `code` fixes the status, `message` says what was wrong. Build it with
     /// [`ApiError::new`]. With the code `internal` the message is logged, not shown.
@@ -63,7 +63,7 @@ struct Inner<'a> {
 
 impl ApiError {
     /// The error `code` with `message`: [`ApiError::Rejected`].
-    pub fn new(code: RestErrorCode, message: impl Into<String>) -> ApiError {
+    pub(crate) fn new(code: RestErrorCode, message: impl Into<String>) -> ApiError {
         ApiError::Rejected {
             code,
             message: message.into(),
@@ -71,7 +71,7 @@ impl ApiError {
     }
 
     /// The error code.
-    pub fn code(&self) -> RestErrorCode {
+    pub(crate) fn code(&self) -> RestErrorCode {
         match self {
             ApiError::Rejected { code, .. } => *code,
             ApiError::NotAuthenticated => RestErrorCode::NotAuthenticated,
@@ -83,7 +83,7 @@ impl ApiError {
     }
 
     /// The HTTP status: always the code's ([`RestErrorCode::status`]).
-    pub fn status(&self) -> StatusCode {
+    pub(crate) fn status(&self) -> StatusCode {
         StatusCode::from_u16(self.code().status())
             .expect("every RestErrorCode has a valid HTTP status")
     }
@@ -147,7 +147,7 @@ impl From<JsonRejection> for ApiError {
 /// body gets the same error body as every other failure.
 #[derive(Debug, Clone, Copy, Default, FromRequest)]
 #[from_request(via(axum::Json), rejection(ApiError))]
-pub struct ApiJson<T>(pub T);
+pub(crate) struct ApiJson<T>(pub T);
 
 impl<T: Serialize> IntoResponse for ApiJson<T> {
     fn into_response(self) -> Response {

@@ -2,26 +2,35 @@
 //! match over WebSocket. Clients only send intentions; a room actor owning the
 //! engine's match decides everything.
 //!
+//! # Public surface
+//! Binaries and tests see [`run`], [`Config`], [`AppState`], [`app`], [`Clock`],
+//! [`Cluster`] with [`ClusterSettings`], [`bootstrap_store`], [`openapi_document`],
+//! a few constants, and the [`room`] and [`ws`] modules (tests drive rooms and
+//! connection handles directly); every other module is private to the crate.
+//!
 //! # Layout
-//! * [`config`]: [`Config`], the clap flags (each with an environment variable).
-//! * [`state`]: [`AppState`], shared registries (rooms, sessions, presence), the
-//!   store, the persistence writer, the shutdown token and task tracker.
-//! * [`api`]: HTTP routes composed by [`api::app`] (`/api/v1/guests`, `/api/v1/matches`,
-//!   `/api/v1/players`, `/api/v1/leaderboard`, `/api/v1/openapi.json`, `/healthz`,
-//!   `/readyz`, `/ws`; described by [`api::openapi`]); [`error`]: [`error::ApiError`],
-//!   the REST error body.
-//! * [`auth`]: guest tokens (CSPRNG, stored as SHA-256) and the bearer extractor.
-//! * [`ws`]: the WebSocket endpoint: per-connection reader ([`ws::connection`]) and
-//!   writer with a bounded outbound queue ([`ws::outbound`]).
-//! * [`room`]: the room actor, one task per running match.
-//! * [`matchmaker`]: quick-play queues per mode, bot fill after a wait.
-//! * [`lobby`]: private lobbies with join codes.
-//! * [`presence`]: who is queued, in a lobby or seated.
-//! * [`metrics`]: the Prometheus recorder and `GET /metrics`.
-//! * [`clock`]: Unix-ms time for the engine and Tokio timers.
-//! * [`cluster`]: cluster mode (`--nats-url`): room leases with fencing on
-//!   PostgreSQL, takeover of a dead node's matches, sockets on any node (NATS).
-//! * [`edge`]: the accept loop and HTTP layers facing the network: timeouts,
+//! * `config`: [`Config`], the clap flags (each with an environment variable).
+//! * `state`: [`AppState`], the room, session and presence registries behind
+//!   intent-named methods, the store, the persistence writer, the shutdown token and
+//!   task tracker.
+//! * `api`: HTTP routes composed by [`app`] (`/api/v1/guests`, `/api/v1/matches`,
+//!   `/api/v1/players`, `/api/v1/lobbies`, `/api/v1/leaderboard`,
+//!   `/api/v1/openapi.json`, `/healthz`, `/readyz`, `/ws`; described by
+//!   [`openapi_document`]); `error`: the REST error body.
+//! * `auth`: guest tokens (CSPRNG, stored as SHA-256) and the bearer extractor.
+//! * [`ws`]: the WebSocket endpoint: per-connection reader (one function per client
+//!   message) and writer with a bounded outbound queue.
+//! * [`room`]: the room actor, one task per running match, with its narrow
+//!   dependencies (`RoomDeps`) instead of the whole [`AppState`].
+//! * `matchmaker`: quick-play queues per mode, bot fill after a wait.
+//! * `lobby`: lobbies with join codes, the public lobby list, rematch offers.
+//! * `presence`: who is queued, in a lobby or seated.
+//! * `metrics`: the Prometheus recorder and `GET /metrics`.
+//! * `clock`: [`Clock`], Unix-ms time for the engine and Tokio timers.
+//! * `cluster`: cluster mode (`--nats-url`): room leases with fencing on
+//!   PostgreSQL, takeover of a dead node's matches, sockets on any node, one
+//!   matchmaker and lobbies reachable from every node (NATS).
+//! * `edge`: the accept loop and HTTP layers facing the network: timeouts,
 //!   connection caps, per-address limits, security headers, `Origin` policy.
 //!
 //! # Message flow
@@ -37,23 +46,29 @@
 //! running stays `running` in the store with every turn played so far, its seed and
 //! its clock use; the next start resumes it ([`bootstrap_store`]).
 
-pub mod api;
-pub mod auth;
-pub mod clock;
-pub mod cluster;
-pub mod config;
-pub mod edge;
-pub mod error;
-pub mod lobby;
-pub mod matchmaker;
-pub mod metrics;
-pub mod presence;
+mod api;
+mod auth;
+mod clock;
+mod cluster;
+mod config;
+mod edge;
+mod error;
+mod lobby;
+mod matchmaker;
+mod metrics;
+mod presence;
 pub mod room;
-pub mod state;
+mod state;
 pub mod ws;
 
 pub use api::app;
+pub use api::openapi::document as openapi_document;
+pub use clock::Clock;
+pub use cluster::{Cluster, Settings as ClusterSettings};
 pub use config::Config;
+pub use edge::{http::CONTENT_SECURITY_POLICY, FD_HEADROOM};
+pub use lobby::CODE_ALPHABET;
+pub use metrics::set_node_label;
 pub use state::AppState;
 
 use backon::Retryable;
@@ -64,7 +79,7 @@ use tokio::net::TcpListener;
 /// running matches) before it serves anyway and keeps trying in the background.
 pub const BOOTSTRAP_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Serves the application on `listener` ([`edge::listener::serve`]: TCP_NODELAY,
+/// Serves the application on `listener` (`edge::listener::serve`: TCP_NODELAY,
 /// header timeout and connection caps on every accepted socket) until `shutdown`
 /// resolves or [`AppState::shutdown_token`] is cancelled, then shuts down gracefully
 /// (see the crate docs).

@@ -33,7 +33,7 @@ use uuid::Uuid;
 /// Letters and digits of join codes: no `I`, `L`, `O`, `0`, `1` (easily confused).
 pub const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 /// Characters in a join code.
-pub const CODE_LEN: usize = 6;
+pub(crate) const CODE_LEN: usize = 6;
 
 /// Why a lobby request failed; nothing changed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -99,7 +99,7 @@ struct Lobby {
 }
 
 /// Most lobbies one `lobby_list` names.
-pub const LIST_MAX: usize = 100;
+pub(crate) const LIST_MAX: usize = 100;
 
 #[derive(Debug, Default)]
 struct Inner {

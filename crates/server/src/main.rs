@@ -47,7 +47,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = Config::parse();
     // Cluster mode (--nats-url): checked before anything starts; every log line
     // then carries the node id.
-    let settings = server::cluster::Settings::from_config(&config)?;
+    let settings = server::ClusterSettings::from_config(&config)?;
     let node = settings.as_ref().map(|s| s.node_id.clone());
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     if config.log_json {
@@ -84,8 +84,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // lease token; the node joins before serving.
     let cluster = match settings {
         Some(settings) => {
-            server::metrics::set_node_label(&settings.node_id);
-            let cluster = server::cluster::Cluster::connect(settings).await?;
+            server::set_node_label(&settings.node_id);
+            let cluster = server::Cluster::connect(settings).await?;
             tracing::info!(
                 node = cluster.node_id(),
                 lease_ms = config.lease_ms,

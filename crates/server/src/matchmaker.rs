@@ -107,7 +107,7 @@ impl MatchmakerHandle {
 }
 
 /// The matchmaker's channel: the handle for [`AppState`] and the receiver for [`run`].
-pub fn channel() -> (MatchmakerHandle, mpsc::Receiver<MmCmd>) {
+pub(crate) fn channel() -> (MatchmakerHandle, mpsc::Receiver<MmCmd>) {
     let (tx, rx) = mpsc::channel(MM_QUEUE);
     (MatchmakerHandle { tx }, rx)
 }
@@ -139,7 +139,7 @@ impl Queues {
 const MODES: [Mode; 2] = [Mode::Journey, Mode::Clash];
 
 /// The matchmaker task: runs until the server shuts down.
-pub async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
+pub(crate) async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
     let wait = state.config().bot_fill_wait().as_millis() as u64;
     let clock = state.clock().clone();
     let shutdown = state.shutdown_token().clone();

@@ -32,24 +32,24 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 /// Histogram: submit → `turn_resolved` broadcast, seconds.
-pub const TURN_LATENCY: &str = "ludo_turn_latency_seconds";
+pub(crate) const TURN_LATENCY: &str = "ludo_turn_latency_seconds";
 /// Counter: turns resolved, by `kind`.
-pub const TURNS_RESOLVED: &str = "ludo_turns_resolved_total";
+pub(crate) const TURNS_RESOLVED: &str = "ludo_turns_resolved_total";
 /// Counter: `error` messages sent, by `code`.
-pub const ERRORS: &str = "ludo_errors_total";
+pub(crate) const ERRORS: &str = "ludo_errors_total";
 /// Gauge: players waiting in a quick-play queue, by `mode`.
-pub const QUEUE_WAITING: &str = "ludo_queue_waiting";
+pub(crate) const QUEUE_WAITING: &str = "ludo_queue_waiting";
 /// Gauge: authenticated connections.
-pub const SESSIONS: &str = "ludo_sessions";
+pub(crate) const SESSIONS: &str = "ludo_sessions";
 /// Gauge: open lobbies.
-pub const LOBBIES: &str = "ludo_lobbies";
+pub(crate) const LOBBIES: &str = "ludo_lobbies";
 
 /// Upper bounds of the turn latency buckets, seconds (0.1 ms … 1 s).
-pub const LATENCY_BUCKETS: [f64; 14] = [
+pub(crate) const LATENCY_BUCKETS: [f64; 14] = [
     0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0,
 ];
 /// How often histogram samples are folded into buckets.
-pub const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+pub(crate) const UPKEEP_EVERY: Duration = Duration::from_secs(5);
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 static PROCESS: OnceLock<metrics_process::Collector> = OnceLock::new();
@@ -68,7 +68,7 @@ fn process() -> &'static metrics_process::Collector {
 static NODE_LABEL: OnceLock<String> = OnceLock::new();
 
 /// Labels every metric with `node="<node_id>"` (cluster mode). Call before the
-/// recorder is installed (the first [`install`] or `/metrics` request); false when
+/// recorder is installed (the first `install` or `/metrics` request); false when
 /// a label was set already or the recorder is installed (the label is then not added).
 pub fn set_node_label(node_id: &str) -> bool {
     HANDLE.get().is_none() && NODE_LABEL.set(node_id.to_string()).is_ok()
@@ -77,7 +77,7 @@ pub fn set_node_label(node_id: &str) -> bool {
 /// Installs the Prometheus recorder as the process's global `metrics` recorder (once;
 /// later calls return the same handle) and starts its upkeep thread. `None` when
 /// another recorder was installed first: metrics are then not exported.
-pub fn install() -> Option<&'static PrometheusHandle> {
+pub(crate) fn install() -> Option<&'static PrometheusHandle> {
     HANDLE
         .get_or_init(|| {
             let mut builder = PrometheusBuilder::new()
@@ -111,7 +111,7 @@ pub fn install() -> Option<&'static PrometheusHandle> {
 }
 
 /// `GET /metrics` (installs the recorder).
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     install();
     Router::new().route("/metrics", get(scrape))
 }
@@ -136,7 +136,7 @@ async fn scrape(State(state): State<AppState>) -> impl IntoResponse {
 }
 
 /// A turn of `kind` was resolved (by a client, a bot, or the turn timer).
-pub fn turn_resolved(kind: TurnKind) {
+pub(crate) fn turn_resolved(kind: TurnKind) {
     let kind = match kind {
         TurnKind::Plan => "plan",
         TurnKind::Pass => "pass",
@@ -146,17 +146,17 @@ pub fn turn_resolved(kind: TurnKind) {
 }
 
 /// A client's submission was resolved and broadcast `latency` after its frame was read.
-pub fn turn_latency(latency: Duration) {
+pub(crate) fn turn_latency(latency: Duration) {
     metrics::histogram!(TURN_LATENCY).record(latency.as_secs_f64());
 }
 
 /// An `error` message with `code` was sent.
-pub fn error_sent(code: protocol::ErrorCode) {
+pub(crate) fn error_sent(code: protocol::ErrorCode) {
     metrics::counter!(ERRORS, "code" => code.as_str()).increment(1);
 }
 
 /// The quick-play queue of `mode` now holds `waiting` players.
-pub fn queue_waiting(mode: Mode, waiting: usize) {
+pub(crate) fn queue_waiting(mode: Mode, waiting: usize) {
     metrics::gauge!(QUEUE_WAITING, "mode" => mode.name()).set(waiting as f64);
 }
 

@@ -15,19 +15,19 @@ use protocol::RestErrorCode;
 use uuid::Uuid;
 
 /// Default number of rows of a history or leaderboard page.
-pub const DEFAULT_LIMIT: u32 = 20;
+pub(crate) const DEFAULT_LIMIT: u32 = 20;
 
 /// `axum::extract::Path` whose rejection is an [`ApiError`]: 400 `invalid_id` when a
 /// path parameter does not parse (every path parameter of this API is a UUID).
 #[derive(Debug, Clone, Copy, Default, FromRequestParts)]
 #[from_request(via(axum::extract::Path), rejection(ApiError))]
-pub struct ApiPath<T>(pub T);
+pub(crate) struct ApiPath<T>(pub T);
 
 /// `axum::extract::Query` whose rejection is an [`ApiError`]: 400 `bad_query` when
 /// the query string cannot be decoded into the parameters' shape.
 #[derive(Debug, Clone, Copy, Default, FromRequestParts)]
 #[from_request(via(axum::extract::Query), rejection(ApiError))]
-pub struct ApiQuery<T>(pub T);
+pub(crate) struct ApiQuery<T>(pub T);
 
 impl From<PathRejection> for ApiError {
     fn from(r: PathRejection) -> Self {
@@ -50,7 +50,7 @@ impl From<QueryRejection> for ApiError {
 /// `limit`: rows per page, 1..=[`store::MAX_PAGE`] (100); absent: [`DEFAULT_LIMIT`].
 ///
 /// Errors: 400 `invalid_limit` for anything else (not a number, 0, over 100).
-pub fn parse_limit(raw: Option<&str>) -> Result<u32, ApiError> {
+pub(crate) fn parse_limit(raw: Option<&str>) -> Result<u32, ApiError> {
     let Some(raw) = raw else {
         return Ok(DEFAULT_LIMIT);
     };
@@ -70,7 +70,7 @@ pub fn parse_limit(raw: Option<&str>) -> Result<u32, ApiError> {
 /// of a previous page); absent: no cursor.
 ///
 /// Errors: 400 `invalid_cursor` when it is not RFC 3339.
-pub fn parse_before(raw: Option<&str>) -> Result<Option<DateTime<Utc>>, ApiError> {
+pub(crate) fn parse_before(raw: Option<&str>) -> Result<Option<DateTime<Utc>>, ApiError> {
     raw.map(|s| {
         DateTime::parse_from_rfc3339(s)
             .map(|t| t.with_timezone(&Utc))
@@ -87,7 +87,7 @@ pub fn parse_before(raw: Option<&str>) -> Result<Option<DateTime<Utc>>, ApiError
 /// `before_id`: a match id (the `next_before_id` of a previous page); absent: none.
 ///
 /// Errors: 400 `invalid_cursor` when it is not a UUID.
-pub fn parse_before_id(raw: Option<&str>) -> Result<Option<Uuid>, ApiError> {
+pub(crate) fn parse_before_id(raw: Option<&str>) -> Result<Option<Uuid>, ApiError> {
     raw.map(|s| {
         Uuid::parse_str(s).map_err(|e| {
             ApiError::new(
@@ -102,7 +102,7 @@ pub fn parse_before_id(raw: Option<&str>) -> Result<Option<Uuid>, ApiError> {
 /// `mode`: `journey` or `clash` (rule 1.4), required.
 ///
 /// Errors: 400 `invalid_mode` when it is missing or anything else.
-pub fn parse_mode(raw: Option<&str>) -> Result<Mode, ApiError> {
+pub(crate) fn parse_mode(raw: Option<&str>) -> Result<Mode, ApiError> {
     match raw {
         Some("journey") => Ok(Mode::Journey),
         Some("clash") => Ok(Mode::Clash),

@@ -15,13 +15,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-/// Longest display name, characters (after NFC normalization).
-pub const MAX_NAME_CHARS: usize = protocol::text::MAX_NAME_CHARS;
-
 /// `POST /api/v1/guests` body.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NewGuest {
+pub(crate) struct NewGuest {
     /// Display name: 1–24 characters after NFC normalization, in any script, emoji
     /// included; refused when it renders blank or holds control, bidirectional or
     /// invisible format characters (ZWJ and ZWNJ are fine between two characters),
@@ -31,7 +28,7 @@ pub struct NewGuest {
 
 /// `POST /api/v1/guests` answer (201).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct GuestCreated {
+pub(crate) struct GuestCreated {
     /// The new player's id.
     pub player_id: Uuid,
     /// Bearer token (64 hex digits): shown once, stored only as its SHA-256. Send it
@@ -41,7 +38,7 @@ pub struct GuestCreated {
 
 /// `GET /api/v1/guests/me` answer.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct Me {
+pub(crate) struct Me {
     /// The player's id.
     pub player_id: Uuid,
     /// Display name.
@@ -51,7 +48,7 @@ pub struct Me {
 }
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/guests", post(create))
         .route("/api/v1/guests/me", get(me))
@@ -60,7 +57,7 @@ pub fn router() -> Router<AppState> {
 /// Checks a display name by the text policy of [`protocol::text`] (the one chat
 /// uses too) and returns it NFC-normalized, as it is stored and shown.
 /// Errors: 400 `invalid_name`, the message saying what is wrong.
-pub fn validate_name(name: &str) -> Result<String, ApiError> {
+pub(crate) fn validate_name(name: &str) -> Result<String, ApiError> {
     protocol::text::name(name)
         .map_err(|e| ApiError::new(RestErrorCode::InvalidName, format!("name {e}")))
 }

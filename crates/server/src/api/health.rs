@@ -17,11 +17,11 @@ use std::time::Duration;
 use utoipa::ToSchema;
 
 /// How long `/readyz` waits for the database to answer (1 s).
-pub const READY_TIMEOUT: Duration = Duration::from_secs(1);
+pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// `GET /healthz` answer.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct Health {
+pub(crate) struct Health {
     /// Always `"ok"`.
     pub status: String,
     /// `"postgres"` or `"sqlite"`.
@@ -36,14 +36,14 @@ pub struct Health {
 
 /// `GET /readyz` answer (200).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct Ready {
+pub(crate) struct Ready {
     /// Always `"ready"`.
     #[schema(example = "ready")]
     pub status: String,
 }
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/healthz", get(health))
         .route("/readyz", get(ready))
@@ -57,7 +57,7 @@ pub fn router() -> Router<AppState> {
     tag = "probes",
     responses((status = 200, description = "The server is alive.", body = Health))
 )]
-pub async fn health(State(state): State<AppState>) -> Json<Health> {
+pub(crate) async fn health(State(state): State<AppState>) -> Json<Health> {
     Json(Health {
         status: "ok".into(),
         database: state.store().backend_name().into(),
@@ -78,7 +78,7 @@ pub async fn health(State(state): State<AppState>) -> Json<Health> {
         (status = 503, description = "`unavailable`: the store did not answer within 1 s, its schema is missing or old, or the persistence writer is failing or behind.", body = ErrorBody),
     )
 )]
-pub async fn ready(State(state): State<AppState>) -> Result<Json<Ready>, ApiError> {
+pub(crate) async fn ready(State(state): State<AppState>) -> Result<Json<Ready>, ApiError> {
     if !state.store_ready() {
         tracing::warn!("readiness: store not migrated or matches not resumed yet");
         return Err(ApiError::Unavailable);

@@ -18,7 +18,7 @@ use utoipa::{IntoParams, ToSchema};
 /// Query parameters (kept as text so that each gets its own error code).
 #[derive(Debug, Clone, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct LeaderboardQuery {
+pub(crate) struct LeaderboardQuery {
     /// `journey` or `clash` (rule 1.4); required.
     #[param(value_type = String, example = "journey")]
     pub mode: Option<String>,
@@ -29,7 +29,7 @@ pub struct LeaderboardQuery {
 
 /// `GET /api/v1/leaderboard` answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct Leaderboard {
+pub(crate) struct Leaderboard {
     /// The mode asked for.
     #[schema(value_type = String, example = "journey")]
     pub mode: Mode,
@@ -41,7 +41,7 @@ pub struct Leaderboard {
 }
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/api/v1/leaderboard", get(leaderboard))
 }
 
@@ -60,7 +60,7 @@ pub fn router() -> Router<AppState> {
         (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
     )
 )]
-pub async fn leaderboard(
+pub(crate) async fn leaderboard(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<LeaderboardQuery>,
 ) -> Result<Json<Leaderboard>, ApiError> {

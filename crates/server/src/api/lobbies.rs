@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 
 /// `GET /api/v1/lobbies` answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct PublicLobbies {
+pub(crate) struct PublicLobbies {
     /// Open public lobbies with a free seat, oldest first (at most 100): the
     /// `LobbyInfo` lines of the WebSocket's `lobby_list`.
     #[schema(schema_with = lobby_infos)]
@@ -34,7 +34,7 @@ fn lobby_infos() -> RefOr<Schema> {
 }
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/api/v1/lobbies", get(lobbies))
 }
 
@@ -49,7 +49,7 @@ pub fn router() -> Router<AppState> {
             (at most 100; private lobbies are never listed).", body = PublicLobbies),
     )
 )]
-pub async fn lobbies(State(state): State<AppState>) -> Json<PublicLobbies> {
+pub(crate) async fn lobbies(State(state): State<AppState>) -> Json<PublicLobbies> {
     Json(PublicLobbies {
         lobbies: state.lobbies().public_list().lobbies,
     })

@@ -19,7 +19,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/matches/{match_id}", get(summary))
         .route("/api/v1/matches/{match_id}/replay", get(replay))
@@ -27,11 +27,11 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Most matches [`live`] lists.
-pub const LIVE_LIMIT: u32 = 50;
+pub(crate) const LIVE_LIMIT: u32 = 50;
 
 /// `GET /api/v1/matches/live` answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct LiveMatches {
+pub(crate) struct LiveMatches {
     /// Running matches of this server (at most 50), most recently started first
     /// (then highest id); each can be watched with the WebSocket message
     /// `spectate {match_id}`. Matches of private lobbies are not listed: their players
@@ -57,7 +57,7 @@ pub struct LiveMatches {
         (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
     )
 )]
-pub async fn live(State(state): State<AppState>) -> Result<Json<LiveMatches>, ApiError> {
+pub(crate) async fn live(State(state): State<AppState>) -> Result<Json<LiveMatches>, ApiError> {
     // Copy the ids first: no registry guard may be held across the store's `.await`.
     // A private lobby's match is not listed (watching it needs its id). One store
     // call for all rooms (two queries up to 500 rooms), not one per room.
@@ -96,7 +96,7 @@ fn match_not_found(id: Uuid) -> ApiError {
         (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
     )
 )]
-pub async fn summary(
+pub(crate) async fn summary(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<Uuid>,
 ) -> Result<Json<MatchSummary>, ApiError> {
@@ -135,7 +135,7 @@ pub async fn summary(
         (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
     )
 )]
-pub async fn replay(
+pub(crate) async fn replay(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<Uuid>,
 ) -> Result<Json<MatchReplay>, ApiError> {

@@ -2,16 +2,16 @@
 //! adding a module with a `router() -> Router<AppState>` and merging it here.
 //! Every handler fails with [`crate::error::ApiError`] (`{"error":{"code","message"}}`).
 
-pub mod extract;
-pub mod guests;
-pub mod health;
-pub mod leaderboard;
-pub mod lobbies;
-pub mod matches;
-pub mod model;
-pub mod openapi;
-pub mod players;
-pub mod web;
+pub(crate) mod extract;
+pub(crate) mod guests;
+pub(crate) mod health;
+pub(crate) mod leaderboard;
+pub(crate) mod lobbies;
+pub(crate) mod matches;
+pub(crate) mod model;
+pub(crate) mod openapi;
+pub(crate) mod players;
+pub(crate) mod web;
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -40,8 +40,8 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
 
 /// The whole application: REST resources (guests, matches, players, leaderboard, the
 /// OpenAPI document), `/healthz`, `/readyz`, the WebSocket endpoint `/ws`, and the
-/// browser client's static files for every other path ([`web`]); wrapped in the
-/// edge's HTTP layers ([`crate::edge::http::layer`]: security headers, `Origin`
+/// browser client's static files for every other path (`web`); wrapped in the
+/// edge's HTTP layers (`crate::edge::http::layer`: security headers, `Origin`
 /// policy and CORS, body timeout, JSON error bodies).
 pub fn app(state: AppState) -> Router {
     let router = Router::new()

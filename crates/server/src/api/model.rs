@@ -21,7 +21,7 @@ use uuid::Uuid;
 /// Whether a match is still being played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum MatchStatus {
+pub(crate) enum MatchStatus {
     /// Started and not yet ended.
     Running,
     /// Ended; seed and standings are recorded.
@@ -40,7 +40,7 @@ impl From<store::MatchStatus> for MatchStatus {
 /// A stored match without its turn log: the answer of
 /// `GET /api/v1/matches/{match_id}` and each line of the history and live lists.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct MatchSummary {
+pub(crate) struct MatchSummary {
     /// The match (the `match_id` of `match_started`).
     pub match_id: Uuid,
     /// `journey` or `clash` (rule 1.4).
@@ -121,7 +121,7 @@ fn seat_info(seat: Seat, player_id: Option<Uuid>, name: String, bot: bool, left:
 }
 
 /// The wire form of a stored rating.
-pub fn wire_rating(r: store::Rating) -> Rating {
+pub(crate) fn wire_rating(r: store::Rating) -> Rating {
     Rating {
         mu: r.mu,
         sigma: r.sigma,
@@ -130,7 +130,7 @@ pub fn wire_rating(r: store::Rating) -> Rating {
 }
 
 /// The wire form of a stored rating change.
-pub fn wire_change(c: store::RatingChange) -> RatingChange {
+pub(crate) fn wire_change(c: store::RatingChange) -> RatingChange {
     RatingChange {
         before: wire_rating(c.before),
         after: wire_rating(c.after),
@@ -144,7 +144,7 @@ pub fn wire_change(c: store::RatingChange) -> RatingChange {
 /// ignored), so `engine::replay::verify` checks it; a document of a server before
 /// protocol 2 (seats with `is_bot`) still reads as this type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MatchReplay {
+pub(crate) struct MatchReplay {
     /// The match.
     pub match_id: Uuid,
     /// The four seats in turn order, as in `match_started`.
@@ -175,7 +175,7 @@ impl From<store::ReplayDoc> for MatchReplay {
 
 /// One line of the rated leaderboard of a mode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct RatedRow {
+pub(crate) struct RatedRow {
     /// The player.
     pub player_id: Uuid,
     /// The player's name.
@@ -204,7 +204,7 @@ impl From<store::RatedRow> for RatedRow {
 
 /// A player's figures in one mode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ModeStats {
+pub(crate) struct ModeStats {
     /// `journey` or `clash` (rule 1.4).
     #[schema(value_type = String, example = "journey")]
     pub mode: Mode,
@@ -224,7 +224,7 @@ pub struct ModeStats {
 
 /// `GET /api/v1/players/{player_id}` answer: name and, per mode, rating and counts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct PlayerProfile {
+pub(crate) struct PlayerProfile {
     /// The player.
     pub player_id: Uuid,
     /// Display name.

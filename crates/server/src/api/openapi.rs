@@ -21,13 +21,13 @@ use utoipa::openapi::{Object, ObjectBuilder, RefOr, Schema, Type};
 use utoipa::{Modify, OpenApi, ToSchema};
 
 /// Where the document is served.
-pub const OPENAPI_PATH: &str = "/api/v1/openapi.json";
+pub(crate) const OPENAPI_PATH: &str = "/api/v1/openapi.json";
 
 /// The REST error body: every 4xx and 5xx answer of the API has this shape (it is
 /// what [`crate::error::ApiError`] renders).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ErrorBody {
+pub(crate) struct ErrorBody {
     /// The error.
     pub error: ErrorDetail,
 }
@@ -35,7 +35,7 @@ pub struct ErrorBody {
 /// The inside of [`ErrorBody`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ErrorDetail {
+pub(crate) struct ErrorDetail {
     /// The error code, one of [`RestErrorCode`] (documented as a closed `enum`).
     #[schema(schema_with = error_code_schema)]
     pub code: String,
@@ -108,14 +108,14 @@ fn error_code_schema() -> Object {
     )
 )]
 #[derive(Debug)]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 /// The JSON Schemas of the protocol types the REST answers reuse ([`protocol::SeatInfo`],
 /// [`protocol::FinalStanding`], [`protocol::Rating`], [`protocol::LobbyInfo`]) and of the types they refer
 /// to, by name, with references into `#/components/schemas/`: the same schemas as
 /// in `proto/server.schema.json`, except that a `const` is written as the equal
 /// one-value `enum` (utoipa's schema type has no `const`).
-pub fn shared_schemas() -> serde_json::Map<String, serde_json::Value> {
+pub(crate) fn shared_schemas() -> serde_json::Map<String, serde_json::Value> {
     let mut settings = schemars::generate::SchemaSettings::draft2020_12();
     settings.definitions_path = "/components/schemas".into();
     let mut generator = settings.into_generator();
@@ -215,7 +215,7 @@ pub fn document() -> String {
 static DOCUMENT: LazyLock<String> = LazyLock::new(document);
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route(OPENAPI_PATH, get(serve))
 }
 
@@ -227,7 +227,7 @@ pub fn router() -> Router<AppState> {
     tag = "meta",
     responses((status = 200, description = "The OpenAPI 3.1 document of this API.", content_type = "application/json", body = Object))
 )]
-pub async fn serve() -> impl IntoResponse {
+pub(crate) async fn serve() -> impl IntoResponse {
     ([(CONTENT_TYPE, "application/json")], DOCUMENT.as_str())
 }
 

@@ -31,7 +31,7 @@ use uuid::Uuid;
 /// code; see [`parse_limit`] and [`parse_before`]).
 #[derive(Debug, Clone, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct HistoryQuery {
+pub(crate) struct HistoryQuery {
     /// Matches per page, 1..=100 (default 20).
     #[param(value_type = Option<u32>, minimum = 1, maximum = 100, example = 20)]
     pub limit: Option<String>,
@@ -47,7 +47,7 @@ pub struct HistoryQuery {
 
 /// `GET /api/v1/players/{player_id}/matches` answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct MatchHistory {
+pub(crate) struct MatchHistory {
     /// The page: matches the player sat in, running and ended, newest first (by
     /// `started_at`, then id).
     pub matches: Vec<MatchSummary>,
@@ -60,7 +60,7 @@ pub struct MatchHistory {
 }
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/players/{player_id}", get(profile))
         .route("/api/v1/players/{player_id}/matches", get(matches))
@@ -88,7 +88,7 @@ pub fn router() -> Router<AppState> {
         (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
     )
 )]
-pub async fn profile(
+pub(crate) async fn profile(
     State(state): State<AppState>,
     ApiPath(player_id): ApiPath<Uuid>,
 ) -> Result<Json<PlayerProfile>, ApiError> {
@@ -127,7 +127,7 @@ pub async fn profile(
         (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
     )
 )]
-pub async fn matches(
+pub(crate) async fn matches(
     State(state): State<AppState>,
     ApiPath(player_id): ApiPath<Uuid>,
     ApiQuery(q): ApiQuery<HistoryQuery>,

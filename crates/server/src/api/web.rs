@@ -13,7 +13,7 @@ const SOURCE_WEB_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../web");
 /// The folder to serve: `config.web_dir` (`--web-dir`, `LUDO_WEB_DIR`) when given,
 /// otherwise the first of the source tree's `web/` and `./web` that holds an
 /// `index.html`; `None` when there is no such folder.
-pub fn web_dir(config: &Config) -> Option<PathBuf> {
+pub(crate) fn web_dir(config: &Config) -> Option<PathBuf> {
     if let Some(dir) = &config.web_dir {
         return Some(dir.clone());
     }
@@ -25,7 +25,10 @@ pub fn web_dir(config: &Config) -> Option<PathBuf> {
 /// `router` with the web folder of [`web_dir`] as its fallback service (`index.html`
 /// for `/`); unchanged, with a warning, when there is no web folder. A configured
 /// folder without an `index.html` is still served, with a warning.
-pub fn with_web<S: Clone + Send + Sync + 'static>(router: Router<S>, config: &Config) -> Router<S> {
+pub(crate) fn with_web<S: Clone + Send + Sync + 'static>(
+    router: Router<S>,
+    config: &Config,
+) -> Router<S> {
     match web_dir(config) {
         Some(dir) => {
             if !dir.join("index.html").is_file() {

@@ -1,4 +1,4 @@
-//! Writes the REST API's OpenAPI document (`server::api::openapi::document`) to
+//! Writes the REST API's OpenAPI document (`server::openapi_document`) to
 //! `proto/openapi.json`, the same bytes `GET /api/v1/openapi.json` serves.
 //!
 //! Usage: `cargo run -p server --bin gen-openapi [FILE]` (default: the workspace's
@@ -12,7 +12,7 @@ fn main() -> ExitCode {
         .nth(1)
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto/openapi.json"));
-    let doc = server::api::openapi::document();
+    let doc = server::openapi_document();
     let unchanged = std::fs::read(&path).ok().as_deref() == Some(doc.as_bytes());
     if unchanged {
         println!("gen-openapi: {} is up to date", path.display());

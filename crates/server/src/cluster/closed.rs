@@ -23,7 +23,7 @@ use uuid::Uuid;
 
 /// The close of a socket: `<prefix>.conn.gone`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Gone {
+pub(crate) struct Gone {
     /// The node that held the socket.
     pub origin: String,
     /// Its connection id there.
@@ -45,7 +45,7 @@ impl Cluster {
     }
 
     /// The local socket `conn_id` of `player` closed (after its clean-up): when it
-    /// used the cluster, every node hears of it ([`Gone`]).
+    /// used the cluster, every node hears of it (`Gone`).
     pub async fn socket_closed(&self, conn_id: u64, player: Uuid) {
         if !self.conns.contains_key(&conn_id) {
             return;

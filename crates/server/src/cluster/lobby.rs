@@ -54,13 +54,13 @@ use uuid::Uuid;
 /// How often the owner checks that a served lobby is still open.
 const OPEN_CHECK: Duration = Duration::from_secs(1);
 /// How often a node announces its public lobbies even when nothing changed.
-pub const ANNOUNCE: Duration = Duration::from_secs(2);
+pub(crate) const ANNOUNCE: Duration = Duration::from_secs(2);
 /// How long another node's announcement counts (three announcements).
-pub const ANNOUNCED_FOR: Duration = Duration::from_secs(6);
+pub(crate) const ANNOUNCED_FOR: Duration = Duration::from_secs(6);
 
 /// A lobby request from a member's (or joiner's) node to the lobby's owner.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LobbyWire {
+pub(crate) struct LobbyWire {
     /// The node holding the socket.
     pub origin: String,
     /// The socket's connection id there.

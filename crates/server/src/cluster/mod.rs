@@ -34,10 +34,10 @@
 //! it and is reached by code from any node; the public lobby list is every node's.
 //! A remote socket's close reaches the room seating it.
 
-pub mod closed;
-pub mod lobby;
-pub mod queue;
-pub mod remote;
+pub(crate) mod closed;
+pub(crate) mod lobby;
+pub(crate) mod queue;
+pub(crate) mod remote;
 
 use crate::config::Config;
 use crate::state::AppState;
@@ -49,23 +49,23 @@ use tokio::sync::Notify;
 use uuid::Uuid;
 
 /// How often every node looks for matches whose lease expired.
-pub const SCAN: Duration = Duration::from_millis(500);
+pub(crate) const SCAN: Duration = Duration::from_millis(500);
 /// Most matches one scan claims (the rest wait for the next scan, or another node).
-pub const CLAIM_BATCH: u32 = 64;
+pub(crate) const CLAIM_BATCH: u32 = 64;
 /// Close code and reason sent to the sockets of a room this node lost: the match
 /// runs on another node now; the client reconnects (through the load balancer).
-pub const MOVED: CloseReason = CloseReason {
+pub(crate) const MOVED: CloseReason = CloseReason {
     code: 1012,
     reason: "match moved to another node",
     drain: true,
 };
 
 /// Counter: matches this node claimed from another (expired or released) lease.
-pub const TAKEOVERS_COUNTER: &str = "ludo_cluster_takeovers_total";
+pub(crate) const TAKEOVERS_COUNTER: &str = "ludo_cluster_takeovers_total";
 /// Counter: rooms this node stopped because another node owns their match now.
-pub const LOST_COUNTER: &str = "ludo_cluster_rooms_lost_total";
+pub(crate) const LOST_COUNTER: &str = "ludo_cluster_rooms_lost_total";
 /// Gauge: room leases this node holds.
-pub const LEASES_GAUGE: &str = "ludo_cluster_leases";
+pub(crate) const LEASES_GAUGE: &str = "ludo_cluster_leases";
 
 /// Why cluster mode cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -120,8 +120,8 @@ impl Settings {
     /// The cluster settings of `config`: `None` without `--nats-url` (single node).
     /// A node without `--node-id` gets a random one (a UUID).
     ///
-    /// Errors: [`ClusterError::NeedsPostgres`] when the database is not PostgreSQL;
-    /// [`ClusterError::BadName`] for a node id or prefix that is not a subject token.
+    /// Errors: `ClusterError::NeedsPostgres` when the database is not PostgreSQL;
+    /// `ClusterError::BadName` for a node id or prefix that is not a subject token.
     pub fn from_config(config: &Config) -> Result<Option<Settings>, ClusterError> {
         let Some(nats_url) = config.nats_url.clone() else {
             return Ok(None);
@@ -190,7 +190,7 @@ impl Cluster {
     /// Connects to NATS and builds the node's (empty) lease set. Pass
     /// [`Cluster::leases`] to [`store::spawn_writer_fenced`].
     ///
-    /// Errors: [`ClusterError::Nats`] when the NATS server cannot be reached.
+    /// Errors: `ClusterError::Nats` when the NATS server cannot be reached.
     pub async fn connect(settings: Settings) -> Result<Arc<Cluster>, ClusterError> {
         let nats = async_nats::ConnectOptions::new()
             .name(format!("ludo-server {}", settings.node_id))

@@ -50,11 +50,11 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 /// The role row of the cluster's matchmaker.
-pub const MATCHMAKER_ROLE: &str = "matchmaker";
+pub(crate) const MATCHMAKER_ROLE: &str = "matchmaker";
 
 /// A queue request from another node's socket to the matchmaker node.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct QueueWire {
+pub(crate) struct QueueWire {
     /// The node holding the socket.
     pub origin: String,
     /// The socket's connection id there.
@@ -98,7 +98,7 @@ pub enum QueueCmd {
 }
 
 /// How often a node checks that its queued players are in the matchmaker's queue.
-pub const CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+pub(crate) const CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The matchmaker node's refusal of a [`QueueWire`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -154,9 +154,9 @@ impl Cluster {
     /// the socket arrive through the forward loop. A join that succeeded is
     /// remembered here, to be queued again at a new matchmaker.
     ///
-    /// A join without an answer in [`super::remote::REMOTE_TIMEOUT`] (delivered,
+    /// A join without an answer in `super::remote::REMOTE_TIMEOUT` (delivered,
     /// but the matchmaker may have died after acking it) counts as queued: the
-    /// periodic check ([`CHECK_EVERY`]) queues the player again at the current
+    /// periodic check (`CHECK_EVERY`) queues the player again at the current
     /// matchmaker if it does not hold it (the socket then gets no `ack` if the
     /// dead one had not sent it).
     ///

@@ -40,24 +40,24 @@ use std::time::Duration;
 use uuid::Uuid;
 
 /// How long a remote command waits for the owner's answer.
-pub const REMOTE_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const REMOTE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Header of a relayed frame: the connection ids (on the receiving node) it is
 /// for, comma-separated decimal.
-pub const TO_HEADER: &str = "Ludo-To";
+pub(crate) const TO_HEADER: &str = "Ludo-To";
 /// Header of a relayed close: the WebSocket close code (4000 replaced, otherwise
 /// 1012 moved).
-pub const CLOSE_HEADER: &str = "Ludo-Close";
+pub(crate) const CLOSE_HEADER: &str = "Ludo-Close";
 /// Counter: NATS messages carrying a frame that this node published to other
 /// nodes' sockets (one per frame per node, whatever the number of sockets there).
-pub const RELAYED_COUNTER: &str = "ludo_cluster_relayed_frames_total";
+pub(crate) const RELAYED_COUNTER: &str = "ludo_cluster_relayed_frames_total";
 /// Counter: socket deliveries those messages carried (the sum of their
 /// [`TO_HEADER`] lengths).
-pub const RELAYED_SOCKETS_COUNTER: &str = "ludo_cluster_relayed_socket_frames_total";
+pub(crate) const RELAYED_SOCKETS_COUNTER: &str = "ludo_cluster_relayed_socket_frames_total";
 
 /// A room command sent to the match's owner: the socket it comes from (origin node,
 /// connection id there) and the command without its connection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Wire {
+pub(crate) struct Wire {
     /// The node holding the socket.
     pub origin: String,
     /// The socket's connection id on that node.
@@ -69,7 +69,7 @@ pub struct Wire {
 /// [`RoomCmd`] without its connection handle (see [`RoomCmd`] for each field).
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum WireCmd {
+pub(crate) enum WireCmd {
     Submit {
         player: Uuid,
         req: Option<String>,
@@ -107,7 +107,7 @@ pub enum WireCmd {
 
 impl WireCmd {
     /// The command of `cmd`, without its connection.
-    pub fn of(cmd: RoomCmd) -> WireCmd {
+    pub(crate) fn of(cmd: RoomCmd) -> WireCmd {
         match cmd {
             RoomCmd::Submit {
                 player,
@@ -225,7 +225,7 @@ impl Cluster {
 
     /// Sends `cmd` (from the local socket `conn`) to the node that runs `match_id`
     /// and waits until that room has answered it. False when no node runs the match
-    /// (or it stopped, or did not answer in [`REMOTE_TIMEOUT`]).
+    /// (or it stopped, or did not answer in `REMOTE_TIMEOUT`).
     pub async fn route(&self, match_id: Uuid, cmd: RoomCmd, conn: &ConnHandle) -> bool {
         let wire = Wire {
             origin: self.node_id().to_string(),

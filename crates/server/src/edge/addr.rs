@@ -15,7 +15,7 @@ use std::sync::Arc;
 /// is one of `trusted`; then the right-most `X-Forwarded-For` entry (over all such
 /// headers) that is not itself a trusted proxy. A malformed entry ends the walk:
 /// the last trusted hop's address is used, since anything left of it could be forged.
-pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAddr {
+pub(crate) fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAddr {
     if !trusted.contains(&peer) {
         return peer;
     }
@@ -40,7 +40,7 @@ pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAdd
 /// Extractor: the request's client address ([`client_ip`]); `None` when the request
 /// did not come through [`super::listener::serve`] (no peer address known).
 #[derive(Debug, Clone, Copy)]
-pub struct ClientIp(pub Option<IpAddr>);
+pub(crate) struct ClientIp(pub Option<IpAddr>);
 
 impl FromRequestParts<AppState> for ClientIp {
     type Rejection = Infallible;

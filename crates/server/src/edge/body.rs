@@ -18,11 +18,11 @@ use tokio::time::Sleep;
 /// `request_timeout`, see [`protocol::RestErrorCode::RequestTimeout`]).
 #[derive(Debug, thiserror::Error)]
 #[error("the request body did not arrive within {0:?}")]
-pub struct BodyDeadlineExceeded(pub Duration);
+pub(crate) struct BodyDeadlineExceeded(pub Duration);
 
 /// A request body that fails with [`BodyDeadlineExceeded`] once its deadline passes.
 #[derive(Debug)]
-pub struct DeadlineBody {
+pub(crate) struct DeadlineBody {
     inner: Body,
     limit: Duration,
     deadline: Pin<Box<Sleep>>,
@@ -30,7 +30,7 @@ pub struct DeadlineBody {
 
 impl DeadlineBody {
     /// `inner`, which must be complete within `limit` from now.
-    pub fn new(inner: Body, limit: Duration) -> DeadlineBody {
+    pub(crate) fn new(inner: Body, limit: Duration) -> DeadlineBody {
         DeadlineBody {
             inner,
             limit,
@@ -68,7 +68,7 @@ impl http_body::Body for DeadlineBody {
 
 /// Middleware: puts every request body that is not empty under a [`DeadlineBody`]
 /// of `limit`.
-pub async fn body_deadline(limit: Duration, req: Request, next: Next) -> Response {
+pub(crate) async fn body_deadline(limit: Duration, req: Request, next: Next) -> Response {
     let req = req.map(|b| {
         if http_body::Body::is_end_stream(&b) {
             b

@@ -37,12 +37,12 @@ style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
 object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// The Referrer-Policy of every answer.
-pub const REFERRER_POLICY: &str = "no-referrer";
+pub(crate) const REFERRER_POLICY: &str = "no-referrer";
 
 /// The `Origin` policy: `origin` (the header's value) is allowed when it equals one
 /// of `allowed` (scheme, host and port, e.g. `https://play.example.com`) or names
 /// the server itself, i.e. its host and port equal the request's `Host`.
-pub fn origin_allowed(origin: &str, host: Option<&str>, allowed: &[String]) -> bool {
+pub(crate) fn origin_allowed(origin: &str, host: Option<&str>, allowed: &[String]) -> bool {
     let origin = origin.trim_end_matches('/');
     if allowed.iter().any(|a| a.trim_end_matches('/') == origin) {
         return true;
@@ -103,7 +103,7 @@ async fn check_origin(allowed: Arc<Vec<String>>, req: Request, next: Next) -> Re
 
 /// The error code for an error status without a body of its own (any other 4xx is
 /// `bad_request`, any other 5xx `internal`).
-pub fn code_for_status(status: StatusCode) -> RestErrorCode {
+pub(crate) fn code_for_status(status: StatusCode) -> RestErrorCode {
     match status {
         StatusCode::BAD_REQUEST => RestErrorCode::BadRequest,
         StatusCode::UNAUTHORIZED => RestErrorCode::NotAuthenticated,
@@ -124,7 +124,7 @@ pub fn code_for_status(status: StatusCode) -> RestErrorCode {
 /// Middleware: an error answer (4xx, 5xx) that is not JSON is rewritten to the JSON
 /// error body, keeping its status and headers; its text (if short) becomes the
 /// message, otherwise the status's reason phrase.
-pub async fn json_errors(req: Request, next: Next) -> Response {
+pub(crate) async fn json_errors(req: Request, next: Next) -> Response {
     let res = next.run(req).await;
     let status = res.status();
     let is_json = res
@@ -159,7 +159,7 @@ pub async fn json_errors(req: Request, next: Next) -> Response {
 
 /// The CORS layer for `--allowed-origins`: simple and preflighted `GET`/`POST` with
 /// `Authorization` and `Content-Type`, preflight cached 10 minutes.
-pub fn cors(config: &Config) -> CorsLayer {
+pub(crate) fn cors(config: &Config) -> CorsLayer {
     let origins: Vec<HeaderValue> = config
         .allowed_origins
         .iter()
@@ -181,7 +181,10 @@ pub fn cors(config: &Config) -> CorsLayer {
 
 /// The application `router` wrapped in the edge's HTTP layers (outermost first):
 /// security headers, the JSON error body, the `Origin` check, CORS, the body deadline.
-pub fn layer<S: Clone + Send + Sync + 'static>(router: Router<S>, config: &Config) -> Router<S> {
+pub(crate) fn layer<S: Clone + Send + Sync + 'static>(
+    router: Router<S>,
+    config: &Config,
+) -> Router<S> {
     let allowed = Arc::new(config.allowed_origins.clone());
     let body_limit = config.body_timeout();
     router

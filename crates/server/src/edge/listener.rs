@@ -32,9 +32,9 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 /// First back-off after `accept` failed for lack of resources.
-pub const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
+pub(crate) const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
 /// Longest back-off after repeated `accept` failures.
-pub const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
+pub(crate) const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// The answer written to a refused connection (before it is closed).
 const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 78\r\n\r\n{\"error\":{\"code\":\"unavailable\",\"message\":\"too many connections, retry later\"}}";
@@ -42,7 +42,7 @@ const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: appli
 /// One accepted connection's share of the connection caps; released when the last
 /// holder (the HTTP connection task, or the WebSocket it was upgraded to) drops it.
 #[derive(Debug)]
-pub struct ConnSlot {
+pub(crate) struct ConnSlot {
     _permit: OwnedSemaphorePermit,
     _per_ip: Option<AddrGuard>,
 }
@@ -59,7 +59,7 @@ fn is_resource_exhaustion(e: &io::Error) -> bool {
 /// asks every HTTP connection to finish its current request and close (upgraded
 /// sockets watch the same token themselves). Connection tasks are tracked by
 /// `state.tasks()`. Errors: none so far (accept failures are logged and retried).
-pub async fn serve(
+pub(crate) async fn serve(
     listener: TcpListener,
     router: Router,
     state: AppState,

@@ -18,10 +18,10 @@
 //! The WebSocket `hello` deadline (`--hello-timeout-ms`) is enforced by the
 //! connection's reader (`crate::ws::connection`).
 
-pub mod addr;
-pub mod body;
-pub mod http;
-pub mod listener;
+pub(crate) mod addr;
+pub(crate) mod body;
+pub(crate) mod http;
+pub(crate) mod listener;
 
 use crate::config::Config;
 use addr::AddrCounter;
@@ -39,11 +39,11 @@ use tokio::sync::Semaphore;
 pub const FD_HEADROOM: usize = 64;
 
 /// Fewest connections a derived cap allows, however low the open-file limit.
-pub const MIN_DERIVED_CONNECTIONS: usize = 16;
+pub(crate) const MIN_DERIVED_CONNECTIONS: usize = 16;
 
 /// Raises the soft open-file limit (`RLIMIT_NOFILE`) to the hard limit and returns
 /// the limit now in force; `None` where it cannot be read (not Unix).
-pub fn raise_nofile_limit() -> Option<u64> {
+pub(crate) fn raise_nofile_limit() -> Option<u64> {
     match rlimit::increase_nofile_limit(u64::MAX) {
         Ok(n) => Some(n),
         Err(e) => {
@@ -58,7 +58,7 @@ pub fn raise_nofile_limit() -> Option<u64> {
 /// The connection cap for an open-file limit of `nofile`: `nofile -`
 /// [`FD_HEADROOM`], at least [`MIN_DERIVED_CONNECTIONS`]; `None` (no limit known):
 /// 10 000.
-pub fn derived_max_connections(nofile: Option<u64>) -> usize {
+pub(crate) fn derived_max_connections(nofile: Option<u64>) -> usize {
     match nofile {
         Some(n) => usize::try_from(n)
             .unwrap_or(usize::MAX)

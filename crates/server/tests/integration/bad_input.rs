@@ -103,7 +103,7 @@ async fn snapshot(c: &mut Client, id: uuid::Uuid) -> protocol::Snapshot {
 /// stands still, so the whole snapshot must be identical).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_seat_stale_turn_and_illegal_plans_are_refused_and_change_nothing() {
-    let clock = server::clock::Clock::manual(1_800_000_000_000);
+    let clock = server::Clock::manual(1_800_000_000_000);
     let s = start_with_clock(test_config(), clock).await;
     let (mut clients, started) = lobby_of_four(&s, false, 4).await;
     let id = started[0].match_id;

@@ -39,12 +39,12 @@ pub(crate) fn test_config() -> Config {
 }
 
 pub(crate) async fn start(config: Config) -> TestServer {
-    start_with_clock(config, server::clock::Clock::system()).await
+    start_with_clock(config, server::Clock::system()).await
 }
 
-/// [`start`] with the clock the rooms read (a [`server::clock::Clock::manual`] clock
+/// [`start`] with the clock the rooms read (a [`server::Clock::manual`] clock
 /// makes turn timers and the match clock move only when the test moves it).
-pub(crate) async fn start_with_clock(config: Config, clock: server::clock::Clock) -> TestServer {
+pub(crate) async fn start_with_clock(config: Config, clock: server::Clock) -> TestServer {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("test.db").display());
     let store = store::Store::connect(Some(&url)).await.unwrap();
@@ -275,10 +275,10 @@ pub(crate) async fn expect_started(c: &mut Client) -> Started {
 /// Start of the manual clocks of these tests (Unix ms).
 pub(crate) const T0: u64 = 1_800_000_000_000;
 
-/// [`start`] on a [`server::clock::Clock::manual`] clock standing at [`T0`]: turn
+/// [`start`] on a [`server::Clock::manual`] clock standing at [`T0`]: turn
 /// timers, the match clock and the abandon timer move only when the test moves it.
-pub(crate) async fn start_manual(config: Config) -> (TestServer, server::clock::Clock) {
-    let clock = server::clock::Clock::manual(T0);
+pub(crate) async fn start_manual(config: Config) -> (TestServer, server::Clock) {
+    let clock = server::Clock::manual(T0);
     (start_with_clock(config, clock.clone()).await, clock)
 }
 

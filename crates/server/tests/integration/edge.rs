@@ -351,7 +351,7 @@ async fn security_headers_are_on_the_client_and_the_api() {
         let h = r.headers();
         assert_eq!(
             h["content-security-policy"],
-            server::edge::http::CONTENT_SECURITY_POLICY,
+            server::CONTENT_SECURITY_POLICY,
             "{path}"
         );
         let csp = h["content-security-policy"].to_str().unwrap();

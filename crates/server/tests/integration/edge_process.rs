@@ -71,7 +71,7 @@ async fn with_512_files_600_half_sent_connections_do_not_stop_the_server() {
     }
     let addr = addr.unwrap();
     // 512 files minus the 64 kept for the listener, the database and files.
-    assert_eq!(cap, Some(512 - server::edge::FD_HEADROOM));
+    assert_eq!(cap, Some(512 - server::FD_HEADROOM));
     {
         let log = log.clone();
         tokio::spawn(async move {

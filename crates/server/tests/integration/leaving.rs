@@ -10,7 +10,7 @@
 use crate::common::*;
 use protocol::{ErrorCode, ServerMsg};
 use serde_json::{json, Value};
-use server::clock::Clock;
+use server::Clock;
 
 async fn get(s: &TestServer, path: &str) -> Value {
     reqwest::get(s.url(path))

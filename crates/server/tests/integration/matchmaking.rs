@@ -13,7 +13,7 @@ use std::time::Duration;
 /// clock).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_queue_fills_with_bots_exactly_when_the_wait_is_over() {
-    let clock = server::clock::Clock::manual(T0);
+    let clock = server::Clock::manual(T0);
     let config = server::Config {
         bot_fill_seconds: 20,
         match_seconds: 600,
@@ -132,10 +132,7 @@ async fn a_private_lobby_is_joined_by_code_and_started_by_its_host() {
         panic!("expected lobby_state")
     };
     assert_eq!(l.code.len(), 6);
-    assert!(l
-        .code
-        .bytes()
-        .all(|b| server::lobby::CODE_ALPHABET.contains(&b)));
+    assert!(l.code.bytes().all(|b| server::CODE_ALPHABET.contains(&b)));
     assert_eq!(
         (l.mode, l.private, l.fill_with_bots, l.host),
         (Mode::Clash, true, true, host.player_id)

@@ -9,15 +9,14 @@ fn proto_openapi_json_is_up_to_date() {
     let on_disk = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     assert!(
-        on_disk == server::api::openapi::document(),
+        on_disk == server::openapi_document(),
         "proto/openapi.json is out of date: run `cargo run -p server --bin gen-openapi`"
     );
 }
 
 #[test]
 fn the_document_is_openapi_3_1_with_every_error_shared() {
-    let doc: serde_json::Value =
-        serde_json::from_str(&server::api::openapi::document()).expect("JSON");
+    let doc: serde_json::Value = serde_json::from_str(&server::openapi_document()).expect("JSON");
     assert_eq!(doc["openapi"], "3.1.0");
     // Every 4xx/5xx answer of every path uses the one error body schema.
     for (path, item) in doc["paths"].as_object().unwrap() {

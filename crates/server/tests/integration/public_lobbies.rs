@@ -11,7 +11,7 @@
 use crate::common::*;
 use protocol::{ErrorCode, LobbyList, ServerMsg};
 use serde_json::{json, Value};
-use server::clock::Clock;
+use server::Clock;
 use std::time::Duration;
 
 const T0: u64 = 1_800_000_000_000;

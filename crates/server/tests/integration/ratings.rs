@@ -9,7 +9,7 @@
 use crate::common::*;
 use protocol::{MatchEnded, ServerMsg};
 use serde_json::{json, Value};
-use server::clock::Clock;
+use server::Clock;
 use store::rating::{rate, Rating};
 use uuid::Uuid;
 

@@ -11,7 +11,7 @@ use engine::{Seat, TurnKind};
 use futures_util::StreamExt;
 use protocol::{ServerFrame, ServerMsg, Snapshot, TurnResolved, TurnStarted};
 use serde_json::{json, Value};
-use server::clock::Clock;
+use server::Clock;
 use std::time::Duration;
 use tokio_tungstenite::MaybeTlsStream;
 

@@ -384,7 +384,7 @@ async fn rest_suite(srv: &Srv) {
         .text()
         .await
         .unwrap();
-    assert_eq!(body, server::api::openapi::document());
+    assert_eq!(body, server::openapi_document());
 }
 
 /// Contract: the REST API over a SQLite file.
@@ -460,7 +460,7 @@ async fn every_documented_get_answers_as_documented() {
     let store = store::Store::connect(Some(&url)).await.unwrap();
     let writer = store::spawn_writer(store.clone());
     let mut srv = serve(quick_config(MATCH_SECONDS), store, writer).await;
-    let doc: Value = serde_json::from_str(&server::api::openapi::document()).unwrap();
+    let doc: Value = serde_json::from_str(&server::openapi_document()).unwrap();
     let mut checked = 0;
     for (path, item) in doc["paths"].as_object().unwrap() {
         let Some(op) = item.get("get") else { continue };

@@ -7,7 +7,7 @@ use crate::common::*;
 use engine::TurnKind;
 use protocol::{ErrorCode, ServerMsg};
 use serde_json::json;
-use server::clock::Clock;
+use server::Clock;
 use std::time::Duration;
 
 /// Reads until the `turn_resolved` of `n`; returns its kind.
