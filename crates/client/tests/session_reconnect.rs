@@ -11,7 +11,7 @@ use client::{Endpoint, Rest, Session};
 use engine::{Mode, TurnKind};
 use protocol::{ServerFrame, ServerMsg, TurnResolved, TurnStarted};
 use serde_json::{json, Value};
-use server::{clock::Clock, AppState, Config};
+use server::{AppState, Clock, Config};
 use std::time::Duration;
 use tokio::time::timeout;
 
