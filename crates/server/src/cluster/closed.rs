@@ -11,12 +11,12 @@
 //!   seated in a room it runs, detaches them from it (`RoomCmd::Detach`): the seat
 //!   counts as away. A seat already attached to a newer socket is not touched.
 
+use super::next_or_stop;
 use super::Cluster;
 use crate::presence::Busy;
 use crate::room::RoomCmd;
 use crate::state::AppState;
 use crate::ws::ConnHandle;
-use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use uuid::Uuid;
@@ -71,17 +71,18 @@ impl Cluster {
     /// that seat them.
     pub(super) async fn gone_loop(self: Arc<Self>, state: AppState) {
         let token = state.shutdown_token().clone();
-        let mut sub = match self.nats.subscribe(self.subject("conn.gone")).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot subscribe to socket closes");
-                return;
-            }
+        let Some(mut sub) = self
+            .subscribe_or_log(
+                self.subject("conn.gone"),
+                "cannot subscribe to socket closes",
+            )
+            .await
+        else {
+            return;
         };
         loop {
-            let msg = tokio::select! {
-                _ = token.cancelled() => return,
-                m = sub.next() => match m { Some(m) => m, None => return },
+            let Some(msg) = next_or_stop(&mut sub, &token).await else {
+                return;
             };
             let Ok(g) = serde_json::from_slice::<Gone>(&msg.payload) else {
                 continue;

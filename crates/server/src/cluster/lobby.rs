@@ -38,6 +38,7 @@
 //! Codes are unique per node; two nodes opening the same code at the same time (one
 //! chance in ~10⁹ per pair) would both answer its requests.
 
+use super::next_or_stop;
 use super::queue::Refused;
 use super::Cluster;
 use crate::lobby::{LobbyError, NodeLobbies};
@@ -193,13 +194,11 @@ impl Cluster {
         let Some((_, (origin, _, _))) = self.lobby_stand_ins.remove(&player) else {
             return;
         };
-        let nats = self.nats.clone();
-        let subject = self.subject(&format!("lobby_left.{origin}"));
-        tokio::spawn(async move {
-            if let Err(e) = nats.publish(subject, player.to_string().into()).await {
-                tracing::warn!(error = %e, "lobby-left notice not sent");
-            }
-        });
+        self.notify(
+            self.subject(&format!("lobby_left.{origin}")),
+            player.to_string().into(),
+            "lobby-left notice not sent",
+        );
     }
 
     /// Every node: frees the local `Lobby` presence of players whose lobby on
@@ -207,17 +206,15 @@ impl Cluster {
     pub(super) async fn lobby_left_loop(self: Arc<Self>, state: AppState) {
         let token = state.shutdown_token().clone();
         let subject = self.subject(&format!("lobby_left.{}", self.node_id()));
-        let mut sub = match self.nats.subscribe(subject).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot subscribe to lobby-left notices");
-                return;
-            }
+        let Some(mut sub) = self
+            .subscribe_or_log(subject, "cannot subscribe to lobby-left notices")
+            .await
+        else {
+            return;
         };
         loop {
-            let msg = tokio::select! {
-                _ = token.cancelled() => return,
-                m = sub.next() => match m { Some(m) => m, None => return },
+            let Some(msg) = next_or_stop(&mut sub, &token).await else {
+                return;
             };
             let Some(player) = std::str::from_utf8(&msg.payload)
                 .ok()
@@ -351,12 +348,11 @@ impl Cluster {
     pub(super) async fn lobbies_loop(self: Arc<Self>, state: AppState) {
         let token = state.shutdown_token().clone();
         let subject = self.subject("lobbies.list");
-        let mut sub = match self.nats.subscribe(subject.clone()).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot subscribe to lobby lists");
-                return;
-            }
+        let Some(mut sub) = self
+            .subscribe_or_log(subject.clone(), "cannot subscribe to lobby lists")
+            .await
+        else {
+            return;
         };
         let changed = state.lobbies().changed();
         let mut tick = tokio::time::interval(ANNOUNCE);
@@ -425,30 +421,29 @@ impl Cluster {
         let Ok(payload) = serde_json::to_vec(&msg) else {
             return;
         };
-        let nats = self.nats.clone();
-        let subject = self.subject("player.frame");
-        tokio::spawn(async move {
-            if let Err(e) = nats.publish(subject, payload.into()).await {
-                tracing::warn!(error = %e, "frame for a player on another node not sent");
-            }
-        });
+        self.notify(
+            self.subject("player.frame"),
+            payload,
+            "frame for a player on another node not sent",
+        );
     }
 
     /// Every node: queues the frames of [`Cluster::tell_player`] to the local
     /// sockets of their players.
     pub(super) async fn player_frame_loop(self: Arc<Self>, state: AppState) {
         let token = state.shutdown_token().clone();
-        let mut sub = match self.nats.subscribe(self.subject("player.frame")).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot subscribe to player frames");
-                return;
-            }
+        let Some(mut sub) = self
+            .subscribe_or_log(
+                self.subject("player.frame"),
+                "cannot subscribe to player frames",
+            )
+            .await
+        else {
+            return;
         };
         loop {
-            let msg = tokio::select! {
-                _ = token.cancelled() => return,
-                m = sub.next() => match m { Some(m) => m, None => return },
+            let Some(msg) = next_or_stop(&mut sub, &token).await else {
+                return;
             };
             let Ok(f) = serde_json::from_slice::<PlayerFrame>(&msg.payload) else {
                 continue;

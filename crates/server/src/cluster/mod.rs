@@ -48,6 +48,19 @@ use store::{Leases, Store, StoreError};
 use tokio::sync::Notify;
 use uuid::Uuid;
 
+use async_nats::{Message, Subscriber};
+use futures_util::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+/// The next message of a listener's subscription; `None` at shutdown (`token`) or
+/// when the subscription ended.
+async fn next_or_stop(sub: &mut Subscriber, token: &CancellationToken) -> Option<Message> {
+    tokio::select! {
+        _ = token.cancelled() => None,
+        m = sub.next() => m,
+    }
+}
+
 /// How often every node looks for matches whose lease expired.
 pub(crate) const SCAN: Duration = Duration::from_millis(500);
 /// Most matches one scan claims (the rest wait for the next scan, or another node).
@@ -241,6 +254,31 @@ impl Cluster {
         format!("{}.{tail}", self.settings.prefix)
     }
 
+    /// Subscribes to `subject` for one of the node's listeners; `None`, logged with
+    /// `what`, when NATS refuses (the listener then does not run).
+    async fn subscribe_or_log(&self, subject: String, what: &str) -> Option<Subscriber> {
+        match self.nats.subscribe(subject).await {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::error!(error = %e, "{what}");
+                None
+            }
+        }
+    }
+
+    /// Publishes a notice to other nodes without waiting for it; a notice NATS does
+    /// not take is logged with `what` (each notice's listener has a slower path that
+    /// does not need it: the lease scan, the periodic announcements, the queue
+    /// check).
+    fn notify(&self, subject: String, payload: Vec<u8>, what: &'static str) {
+        let nats = self.nats.clone();
+        tokio::spawn(async move {
+            if let Err(e) = nats.publish(subject, payload.into()).await {
+                tracing::warn!(error = %e, "{what}");
+            }
+        });
+    }
+
     /// Starts the node's background tasks on `state`'s tracker: lease renewal, the
     /// takeover scan and the release-notice listener. They stop at shutdown.
     pub fn spawn_tasks(self: &Arc<Self>, state: &AppState) {
@@ -369,19 +407,19 @@ impl Cluster {
     }
 
     async fn hello_loop(self: Arc<Self>, state: AppState) {
-        use futures_util::StreamExt;
         let token = state.shutdown_token().clone();
-        let mut sub = match self.nats.subscribe(self.subject("player.hello")).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot subscribe to sign-in notices");
-                return;
-            }
+        let Some(mut sub) = self
+            .subscribe_or_log(
+                self.subject("player.hello"),
+                "cannot subscribe to sign-in notices",
+            )
+            .await
+        else {
+            return;
         };
         loop {
-            let msg = tokio::select! {
-                _ = token.cancelled() => return,
-                m = sub.next() => match m { Some(m) => m, None => return },
+            let Some(msg) = next_or_stop(&mut sub, &token).await else {
+                return;
             };
             let text = String::from_utf8_lossy(&msg.payload);
             let Some((node, player)) = text.split_once(' ') else {

@@ -36,6 +36,7 @@
 //!   ([`MmCmd::Drain`]): its own sockets' players are queued at the new one by
 //!   that check, the other nodes' by theirs.
 
+use super::next_or_stop;
 use super::Cluster;
 use crate::matchmaker::MmCmd;
 use crate::presence::Busy;
@@ -235,13 +236,11 @@ impl Cluster {
         let Ok(payload) = serde_json::to_vec(&Dequeued { player, mode }) else {
             return;
         };
-        let nats = self.nats.clone();
-        let subject = self.subject(&format!("mm.dequeued.{origin}"));
-        tokio::spawn(async move {
-            if let Err(e) = nats.publish(subject, payload.into()).await {
-                tracing::warn!(error = %e, "dequeue notice not sent");
-            }
-        });
+        self.notify(
+            self.subject(&format!("mm.dequeued.{origin}")),
+            payload,
+            "dequeue notice not sent",
+        );
     }
 
     /// Every node: frees the local `Queued` presence of players the matchmaker node
@@ -249,17 +248,15 @@ impl Cluster {
     pub(super) async fn dequeued_loop(self: Arc<Self>, state: AppState) {
         let token = state.shutdown_token().clone();
         let subject = self.subject(&format!("mm.dequeued.{}", self.node_id()));
-        let mut sub = match self.nats.subscribe(subject).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot subscribe to dequeue notices");
-                return;
-            }
+        let Some(mut sub) = self
+            .subscribe_or_log(subject, "cannot subscribe to dequeue notices")
+            .await
+        else {
+            return;
         };
         loop {
-            let msg = tokio::select! {
-                _ = token.cancelled() => return,
-                m = sub.next() => match m { Some(m) => m, None => return },
+            let Some(msg) = next_or_stop(&mut sub, &token).await else {
+                return;
             };
             if let Ok(d) = serde_json::from_slice::<Dequeued>(&msg.payload) {
                 self.queued_here.remove(&d.player);
@@ -429,12 +426,14 @@ impl Cluster {
     /// without dying and emptied its queue).
     pub(super) async fn elected_loop(self: Arc<Self>, state: AppState) {
         let token = state.shutdown_token().clone();
-        let mut sub = match self.nats.subscribe(self.subject("mm.elected")).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot subscribe to matchmaker elections");
-                return;
-            }
+        let Some(mut sub) = self
+            .subscribe_or_log(
+                self.subject("mm.elected"),
+                "cannot subscribe to matchmaker elections",
+            )
+            .await
+        else {
+            return;
         };
         let mut check = tokio::time::interval(CHECK_EVERY);
         check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

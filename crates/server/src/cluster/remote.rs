@@ -27,6 +27,7 @@
 //!   the match id: every node closes (1012) the sockets it routed to that match, so
 //!   their clients reconnect and attach to the new owner.
 
+use super::next_or_stop;
 use super::{Cluster, MOVED};
 use crate::room::{RoomCmd, RoomHandle};
 use crate::state::AppState;
@@ -285,17 +286,15 @@ impl Cluster {
     pub(super) async fn forward_loop(self: Arc<Self>, state: AppState) {
         let token = state.shutdown_token().clone();
         let subject = self.relay_subject(self.node_id(), ">");
-        let mut sub = match self.nats.subscribe(subject).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot subscribe to remote frames");
-                return;
-            }
+        let Some(mut sub) = self
+            .subscribe_or_log(subject, "cannot subscribe to remote frames")
+            .await
+        else {
+            return;
         };
         loop {
-            let msg = tokio::select! {
-                _ = token.cancelled() => return,
-                m = sub.next() => match m { Some(m) => m, None => return },
+            let Some(msg) = next_or_stop(&mut sub, &token).await else {
+                return;
             };
             let Some(headers) = msg.headers.as_ref() else {
                 continue;
@@ -335,17 +334,18 @@ impl Cluster {
     /// routed to it (1012) so their clients reconnect and attach to the new owner.
     pub(super) async fn moved_loop(self: Arc<Self>, state: AppState) {
         let token = state.shutdown_token().clone();
-        let mut sub = match self.nats.subscribe(self.subject("cluster.moved")).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot subscribe to moved notices");
-                return;
-            }
+        let Some(mut sub) = self
+            .subscribe_or_log(
+                self.subject("cluster.moved"),
+                "cannot subscribe to moved notices",
+            )
+            .await
+        else {
+            return;
         };
         loop {
-            let msg = tokio::select! {
-                _ = token.cancelled() => return,
-                m = sub.next() => match m { Some(m) => m, None => return },
+            let Some(msg) = next_or_stop(&mut sub, &token).await else {
+                return;
             };
             let Some(id) = std::str::from_utf8(&msg.payload)
                 .ok()
