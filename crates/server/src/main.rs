@@ -101,7 +101,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         None => store::spawn_writer_with(store.clone(), config.writer_config()),
     };
-    let listener = tokio::net::TcpListener::bind(config.bind).await?;
+    let listener = tokio::net::TcpListener::bind(config.bind)
+        .await
+        .map_err(|e| format!("cannot listen on {} (--bind, LUDO_BIND): {e}", config.bind))?;
     tracing::info!(addr = %listener.local_addr()?, database = store.backend_name(), "listening");
     let state = AppState::new(config, store.clone(), writer);
     if let Some(c) = cluster {

@@ -13,7 +13,16 @@
 //! | `ludo_persistence_backlog` | gauge | writes handed to the persistence writer and not yet stored |
 //! | `ludo_errors_total{code}` | counter | `error` messages sent, by protocol error code |
 //! | `ludo_ws_rate_limited_total`, `ludo_ws_slow_consumer_total` | counter | frames refused by the rate limit; clients dropped for a full outbound queue |
-//! | `ludo_persistence_retries_total`, `ludo_persistence_dropped_total` | counter | persistence retries and skipped writes |
+//! | `ludo_persistence_retries_total`, `ludo_persistence_failures_total` | counter | write attempts retried; failed attempts whose error was not transient (still retried) |
+//! | `ludo_persistence_dropped_total` | counter | writes sent after the writer task stopped (shutdown; never acknowledged, so never shown) |
+//! | `ludo_persistence_fenced_total` | counter | writes skipped because another node owns their match now (cluster mode) |
+//! | `ludo_persistence_commit_seconds`, `ludo_persistence_batch_ops` | histogram | first write of a batch queued → its commit, seconds; writes per committed batch |
+//! | `ludo_rooms_resumed_total` | counter | running matches resumed from the store (at start, or taken over in cluster mode) |
+//! | `ludo_cluster_leases` | gauge | room leases this node holds (cluster mode) |
+//! | `ludo_cluster_takeovers_total`, `ludo_cluster_rooms_lost_total` | counter | matches claimed from another node's expired or released lease; rooms stopped because another node owns their match now |
+//! | `ludo_connections_refused_total{cap}`, `ludo_accept_errors_total{kind}` | counter | connections refused over a connection cap; failed `accept` calls |
+//! | `ludo_http_header_timeouts_total`, `ludo_ws_hello_timeouts_total` | counter | connections closed for slow request headers; sockets closed without a good `hello` in time |
+//! | `ludo_origin_refused_total`, `ludo_guests_rate_limited_total` | counter | requests refused for their `Origin`; guest creations refused with 429 |
 //! | `process_cpu_seconds_total` | gauge | the server process's user + system CPU time since it started, seconds (read from `/proc` at scrape time by `metrics-process`; a gauge because its counter form keeps whole seconds only) |
 //! | `process_resident_memory_bytes`, `process_threads`, `process_open_fds`, … | gauge | the other Prometheus process metrics of `metrics-process` (read at scrape time) |
 //!
