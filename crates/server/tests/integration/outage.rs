@@ -64,7 +64,17 @@ async fn outage(direct: Store, db_url: String) {
 
     // Durable before visible: the match shows nothing while the database is away.
     let quiet_from = direct.match_summary(id).await.unwrap().unwrap().turn_count;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Not a fixed wait: until the writer has been refused five times (its retries
+    // are 10–200 ms apart, FAST), which shows the outage lasting across retries.
+    let t0 = tokio::time::Instant::now();
+    while gate.refused() < 5 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the writer retries while the database is away ({} refused)",
+            gate.refused()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     assert!(!player.is_finished(), "the match waits for the store");
     assert!(writer.backlog() > 0, "the pending turn waits in the writer");
     assert!(
