@@ -1,11 +1,13 @@
 //! The browser client (`web/` of the repository): its static files are the router's
-//! fallback, so every path that no API route claims (`/`, `/js/app.js` …) is looked
-//! up in the web folder, and a file that is not there is a plain 404.
+//! fallback, so a path that no API route claims is looked up among the client's
+//! files — `/` and `/index.html`, and the files under `/css/` and `/js/` — and
+//! anything else (the folder's tests, README, `node_modules` after a browser test
+//! run) is a plain 404.
 
 use crate::config::Config;
 use axum::Router;
 use std::path::PathBuf;
-use tower_http::services::ServeDir;
+use tower_http::services::{ServeDir, ServeFile};
 
 /// The repository's `web/` folder as seen from this crate's source (`crates/server`).
 const SOURCE_WEB_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../web");
@@ -35,7 +37,7 @@ pub(crate) fn with_web<S: Clone + Send + Sync + 'static>(
                 tracing::warn!(dir = %dir.display(), "the web folder has no index.html");
             }
             tracing::debug!(dir = %dir.display(), "serving the browser client at /");
-            router.fallback_service(ServeDir::new(dir))
+            router.fallback_service(client_files(&dir))
         }
         None => {
             tracing::warn!(
@@ -46,12 +48,24 @@ pub(crate) fn with_web<S: Clone + Send + Sync + 'static>(
     }
 }
 
+/// The client's files in `dir`: `index.html` at `/` and `/index.html`, the folders
+/// `css/` and `js/`; every other path 404.
+fn client_files(dir: &std::path::Path) -> Router {
+    let index = ServeFile::new(dir.join("index.html"));
+    Router::new()
+        .route_service("/", index.clone())
+        .route_service("/index.html", index)
+        .nest_service("/css", ServeDir::new(dir.join("css")))
+        .nest_service("/js", ServeDir::new(dir.join("js")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use axum::body::{to_bytes, Body};
     use axum::http::{header, Request, StatusCode};
     use axum::routing::get;
+    use std::path::Path;
     use tower::ServiceExt;
 
     async fn get_path(app: Router, path: &str) -> (StatusCode, String, String) {
@@ -99,8 +113,24 @@ mod tests {
         assert!(body.contains("export function step("));
         assert_eq!(get_path(app.clone(), "/api/v1/ping").await.2, "pong");
         assert_eq!(
-            get_path(app, "/no/such/file.js").await.0,
+            get_path(app.clone(), "/no/such/file.js").await.0,
             StatusCode::NOT_FOUND
         );
+        // Only the client's files: web/'s tests and README exist but are not served.
+        assert!(Path::new(SOURCE_WEB_DIR)
+            .join("tests/package.json")
+            .is_file());
+        for path in [
+            "/tests/package.json",
+            "/README.md",
+            "/tests/browser.test.js",
+        ] {
+            assert_eq!(
+                get_path(app.clone(), path).await.0,
+                StatusCode::NOT_FOUND,
+                "{path}"
+            );
+        }
+        assert_eq!(get_path(app, "/index.html").await.0, StatusCode::OK);
     }
 }
