@@ -180,6 +180,19 @@ pub struct LoadReport {
 }
 
 impl LoadReport {
+    /// Why the run measured nothing, if it did not: no socket authenticated (a
+    /// server of another protocol version, say), or, in a playing mode, no match
+    /// started. `ludo-load` then exits 1 after its report.
+    pub fn empty_run(&self) -> Option<&'static str> {
+        if self.sockets_connected == 0 {
+            Some("no socket authenticated")
+        } else if self.config.mode != LoadMode::Idle && self.stats.matches_started == 0 {
+            Some("no match started")
+        } else {
+            None
+        }
+    }
+
     /// The report as human-readable lines.
     pub fn render(&self) -> String {
         let c = &self.config;

@@ -126,7 +126,13 @@ fn main() -> ExitCode {
             } else {
                 print!("{}", report.render());
             }
-            ExitCode::SUCCESS
+            match report.empty_run() {
+                Some(why) => {
+                    eprintln!("ludo-load: the run measured nothing: {why}");
+                    ExitCode::from(1)
+                }
+                None => ExitCode::SUCCESS,
+            }
         }
         Err(e) => {
             eprintln!("ludo-load: {e}");
