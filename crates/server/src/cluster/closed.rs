@@ -11,7 +11,6 @@
 //!   seated in a room it runs, detaches them from it (`RoomCmd::Detach`): the seat
 //!   counts as away. A seat already attached to a newer socket is not touched.
 
-use super::next_or_stop;
 use super::Cluster;
 use crate::presence::Busy;
 use crate::room::RoomCmd;
@@ -70,9 +69,9 @@ impl Cluster {
     /// Every node: detaches the stand-ins of closed remote sockets from the rooms
     /// that seat them.
     pub(super) async fn gone_loop(self: Arc<Self>, state: AppState) {
-        let token = state.shutdown_token().clone();
-        let Some(mut sub) = self
-            .subscribe_or_log(
+        let Some(mut inbox) = self
+            .listen(
+                &state,
                 self.subject("conn.gone"),
                 "cannot subscribe to socket closes",
             )
@@ -80,10 +79,7 @@ impl Cluster {
         else {
             return;
         };
-        loop {
-            let Some(msg) = next_or_stop(&mut sub, &token).await else {
-                return;
-            };
+        while let Some(msg) = inbox.next().await {
             let Ok(g) = serde_json::from_slice::<Gone>(&msg.payload) else {
                 continue;
             };

@@ -38,7 +38,6 @@
 //! Codes are unique per node; two nodes opening the same code at the same time (one
 //! chance in ~10⁹ per pair) would both answer its requests.
 
-use super::next_or_stop;
 use super::queue::Refused;
 use super::Cluster;
 use crate::lobby::{LobbyError, NodeLobbies};
@@ -204,18 +203,14 @@ impl Cluster {
     /// Every node: frees the local `Lobby` presence of players whose lobby on
     /// another node they are no longer in.
     pub(super) async fn lobby_left_loop(self: Arc<Self>, state: AppState) {
-        let token = state.shutdown_token().clone();
         let subject = self.subject(&format!("lobby_left.{}", self.node_id()));
-        let Some(mut sub) = self
-            .subscribe_or_log(subject, "cannot subscribe to lobby-left notices")
+        let Some(mut inbox) = self
+            .listen(&state, subject, "cannot subscribe to lobby-left notices")
             .await
         else {
             return;
         };
-        loop {
-            let Some(msg) = next_or_stop(&mut sub, &token).await else {
-                return;
-            };
+        while let Some(msg) = inbox.next().await {
             let Some(player) = std::str::from_utf8(&msg.payload)
                 .ok()
                 .and_then(|s| s.parse::<Uuid>().ok())
@@ -431,9 +426,9 @@ impl Cluster {
     /// Every node: queues the frames of [`Cluster::tell_player`] to the local
     /// sockets of their players.
     pub(super) async fn player_frame_loop(self: Arc<Self>, state: AppState) {
-        let token = state.shutdown_token().clone();
-        let Some(mut sub) = self
-            .subscribe_or_log(
+        let Some(mut inbox) = self
+            .listen(
+                &state,
                 self.subject("player.frame"),
                 "cannot subscribe to player frames",
             )
@@ -441,10 +436,7 @@ impl Cluster {
         else {
             return;
         };
-        loop {
-            let Some(msg) = next_or_stop(&mut sub, &token).await else {
-                return;
-            };
+        while let Some(msg) = inbox.next().await {
             let Ok(f) = serde_json::from_slice::<PlayerFrame>(&msg.payload) else {
                 continue;
             };

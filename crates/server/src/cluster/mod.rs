@@ -52,12 +52,19 @@ use async_nats::{Message, Subscriber};
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-/// The next message of a listener's subscription; `None` at shutdown (`token`) or
-/// when the subscription ended.
-async fn next_or_stop(sub: &mut Subscriber, token: &CancellationToken) -> Option<Message> {
-    tokio::select! {
-        _ = token.cancelled() => None,
-        m = sub.next() => m,
+/// A listener's subscription until shutdown ([`Cluster::listen`]).
+struct Inbox {
+    sub: Subscriber,
+    token: CancellationToken,
+}
+
+impl Inbox {
+    /// The next message; `None` at shutdown or when the subscription ended.
+    async fn next(&mut self) -> Option<Message> {
+        tokio::select! {
+            _ = self.token.cancelled() => None,
+            m = self.sub.next() => m,
+        }
     }
 }
 
@@ -266,6 +273,16 @@ impl Cluster {
         }
     }
 
+    /// One of the node's listeners: `subject`'s messages until `state` shuts down;
+    /// `None`, logged with `what`, when NATS refuses the subscription.
+    async fn listen(&self, state: &AppState, subject: String, what: &str) -> Option<Inbox> {
+        let sub = self.subscribe_or_log(subject, what).await?;
+        Some(Inbox {
+            sub,
+            token: state.shutdown_token().clone(),
+        })
+    }
+
     /// Publishes a notice to other nodes without waiting for it; a notice NATS does
     /// not take is logged with `what` (each notice's listener has a slower path that
     /// does not need it: the lease scan, the periodic announcements, the queue
@@ -407,9 +424,9 @@ impl Cluster {
     }
 
     async fn hello_loop(self: Arc<Self>, state: AppState) {
-        let token = state.shutdown_token().clone();
-        let Some(mut sub) = self
-            .subscribe_or_log(
+        let Some(mut inbox) = self
+            .listen(
+                &state,
                 self.subject("player.hello"),
                 "cannot subscribe to sign-in notices",
             )
@@ -417,10 +434,7 @@ impl Cluster {
         else {
             return;
         };
-        loop {
-            let Some(msg) = next_or_stop(&mut sub, &token).await else {
-                return;
-            };
+        while let Some(msg) = inbox.next().await {
             let text = String::from_utf8_lossy(&msg.payload);
             let Some((node, player)) = text.split_once(' ') else {
                 continue;

@@ -36,7 +36,6 @@
 //!   ([`MmCmd::Drain`]): its own sockets' players are queued at the new one by
 //!   that check, the other nodes' by theirs.
 
-use super::next_or_stop;
 use super::Cluster;
 use crate::matchmaker::MmCmd;
 use crate::presence::Busy;
@@ -246,18 +245,14 @@ impl Cluster {
     /// Every node: frees the local `Queued` presence of players the matchmaker node
     /// took out of its queue.
     pub(super) async fn dequeued_loop(self: Arc<Self>, state: AppState) {
-        let token = state.shutdown_token().clone();
         let subject = self.subject(&format!("mm.dequeued.{}", self.node_id()));
-        let Some(mut sub) = self
-            .subscribe_or_log(subject, "cannot subscribe to dequeue notices")
+        let Some(mut inbox) = self
+            .listen(&state, subject, "cannot subscribe to dequeue notices")
             .await
         else {
             return;
         };
-        loop {
-            let Some(msg) = next_or_stop(&mut sub, &token).await else {
-                return;
-            };
+        while let Some(msg) = inbox.next().await {
             if let Ok(d) = serde_json::from_slice::<Dequeued>(&msg.payload) {
                 self.queued_here.remove(&d.player);
                 state.presence().release(d.player, Busy::Queued(d.mode));

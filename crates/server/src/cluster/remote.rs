@@ -27,7 +27,6 @@
 //!   the match id: every node closes (1012) the sockets it routed to that match, so
 //!   their clients reconnect and attach to the new owner.
 
-use super::next_or_stop;
 use super::{Cluster, MOVED};
 use crate::room::{RoomCmd, RoomHandle};
 use crate::state::AppState;
@@ -284,18 +283,14 @@ impl Cluster {
     /// Origin side: queues the frames owners relay to this node's sockets (the same
     /// bytes to every socket named), and closes a socket when its proxy closed.
     pub(super) async fn forward_loop(self: Arc<Self>, state: AppState) {
-        let token = state.shutdown_token().clone();
         let subject = self.relay_subject(self.node_id(), ">");
-        let Some(mut sub) = self
-            .subscribe_or_log(subject, "cannot subscribe to remote frames")
+        let Some(mut inbox) = self
+            .listen(&state, subject, "cannot subscribe to remote frames")
             .await
         else {
             return;
         };
-        loop {
-            let Some(msg) = next_or_stop(&mut sub, &token).await else {
-                return;
-            };
+        while let Some(msg) = inbox.next().await {
             let Some(headers) = msg.headers.as_ref() else {
                 continue;
             };
@@ -333,9 +328,9 @@ impl Cluster {
     /// Every node: a match was resumed by another node; close the sockets this node
     /// routed to it (1012) so their clients reconnect and attach to the new owner.
     pub(super) async fn moved_loop(self: Arc<Self>, state: AppState) {
-        let token = state.shutdown_token().clone();
-        let Some(mut sub) = self
-            .subscribe_or_log(
+        let Some(mut inbox) = self
+            .listen(
+                &state,
                 self.subject("cluster.moved"),
                 "cannot subscribe to moved notices",
             )
@@ -343,10 +338,7 @@ impl Cluster {
         else {
             return;
         };
-        loop {
-            let Some(msg) = next_or_stop(&mut sub, &token).await else {
-                return;
-            };
+        while let Some(msg) = inbox.next().await {
             let Some(id) = std::str::from_utf8(&msg.payload)
                 .ok()
                 .and_then(|s| s.parse::<Uuid>().ok())
