@@ -43,8 +43,28 @@ where
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> std::process::ExitCode {
     let config = Config::parse();
+    match serve(config).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // The error and each of its causes, one line each (a database error's
+            // cause is the server's own message: "database \"ludo\" does not exist").
+            eprintln!("ludo-server: {e}");
+            let mut cause = e.source();
+            while let Some(c) = cause {
+                eprintln!("  caused by: {c}");
+                cause = c.source();
+            }
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Starts everything `config` asks for and serves until SIGTERM or Ctrl-C; a start
+/// that cannot proceed (bad cluster settings, a store that refuses for good, a
+/// taken port) is the error.
+async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     // Cluster mode (--nats-url): checked before anything starts; every log line
     // then carries the node id.
     let settings = server::ClusterSettings::from_config(&config)?;
