@@ -275,10 +275,36 @@ impl Session {
         false
     }
 
+    /// Cluster: false, after answering `already_busy`, when `player` holds a seat in
+    /// a running match of another node. This node's presence only knows the matches
+    /// it runs; the store knows every node's (`Store::running_match_of`). A store
+    /// that does not answer leaves the local check alone (a new match cannot start
+    /// then anyway: `new_matches_open`). Single node: always true.
+    async fn free_in_cluster(&self, player: &store::Player, req: &Option<String>) -> bool {
+        if self.state.cluster().is_none() {
+            return true;
+        }
+        match self.state.store().running_match_of(player.id).await {
+            Ok(Some(m)) if self.state.room(m).is_none() => {
+                self.conn.send_error(
+                    ErrorCode::AlreadyBusy,
+                    busy_text(Busy::Seated(m)),
+                    req.clone(),
+                );
+                false
+            }
+            Ok(_) => true,
+            Err(e) => {
+                tracing::debug!(error = %e, "seat look-up failed; local presence decides");
+                true
+            }
+        }
+    }
+
     /// `join_queue`: claims the player as queued (`already_busy` if it is busy), then
     /// the matchmaker (this node's, or in a cluster the matchmaker node's) answers.
     async fn join_queue(&self, player: &store::Player, mode: engine::Mode, req: Option<String>) {
-        if !self.new_matches_open(&req) {
+        if !self.new_matches_open(&req) || !self.free_in_cluster(player, &req).await {
             return;
         }
         let state = &self.state;
@@ -361,7 +387,7 @@ impl Session {
     /// `create_lobby`: `ack` (and `lobby_state`), or the lobby's error. In a cluster
     /// the code is served to the other nodes before anyone is shown it.
     async fn create_lobby(&self, player: &store::Player, c: &CreateLobby, req: Option<String>) {
-        if !self.new_matches_open(&req) {
+        if !self.new_matches_open(&req) || !self.free_in_cluster(player, &req).await {
             return;
         }
         let code = self.served_code().await;
@@ -383,6 +409,9 @@ impl Session {
     /// `join_lobby` by its code: `ack`, or the lobby's error. In a cluster a code no
     /// lobby here has is asked of the node that has it.
     async fn join_lobby(&self, player: &store::Player, code: &str, req: Option<String>) {
+        if !self.free_in_cluster(player, &req).await {
+            return;
+        }
         let joined = self
             .state
             .lobbies()
@@ -660,7 +689,7 @@ impl Session {
     /// (`already_busy`, `lobby_full`); otherwise the rematch lobby opens (or the
     /// player joins the open one) and the answer is `ack`.
     async fn offer_rematch(&self, player: &store::Player, match_id: Uuid, req: Option<String>) {
-        if !self.new_matches_open(&req) {
+        if !self.new_matches_open(&req) || !self.free_in_cluster(player, &req).await {
             return;
         }
         let summary = match self.state.store().match_summary(match_id).await {

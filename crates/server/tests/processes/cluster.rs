@@ -1584,3 +1584,87 @@ async fn remote_close_abandons(url: String) {
         n.proc.kill9().await;
     }
 }
+
+/// A player seated in a match another node runs is busy on its own node too: its
+/// `join_queue`, `create_lobby` and `join_lobby` there get `already_busy` (the
+/// store knows every node's seats), and it stays seated in that one match only.
+#[tokio::test]
+async fn a_player_seated_on_another_node_cannot_start_a_second_match() {
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            tokio::time::timeout(Duration::from_secs(120), seated_elsewhere(url))
+                .await
+                .expect("the test ends within 2 minutes")
+        })
+    })
+    .await;
+}
+
+async fn seated_elsewhere(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let mut spec = Spec::new(&url, 3000);
+    spec.extra = vec![("LUDO_BOT_FILL_SECONDS", "1")];
+    let nodes = cluster_of(&spec, 2, dir.path()).await;
+    let (hid, htoken) = nodes[0].proc.guest("Host").await;
+    let mut host = Player::connect(&nodes[0].proc, hid, &htoken).await.0;
+    let (rid, rtoken) = nodes[1].proc.guest("Remote").await;
+    let mut remote = Player::connect(&nodes[1].proc, rid, &rtoken).await.0;
+    host.send(json!({"t": "create_lobby", "d": {"mode": "clash", "fill_with_bots": true}}))
+        .await;
+    let code = match host
+        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await
+        .msg
+    {
+        ServerMsg::LobbyState(l) => l.code,
+        _ => unreachable!(),
+    };
+    join_lobby(&mut remote, &code, 2).await;
+    host.send(json!({"t": "start_lobby"})).await;
+    let match_id = match remote
+        .until(|m| matches!(m, ServerMsg::MatchStarted(_)))
+        .await
+        .msg
+    {
+        ServerMsg::MatchStarted(m) => m.match_id,
+        _ => unreachable!(),
+    };
+    assert_eq!(owner(&pool, match_id).await.unwrap().0, nodes[0].id);
+    for (id, msg) in [
+        (
+            "q",
+            json!({"t": "join_queue", "id": "q", "d": {"mode": "clash"}}),
+        ),
+        (
+            "c",
+            json!({"t": "create_lobby", "id": "c", "d": {"mode": "clash", "fill_with_bots": true}}),
+        ),
+        (
+            "j",
+            json!({"t": "join_lobby", "id": "j", "d": {"code": "ZZZZZZ"}}),
+        ),
+    ] {
+        remote.send(msg).await;
+        assert_eq!(
+            error_of(&mut remote, id).await,
+            protocol::ErrorCode::AlreadyBusy,
+            "{id}: the player is seated in {match_id} on {}",
+            nodes[0].id
+        );
+    }
+    // Still seated in that one match only, and it goes on.
+    let seats: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id \
+         WHERE s.player_id = $1 AND m.status = 'running'",
+    )
+    .bind(rid)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(seats, 1);
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
