@@ -27,8 +27,11 @@ pub(crate) const DEFAULT_ABUSE_STRIKES: u32 = 40;
 /// Default frames a connection's outbound queue holds before the client counts as
 /// too slow and is disconnected.
 pub(crate) const DEFAULT_OUTBOUND_QUEUE: usize = 256;
-/// Default match frames kept per room for `resync`.
-pub(crate) const DEFAULT_RESYNC_FRAMES: usize = 16;
+/// Default match frames kept per room for `resync`: 8, about four turns (a
+/// `turn_resolved` and a `turn_started` each). Older gaps get a snapshot, which holds
+/// everything a client needs to go on. Each kept `turn_resolved` is ≈ 3.7 KB, so 16
+/// frames cost ≈ 16 KiB more per live match than 8 (BENCHMARKS.md, issue 14).
+pub(crate) const DEFAULT_RESYNC_FRAMES: usize = 8;
 /// Default group-commit window of the persistence writer, ms.
 pub(crate) const DEFAULT_COMMIT_WINDOW_MS: u64 = 2;
 /// Default seconds between server pings.

@@ -38,11 +38,31 @@ macro_rules! with_pool {
 }
 pub(crate) use with_pool;
 
+/// Like [`with_pool`], for the persistence writer's group commits: on an SQLite
+/// file, its own one-connection pool ([`Store::sqlite_writes`]).
+macro_rules! with_write_pool {
+    ($store:expr, $pool:ident => $body:expr) => {
+        match (&$store.backend, &$store.sqlite_writes) {
+            ($crate::store::Backend::Pg($pool), _) => $body,
+            ($crate::store::Backend::Sqlite(_), Some($pool)) => $body,
+            ($crate::store::Backend::Sqlite($pool), None) => $body,
+        }
+    };
+}
+pub(crate) use with_write_pool;
+
 /// The persistence of guests, matches, turn logs and results, over PostgreSQL or
 /// SQLite. Cheap to clone: clones share the connection pool.
 #[derive(Clone, Debug)]
 pub struct Store {
     pub(crate) backend: Backend,
+    /// SQLite file only: one connection kept open for the persistence writer's
+    /// group commits. Every commit on the same connection keeps that connection's
+    /// page cache valid from one commit to the next (a commit made on another
+    /// connection of the pool makes SQLite drop and re-read the cached pages) and
+    /// wakes the same sqlx worker thread each time (issue 14). `None` for
+    /// PostgreSQL and for an in-memory database (one connection in all).
+    pub(crate) sqlite_writes: Option<SqlitePool>,
 }
 
 enum Kind {
@@ -65,7 +85,10 @@ fn sqlite_pool_options(url: &str) -> Result<(SqliteConnectOptions, SqlitePoolOpt
         .map_err(|_| StoreError::BadUrl)?
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal)
-        .foreign_keys(true);
+        .foreign_keys(true)
+        // Statement journals (a multi-row INSERT inside a group commit opens one) in
+        // memory, not as a temporary file opened, truncated and unlinked each time.
+        .pragma("temp_store", "memory");
     // No ping before each acquire: an SQLite connection is a file handle on its own
     // thread that does not go stale like a network one, and the ping was one more
     // round trip to that thread per group commit (a failed statement is retried by
@@ -74,7 +97,7 @@ fn sqlite_pool_options(url: &str) -> Result<(SqliteConnectOptions, SqlitePoolOpt
         .acquire_timeout(ACQUIRE_TIMEOUT)
         .test_before_acquire(false);
     // An in-memory database lives and dies with its one connection: keep exactly one.
-    let pool = if url.contains(":memory:") || url.contains("mode=memory") {
+    let pool = if is_in_memory(url) {
         pool.max_connections(1)
             .min_connections(1)
             .idle_timeout(None)
@@ -83,6 +106,30 @@ fn sqlite_pool_options(url: &str) -> Result<(SqliteConnectOptions, SqlitePoolOpt
         pool.max_connections(SQLITE_CONNECTIONS)
     };
     Ok((opts, pool))
+}
+
+/// The persistence writer's own pool on an SQLite file ([`Store::sqlite_writes`]):
+/// one connection, opened at the first commit and then kept (no idle timeout, no
+/// maximum lifetime). `None` for an in-memory database, whose one connection is the
+/// database.
+fn sqlite_writes_pool(url: &str, opts: &SqliteConnectOptions) -> Option<SqlitePool> {
+    if is_in_memory(url) {
+        return None;
+    }
+    Some(
+        SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .test_before_acquire(false)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect_lazy_with(opts.clone()),
+    )
+}
+
+/// True for an SQLite URL naming an in-memory database.
+fn is_in_memory(url: &str) -> bool {
+    url.contains(":memory:") || url.contains("mode=memory")
 }
 
 fn pg_pool_options() -> PgPoolOptions {
@@ -133,14 +180,18 @@ impl Store {
     /// [`StoreError::Migrate`] when a migration fails.
     pub async fn connect(database_url: Option<&str>) -> Result<Store, StoreError> {
         let url = database_url.unwrap_or(DEFAULT_DATABASE_URL);
-        let backend = match kind(url)? {
-            Kind::Pg => Backend::Pg(pg_pool_options().connect(url).await?),
+        let (backend, sqlite_writes) = match kind(url)? {
+            Kind::Pg => (Backend::Pg(pg_pool_options().connect(url).await?), None),
             Kind::Sqlite => {
                 let (opts, pool) = sqlite_pool_options(url)?;
-                Backend::Sqlite(pool.connect_with(opts).await?)
+                let writes = sqlite_writes_pool(url, &opts);
+                (Backend::Sqlite(pool.connect_with(opts).await?), writes)
             }
         };
-        let store = Store { backend };
+        let store = Store {
+            backend,
+            sqlite_writes,
+        };
         store.migrate().await?;
         Ok(store)
     }
@@ -152,18 +203,25 @@ impl Store {
     ///
     /// Errors: [`StoreError::BadUrl`].
     pub fn connect_lazy(database_url: &str) -> Result<Store, StoreError> {
-        let backend = match kind(database_url)? {
-            Kind::Pg => Backend::Pg(
-                pg_pool_options()
-                    .connect_lazy(database_url)
-                    .map_err(|_| StoreError::BadUrl)?,
+        let (backend, sqlite_writes) = match kind(database_url)? {
+            Kind::Pg => (
+                Backend::Pg(
+                    pg_pool_options()
+                        .connect_lazy(database_url)
+                        .map_err(|_| StoreError::BadUrl)?,
+                ),
+                None,
             ),
             Kind::Sqlite => {
                 let (opts, pool) = sqlite_pool_options(database_url)?;
-                Backend::Sqlite(pool.connect_lazy_with(opts))
+                let writes = sqlite_writes_pool(database_url, &opts);
+                (Backend::Sqlite(pool.connect_lazy_with(opts)), writes)
             }
         };
-        Ok(Store { backend })
+        Ok(Store {
+            backend,
+            sqlite_writes,
+        })
     }
 
     /// Applies the migrations not yet applied (idempotent; PostgreSQL takes an
@@ -225,6 +283,16 @@ impl Store {
         Ok(())
     }
 
+    /// The pool of the persistence writer's group commits on SQLite (its own
+    /// connection on a file, [`Store::sqlite_writes`]); `None` on PostgreSQL.
+    pub(crate) fn sqlite_write_pool(&self) -> Option<&SqlitePool> {
+        match (&self.backend, &self.sqlite_writes) {
+            (Backend::Sqlite(_), Some(writes)) => Some(writes),
+            (Backend::Sqlite(pool), None) => Some(pool),
+            (Backend::Pg(_), _) => None,
+        }
+    }
+
     /// `"postgres"` or `"sqlite"`, for logs.
     pub fn backend_name(&self) -> &'static str {
         match self.backend {
@@ -236,6 +304,9 @@ impl Store {
     /// Closes the pool, waiting for checked-out connections to be returned. Later
     /// calls fail with [`StoreError::Database`].
     pub async fn close(&self) {
+        if let Some(writes) = &self.sqlite_writes {
+            writes.close().await;
+        }
         with_pool!(self, pool => pool.close().await)
     }
 }

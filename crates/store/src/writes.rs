@@ -5,7 +5,7 @@ use crate::codec::{micros, name};
 use crate::error::StoreError;
 use crate::lease::Leases;
 use crate::model::{ChatEntry, MatchResult, NewMatch};
-use crate::store::{with_pool, Store};
+use crate::store::{with_pool, with_write_pool, Store};
 use crate::writer::WriteOp;
 use chrono::Utc;
 use engine::{Seat, TurnRecord};
@@ -53,8 +53,19 @@ type TurnRow<'a> = (Uuid, &'a TurnRecord, Option<(u64, u64)>);
 /// stored are skipped.
 macro_rules! insert_turns {
     ($conn:expr, $chunk:expr) => {{
-        let mut q = sqlx::QueryBuilder::new(INSERT_TURNS_HEAD);
-        q.push_values($chunk, |mut b, (match_id, t, logged)| {
+        let mut q = sqlx::QueryBuilder::new("");
+        push_turn_rows!(q, $chunk);
+        q.build().execute($conn).await?;
+    }};
+}
+
+/// Appends one multi-row `INSERT` of `$chunk` (a slice of [`TurnRow`]) to the
+/// query builder `$q`; turns already stored are skipped. (A macro, like
+/// [`insert_turns`], so one text serves both drivers' bind types.)
+macro_rules! push_turn_rows {
+    ($q:expr, $chunk:expr) => {{
+        $q.push(INSERT_TURNS_HEAD);
+        $q.push_values($chunk, |mut b, (match_id, t, logged)| {
             b.push_bind(*match_id)
                 .push_bind(t.turn_number as i32)
                 .push_bind(name(&t.seat))
@@ -65,8 +76,7 @@ macro_rules! insert_turns {
                 .push_bind(logged.map(|(seq, _)| seq as i64))
                 .push_bind(logged.map(|(_, clock)| clock as i64));
         });
-        q.push(INSERT_TURNS_TAIL);
-        q.build().execute($conn).await?;
+        $q.push(INSERT_TURNS_TAIL);
     }};
 }
 
@@ -158,7 +168,8 @@ impl Store {
     /// [`Store::append_turns`] for several matches in one transaction (used by the
     /// write-behind writer to batch consecutive turn writes). All or nothing.
     ///
-    /// Errors: as [`Store::append_turns`], for the first failing match.
+    /// Errors: as [`Store::append_turns`]; [`StoreError::UnknownMatch`] names the
+    /// batch's first match when any of its matches is not stored.
     pub async fn append_turn_batches(
         &self,
         batches: &[(Uuid, Vec<TurnRecord>)],
@@ -170,20 +181,23 @@ impl Store {
             .iter()
             .flat_map(|(m, ts)| ts.iter().map(move |t| (*m, t, None)))
             .collect();
-        let mut failed_match = None;
-        let res: Result<(), sqlx::Error> = with_pool!(self, pool => async {
-            let mut tx = pool.begin().await?;
-            for chunk in rows.chunks(TURN_ROWS_PER_INSERT) {
-                failed_match = chunk.first().map(|(m, _, _)| *m);
-                insert_turns!(&mut *tx, chunk);
+        let res: Result<(), sqlx::Error> = match self.sqlite_write_pool() {
+            Some(pool) => sqlite_append_in_one_round_trip(pool, &rows).await,
+            None => {
+                with_pool!(self, pool => async {
+                    let mut tx = pool.begin().await?;
+                    for chunk in rows.chunks(TURN_ROWS_PER_INSERT) {
+                        insert_turns!(&mut *tx, chunk);
+                    }
+                    tx.commit().await
+                }
+                .await)
             }
-            tx.commit().await
-        }
-        .await);
+        };
         match res {
-            Err(sqlx::Error::Database(db)) if db.is_foreign_key_violation() => {
-                Err(StoreError::UnknownMatch(failed_match.unwrap_or_default()))
-            }
+            Err(sqlx::Error::Database(db)) if db.is_foreign_key_violation() => Err(
+                StoreError::UnknownMatch(batches.first().map(|b| b.0).unwrap_or_default()),
+            ),
             other => other.map_err(StoreError::from),
         }
     }
@@ -243,6 +257,23 @@ impl Store {
                 WriteOp::Chat(_) | WriteOp::Leave { .. } => {}
             }
         }
+        // The steady state of every running match: a batch of turns only.
+        if let (None, Some(pool)) = (fence, self.sqlite_write_pool()) {
+            if ops.iter().all(|op| matches!(op, WriteOp::Turns { .. })) {
+                let rows: Vec<TurnRow<'_>> = ops
+                    .iter()
+                    .flat_map(|op| match op {
+                        WriteOp::Turns { match_id, turns } => turns
+                            .iter()
+                            .map(|t| (*match_id, &t.record, Some((t.seq, t.clock_ms))))
+                            .collect(),
+                        _ => Vec::new(),
+                    })
+                    .collect();
+                let outcome = sqlite_append_in_one_round_trip(pool, &rows).await;
+                return batch_outcome(outcome.map(|()| None), ops).map(|()| vec![false; ops.len()]);
+            }
+        }
         // Matches whose current token the transaction must read (new matches have
         // none yet), as one comma-separated list.
         let fenced_ids: String = match fence {
@@ -264,7 +295,7 @@ impl Store {
         let mut skipped = vec![false; ops.len()];
         let now = micros(Utc::now());
         let pg = self.is_pg();
-        let outcome: Result<Option<StoreError>, sqlx::Error> = with_pool!(self, pool => async {
+        let outcome: Result<Option<StoreError>, sqlx::Error> = with_write_pool!(self, pool => async {
             let mut tx = pool.begin().await?;
             let res: Result<Option<StoreError>, sqlx::Error> = async {
             if let (Some((_, tokens)), false) = (fence, fenced_ids.is_empty()) {
@@ -426,14 +457,58 @@ impl Store {
             }
         }
         .await);
-        match outcome {
-            Ok(None) => Ok(skipped),
-            Ok(Some(e)) => Err(e),
-            Err(sqlx::Error::Database(db)) if db.is_foreign_key_violation() => {
-                let id = ops.first().map(WriteOp::match_id).unwrap_or_default();
-                Err(StoreError::UnknownMatch(id))
-            }
-            Err(e) => Err(StoreError::from(e)),
+        batch_outcome(outcome, ops).map(|()| skipped)
+    }
+}
+
+/// The result of a batch's transaction as the batch's result: a store error the
+/// transaction returned (nothing written), a foreign-key violation as
+/// [`StoreError::UnknownMatch`] (the batch's first match), any other database error
+/// as [`StoreError`].
+fn batch_outcome(
+    outcome: Result<Option<StoreError>, sqlx::Error>,
+    ops: &[WriteOp],
+) -> Result<(), StoreError> {
+    match outcome {
+        Ok(None) => Ok(()),
+        Ok(Some(e)) => Err(e),
+        Err(sqlx::Error::Database(db)) if db.is_foreign_key_violation() => {
+            let id = ops.first().map(WriteOp::match_id).unwrap_or_default();
+            Err(StoreError::UnknownMatch(id))
+        }
+        Err(e) => Err(StoreError::from(e)),
+    }
+}
+
+/// SQLite, a batch of turns only (the writer's [`WriteOp::Turns`], or
+/// [`Store::append_turn_batches`]): the whole transaction as ONE list of
+/// statements sent to the connection's worker thread — `BEGIN IMMEDIATE`, the
+/// multi-row INSERTs, `COMMIT` — instead of three round trips (`BEGIN`, INSERT,
+/// `COMMIT`), each of which wakes that thread and then a runtime worker (issue 14:
+/// about 14 futex calls per commit before). The bound values run on across the
+/// statements (SQLite `?` parameters, numbered in order). On any failure the
+/// transaction is rolled back on the same connection before it returns to the pool
+/// (and the connection is closed if even that fails), so nothing is written and no
+/// write lock is left behind.
+async fn sqlite_append_in_one_round_trip(
+    pool: &sqlx::SqlitePool,
+    rows: &[TurnRow<'_>],
+) -> Result<(), sqlx::Error> {
+    use sqlx::Executor;
+    let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new("BEGIN IMMEDIATE; ");
+    for chunk in rows.chunks(TURN_ROWS_PER_INSERT) {
+        push_turn_rows!(q, chunk);
+        q.push("; ");
+    }
+    q.push("COMMIT");
+    let mut conn = pool.acquire().await?;
+    let res = q.build().execute(&mut *conn).await.map(|_| ());
+    if res.is_err() && conn.execute("ROLLBACK").await.is_err() {
+        // "No transaction is active" (BEGIN itself failed) is the usual reason; if
+        // the connection is in a state the rollback cannot fix, do not reuse it.
+        if conn.execute("SELECT 1").await.is_err() {
+            conn.close_on_drop();
         }
     }
+    res
 }

@@ -27,6 +27,7 @@ async fn contract(store: Store) {
     running_among(&store).await;
     unknown_ids(&store).await;
     big_turn_batches(&store).await;
+    failed_turn_batch(&store).await;
     ratings(&store).await;
 }
 
@@ -174,6 +175,30 @@ async fn big_turn_batches(store: &Store) {
     let doc = store.replay(a).await.unwrap().unwrap();
     let numbers: Vec<u32> = doc.replay.turns.iter().map(|t| t.turn_number).collect();
     assert_eq!(numbers, (1..=700).collect::<Vec<_>>());
+}
+
+/// A turn batch naming one unknown match writes nothing, not even the other match's
+/// turns (all or nothing), and fails with UnknownMatch naming the batch's first
+/// match; the store stays writable (on SQLite the batch is one statement list on the
+/// writer's own connection, whose transaction is rolled back): the same turns then
+/// land.
+async fn failed_turn_batch(store: &Store) {
+    let m = play_short_match(12, Mode::Journey, 3);
+    let a = Uuid::new_v4();
+    store
+        .create_match(&new_match_of(a, &m, at(6), seats(&[])))
+        .await
+        .unwrap();
+    let batches = vec![(a, m.log().to_vec()), (Uuid::new_v4(), m.log().to_vec())];
+    let res = store.append_turn_batches(&batches).await;
+    assert!(
+        matches!(res, Err(StoreError::UnknownMatch(x)) if x == a),
+        "{res:?}"
+    );
+    let count = || async { store.match_summary(a).await.unwrap().unwrap().turn_count };
+    assert_eq!(count().await, 0);
+    store.append_turns(a, m.log()).await.unwrap();
+    assert_eq!(count().await, 3);
 }
 
 /// Guests: created, found by token hash and by id; a taken token hash or id is a

@@ -49,7 +49,8 @@ pub async fn serve(socket: WebSocket, state: AppState) {
     ));
     let mut session = Session::new(state, conn.clone());
     session.read_loop(stream).await;
-    session.cleanup().await;
+    // Boxed, as a request's handling in `on_frame`: it is not part of the reading.
+    Box::pin(session.cleanup()).await;
     conn.close(CloseReason::NORMAL);
     let _ = writer.await;
     metrics::gauge!("ludo_ws_connections").decrement(1.0);
@@ -198,7 +199,12 @@ impl Session {
             return;
         }
         match decoded {
-            Ok(frame) => self.dispatch(frame).await,
+            // Boxed: the reader's future is allocated once per connection and held
+            // for its life at the size of its largest await. Inline, the requests'
+            // nested futures (store and cluster look-ups, the room hand-off) made it
+            // 6,256 bytes per socket; boxed, a request's future exists only while it
+            // is handled (issue 14).
+            Ok(frame) => Box::pin(self.dispatch(frame)).await,
             Err(e) => self.conn.send_error(e.code, e.message, e.id),
         }
     }
