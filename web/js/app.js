@@ -10,7 +10,7 @@ import { Board, describeEvent } from './board.js';
 import { PlanBuilder, dieSvg } from './plan.js';
 import { ReplayViewer } from './replay.js';
 import { SEATS } from './notation.js';
-import { initialState, stateFromPosition, removePlanRolls, standings, diffState } from './state.js';
+import { initialState, stateFromPosition, removePlanRolls, standings } from './state.js';
 import { renderScoreboard, renderStandings, planText } from './ui.js';
 import { t, num, numList, clock, seatName, modeName, errorMessage, timeOfDay, dateTime, LANGUAGES, currentLanguage, setLanguage, initLanguage, onLanguageChange } from './i18n.js';
 
@@ -439,13 +439,14 @@ async function handleMatchFrame(l, f) {
       $('turn-info').textContent = t('turn.resolved', { who: who(l, d.seat), what: d.kind === 'timeout' ? t('turn.timeRanOut') : planText(d.plan) });
       removePlanRolls(l.state, d.seat, d.plan);
       await board.animate(l.state, d.events, () => (live === l ? stepMs(f) : 0));
-      if (d.position) {
-        // The server's position after the turn is authoritative; the events applied
-        // here must have reached it.
-        const server = stateFromPosition(d.position);
-        const diff = diffState(l.state, server);
-        if (diff) console.error(`turn ${d.turn_number}: client state differs: ${diff}`);
-        l.state = server;
+      // Protocol 3: `turn_resolved` carries no position; the events just applied give
+      // it. The server's standings check that they did: a client that lost track asks
+      // for a snapshot (resync from 0), which carries the whole position.
+      const mine = standings(l.state);
+      const off = d.standings.find((s) => mine.find((m) => m.seat === s.seat)?.total !== s.total);
+      if (off) {
+        console.error(`turn ${d.turn_number}: client totals differ from the server's (${off.seat}); asking for a snapshot`);
+        conn?.snapshot(l.matchId);
       }
       for (const ev of d.events) logLine(describeEvent(ev, board, l.names), `ev-${ev.type}`);
       if (!d.events.length) logLine(t(d.kind === 'timeout' ? 'log.timedOut' : 'log.passed', { who: who(l, d.seat) }));

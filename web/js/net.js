@@ -3,7 +3,7 @@
 // per-match sequence numbers and resync after a gap.
 
 /** Protocol version this client speaks (proto/README.md). */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** An HTTP error with the server's error code and message, when it sent them. */
 export class ApiError extends Error {
@@ -171,6 +171,12 @@ export class Connection {
   /** Starts following a match from `seq` (e.g. after `match_started` or a snapshot). */
   follow(matchId, seq) {
     this.lastSeq.set(matchId, seq);
+  }
+
+  /** Asks for a snapshot of a match: the whole position again (resync from 0). */
+  snapshot(matchId) {
+    this.lastSeq.set(matchId, 0);
+    this.resync(matchId);
   }
 
   /** Asks for everything after the last seen `seq` of a match (0: from its start). */

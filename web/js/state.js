@@ -160,24 +160,3 @@ export function entryLoc(seat) {
   return `ring:${entry(seat)}`;
 }
 
-/**
- * The first difference between two states (pieces, glow, rolls, exit credits,
- * points, finishing place) as text, or null when they agree. Used to check the
- * events applied on the client against the server's position after each turn.
- */
-export function diffState(a, b) {
-  for (const s of SEATS) {
-    const x = a.seats[s];
-    const y = b.seats[s];
-    for (const p of PIECES) {
-      if (x.pieces[p] !== y.pieces[p]) return `${s} ${p} at ${x.pieces[p]}, server says ${y.pieces[p]}`;
-      if (x.glowing.has(p) !== y.glowing.has(p)) return `${s} ${p} glowing ${x.glowing.has(p)}, server says ${y.glowing.has(p)}`;
-      if (x.progress[p] !== y.progress[p]) return `${s} ${p} progress ${x.progress[p]}, server says ${y.progress[p]}`;
-    }
-    for (const k of ['exit_credits', 'combat', 'bonus', 'finished']) {
-      if (x[k] !== y[k]) return `${s} ${k} ${x[k]}, server says ${y[k]}`;
-    }
-    if (x.rolls.join(',') !== y.rolls.join(',')) return `${s} rolls [${x.rolls}], server says [${y.rolls}]`;
-  }
-  return null;
-}

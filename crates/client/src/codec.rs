@@ -19,7 +19,7 @@ struct Outer<'a> {
     d: Option<&'a RawValue>,
 }
 
-/// `turn_resolved` without its bulk (`events`, `position`), for [`Decode::Lite`].
+/// `turn_resolved` without its bulk (`events`), for [`Decode::Lite`].
 #[derive(Deserialize)]
 struct TurnResolvedLite {
     match_id: uuid::Uuid,
@@ -36,12 +36,11 @@ pub enum Decode {
     /// Everything, as [`protocol::decode_server`].
     #[default]
     Full,
-    /// Everything except the bulk of `turn_resolved`: its `events` come out empty and
-    /// its `position` is a placeholder (the start position) that must not be used.
+    /// Everything except the bulk of `turn_resolved`: its `events` come out empty.
     /// For load generation, where clients re-play plans with the engine instead
-    /// ([`crate::tracker::MatchTracker::set_verify_positions`]): decoding the position
-    /// and events (three quarters of the frame's decoding time) was the load
-    /// generator's largest cost.
+    /// ([`crate::tracker::MatchTracker::set_verify_events`]): decoding the events
+    /// (and, before protocol version 3, the position) was the load generator's
+    /// largest cost.
     Lite,
 }
 
@@ -70,7 +69,6 @@ fn lite_turn_resolved(d: Option<&RawValue>) -> Result<ServerMsg, serde_json::Err
         plan: l.plan,
         events: Vec::new(),
         standings: l.standings,
-        position: engine::Position::start(engine::Mode::Clash, 0),
     }))
 }
 
@@ -151,7 +149,6 @@ mod tests {
                     assert!(!f.events.is_empty(), "the example has events");
                     assert!(l.events.is_empty());
                     f.events.clear();
-                    f.position = l.position;
                     assert_eq!(f, l);
                 }
                 (f, l) => assert_eq!(f, l),

@@ -104,7 +104,7 @@ pub struct LoadConfig {
     pub connect_concurrency: usize,
     /// Seed of the bots' generators.
     pub seed: u64,
-    /// Decode every frame whole and check every `turn_resolved.position` (default:
+    /// Decode every frame whole and check every `turn_resolved.events` (default:
     /// [`Decode::Lite`], which skips the bulk of `turn_resolved` to keep the load
     /// generator's own CPU use low; standings are checked either way).
     pub full_decode: bool,

@@ -122,7 +122,7 @@ pub async fn play_match(
     let match_id = started.match_id;
     let verify = session.decode() == Decode::Full;
     let mut tracker = MatchTracker::from_started(started);
-    tracker.set_verify_positions(verify);
+    tracker.set_verify_events(verify);
     let counter = started
         .seats
         .iter()
@@ -206,7 +206,7 @@ pub async fn play_match(
             ServerMsg::MatchStarted(m) if m.match_id == match_id => {
                 // A resync from 0 replays the match from its start.
                 tracker = MatchTracker::from_started(m);
-                tracker.set_verify_positions(verify);
+                tracker.set_verify_events(verify);
             }
             ServerMsg::Error(e) => {
                 stats.error(e.code.as_str());

@@ -3,10 +3,11 @@
 //! The tracker re-plays every resolved plan with the engine ([`Position::play`]) on
 //! its own position, after applying the dice of each `turn_started` with
 //! [`Position::apply_roll`] (RULES.md rule 4.1; the resulting roll store, exit credits
-//! and dropped dice must equal the message's). The engine is deterministic, so the result must
-//! equal the position the server sends in `turn_resolved`; any difference (or scores
-//! that differ from the tracked standings) is a [`ClientError::Desync`], and the caller
-//! recovers with a `resync` from `last_seq` 0, which rebuilds the tracker.
+//! and dropped dice must equal the message's). The engine is deterministic, so the
+//! re-played plan's events must equal the `events` the server sends in
+//! `turn_resolved`, and its standings the server's; any difference is a
+//! [`ClientError::Desync`], and the caller recovers with a `resync` from `last_seq`
+//! 0, which rebuilds the tracker from the snapshot's position.
 
 use crate::error::{ClientError, Result};
 use engine::{standings, Mode, Plan, Position, RuleSet, Seat, TurnKind};
@@ -50,7 +51,7 @@ pub struct MatchTracker {
     turn: Option<TurnStarted>,
     turns_resolved: u32,
     ended: Option<MatchEnded>,
-    verify_positions: bool,
+    verify_events: bool,
 }
 
 /// Rule 4.1: `pos` after the roll of `t` — its dice applied with the engine's
@@ -96,7 +97,7 @@ impl MatchTracker {
             turn: None,
             turns_resolved: 0,
             ended: None,
-            verify_positions: true,
+            verify_events: true,
         }
     }
 
@@ -112,16 +113,16 @@ impl MatchTracker {
             turn: s.turn.clone(),
             turns_resolved: s.turns_played,
             ended: s.ended.clone(),
-            verify_positions: true,
+            verify_events: true,
         }
     }
 
-    /// Whether `turn_resolved.position` is compared with the re-played position
-    /// (default true). Turn it off when frames are decoded with
-    /// [`crate::codec::Decode::Lite`], which leaves that position out; the standings
+    /// Whether `turn_resolved.events` are compared with the events of the re-played
+    /// plan (default true). Turn it off when frames are decoded with
+    /// [`crate::codec::Decode::Lite`], which leaves the events out; the standings
     /// are still compared.
-    pub fn set_verify_positions(&mut self, on: bool) {
-        self.verify_positions = on;
+    pub fn set_verify_events(&mut self, on: bool) {
+        self.verify_events = on;
     }
 
     /// The match.
@@ -192,15 +193,15 @@ impl MatchTracker {
                     TurnKind::Plan => r.plan.clone(),
                     TurnKind::Pass | TurnKind::Timeout => Plan::pass(),
                 };
-                let (next, _events) = self.position.play(&self.rules, &plan).map_err(|e| {
+                let (next, events) = self.position.play(&self.rules, &plan).map_err(|e| {
                     ClientError::Desync(format!(
                         "turn {}: the engine rejects the resolved plan: {e}",
                         r.turn_number
                     ))
                 })?;
-                if self.verify_positions && next != r.position {
+                if self.verify_events && events != r.events {
                     return Err(ClientError::Desync(format!(
-                        "turn {}: the re-played position differs from the server's",
+                        "turn {}: the re-played plan's events differ from the server's",
                         r.turn_number
                     )));
                 }
@@ -227,9 +228,9 @@ impl MatchTracker {
                 })
             }
             ServerMsg::Snapshot(s) if s.match_id == self.match_id => {
-                let verify = self.verify_positions;
+                let verify = self.verify_events;
                 *self = MatchTracker::from_snapshot(s);
-                self.verify_positions = verify;
+                self.verify_events = verify;
                 Ok(Applied::Snapshot)
             }
             ServerMsg::MatchEnded(e) if e.match_id == self.match_id => {
@@ -320,13 +321,12 @@ mod tests {
             plan: o.record.plan.clone(),
             events: o.record.events.clone(),
             standings: m.standings(),
-            position: o.position,
         })
     }
 
     /// The engine is deterministic: re-playing the server's plans on the tracked
-    /// position (with the dice of `turn_started`) gives the server's position after
-    /// every turn, including timeouts (rule 4.6) and passes (rule 4.4).
+    /// position (with the dice of `turn_started`) gives the server's events and its
+    /// position after every turn, including timeouts (rule 4.6) and passes (rule 4.4).
     #[test]
     fn tracked_position_equals_the_servers_for_a_whole_match() {
         for mode in [Mode::Clash, Mode::Journey] {
@@ -365,6 +365,7 @@ mod tests {
                         seat: cur.seat
                     }
                 );
+                assert_eq!(*t.position(), outcome.position, "{mode:?} turn {n}");
                 // The server has already rolled the next turn; the tracker sees those
                 // dice with the next turn_started (checked at the top of the loop).
                 assert_eq!(standings(t.position()), m.standings(), "{mode:?} turn {n}");
@@ -425,9 +426,10 @@ mod tests {
         assert_eq!(t.turns_resolved(), 0);
     }
 
-    /// A `turn_resolved` whose position differs from the re-played one is a desync.
+    /// A `turn_resolved` whose events differ from the re-played plan's is a desync
+    /// (and, with event checks off, the same frame is accepted).
     #[test]
-    fn differing_position_is_a_desync() {
+    fn differing_events_are_a_desync() {
         let mut m = Match::new(RuleSet::default(), Mode::Clash, Seed([6; 32]), 0).unwrap();
         let mut t = MatchTracker::from_started(&started(&m, Mode::Clash));
         let cur = m.current_turn().cloned().unwrap();
@@ -436,12 +438,20 @@ mod tests {
         let ServerMsg::TurnResolved(mut r) = resolved(&o, &m) else {
             unreachable!()
         };
-        r.position = Position::start(Mode::Clash, 0);
+        assert!(r.events.is_empty(), "rule 4.4: a pass moves nothing");
+        r.events.push(engine::Event::Finished {
+            seat: cur.seat,
+            place: 1,
+            bonus: 0,
+        });
         assert!(matches!(
-            t.apply(&ServerMsg::TurnResolved(r)),
+            t.apply(&ServerMsg::TurnResolved(r.clone())),
             Err(ClientError::Desync(_))
         ));
         assert_eq!(t.turns_resolved(), 0);
+        t.set_verify_events(false);
+        assert!(t.apply(&ServerMsg::TurnResolved(r)).is_ok());
+        assert_eq!(t.turns_resolved(), 1);
     }
 
     /// A turn for a seat that is not to move (rule 4.7 order) is a desync.

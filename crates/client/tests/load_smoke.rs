@@ -210,7 +210,7 @@ async fn non_loopback_targets_are_refused() {
 
 /// Four bot clients meet in the quick-play queue and play a whole match (ended by a
 /// 6-second match clock, rule 9.1): every client tracks the position without a desync
-/// (full decoding: every `turn_resolved.position` is compared), the four see the same
+/// (full decoding: every `turn_resolved.events` is compared), the four see the same
 /// `match_ended`, and its replay verifies.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_clients_play_a_whole_queue_match() {

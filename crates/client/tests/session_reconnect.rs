@@ -7,10 +7,11 @@
 //! reconnect path of `play_match` (the load tools' player) after the server drops
 //! a socket mid-match.
 
+use client::tracker::MatchTracker;
 use client::{Endpoint, Rest, Session};
 use engine::{Mode, TurnKind};
-use protocol::{ServerFrame, ServerMsg, TurnResolved, TurnStarted};
-use serde_json::{json, Value};
+use protocol::{ServerFrame, ServerMsg, TurnStarted};
+use serde_json::Value;
 use server::{AppState, Clock, Config};
 use std::time::Duration;
 use tokio::time::timeout;
@@ -41,37 +42,38 @@ async fn start_with(config: Config, clock: Clock) -> (String, AppState, tempfile
     (url, state, dir)
 }
 
-/// What one player saw live: the last `seq`, `turn_resolved` and `turn_started`.
-#[derive(Default)]
+/// What one player saw live: the last `seq` and `turn_started`, and the position
+/// its tracker keeps from `match_started` by re-playing every turn (protocol
+/// version 3: `turn_resolved` carries events, not the position).
 struct View {
     seq: u64,
-    resolved: Option<TurnResolved>,
     turn: Option<TurnStarted>,
+    tracker: MatchTracker,
 }
 
 impl View {
+    fn new(started: &protocol::MatchStarted) -> View {
+        View {
+            seq: 1,
+            turn: None,
+            tracker: MatchTracker::from_started(started),
+        }
+    }
+
     fn absorb(&mut self, f: &ServerFrame) {
         if let Some(seq) = f.seq {
             assert_eq!(seq, self.seq + 1, "frames in order: {:?}", f.msg);
             self.seq = seq;
         }
-        match &f.msg {
-            ServerMsg::TurnStarted(t) => self.turn = Some(t.clone()),
-            ServerMsg::TurnResolved(r) => self.resolved = Some(r.clone()),
-            _ => {}
+        if let ServerMsg::TurnStarted(t) = &f.msg {
+            self.turn = Some(t.clone());
         }
+        self.tracker.apply(&f.msg).expect("the frames re-play");
     }
 
-    /// The position now: the last `turn_resolved.position` with the roll store and
-    /// exit credits `turn_started` reports for the seat to move (rule 4.1).
+    /// The position now, with the current turn's rolls (rule 4.1).
     fn position(&self) -> Value {
-        let mut p = serde_json::to_value(self.resolved.as_ref().unwrap().position).unwrap();
-        let t = self.turn.as_ref().unwrap();
-        let seat = serde_json::to_value(t.seat).unwrap();
-        let s = &mut p["seats"][seat.as_str().unwrap()];
-        s["rolls"] = json!(t.roll_store);
-        s["exit_credits"] = json!(t.exit_credits);
-        p
+        serde_json::to_value(self.tracker.position()).unwrap()
     }
 }
 
@@ -104,11 +106,9 @@ async fn session_reconnect_gets_the_match_back_from_the_real_server() {
     assert_eq!((a.last_seq(id), b.last_seq(id)), (1, 1));
 
     // B (with the bots) plays on until A's SECOND turn starts, passing its own turns.
+    let mut a_view = View::new(&started);
     let b_task = tokio::spawn(async move {
-        let mut view = View {
-            seq: 1,
-            ..View::default()
-        };
+        let mut view = View::new(&b_started);
         let mut a_turns = 0;
         loop {
             let f = next(&mut b).await;
@@ -128,7 +128,9 @@ async fn session_reconnect_gets_the_match_back_from_the_real_server() {
     // A passes its first turn, then stops reading: everything after it waits unread
     // on A's old socket.
     let first = loop {
-        if let ServerMsg::TurnStarted(t) = next(&mut a).await.msg {
+        let f = next(&mut a).await;
+        a_view.absorb(&f);
+        if let ServerMsg::TurnStarted(t) = f.msg {
             if t.seat == a_seat {
                 break t;
             }
@@ -136,7 +138,9 @@ async fn session_reconnect_gets_the_match_back_from_the_real_server() {
     };
     a.pass(id, first.turn_number).await.unwrap();
     loop {
-        if let ServerMsg::TurnResolved(r) = next(&mut a).await.msg {
+        let f = next(&mut a).await;
+        a_view.absorb(&f);
+        if let ServerMsg::TurnResolved(r) = f.msg {
             if r.seat == a_seat {
                 assert_eq!((r.turn_number, r.kind), (first.turn_number, TurnKind::Pass));
                 break;
@@ -166,10 +170,7 @@ async fn session_reconnect_gets_the_match_back_from_the_real_server() {
 
     // The room replays exactly the frames A missed, in order, up to B's seq (no
     // snapshot), with the position B sees; the turn in progress is A's second one.
-    let mut a_view = View {
-        seq: a_last,
-        ..View::default()
-    };
+    assert_eq!(a_view.seq, a_last);
     while a_view.seq < b_view.seq {
         let f = next(&mut a).await;
         assert!(

@@ -131,6 +131,14 @@ pub fn encode_server(seq: Option<u64>, msg: &ServerMsg) -> String {
     serde_json::to_string(&FrameRef { seq, msg }).expect("server frames always serialize")
 }
 
+/// Encodes a server frame as JSON text (UTF-8) appended to `out`: the same bytes as
+/// [`encode_server`], into a buffer the caller reuses (a server encoding thousands of
+/// frames a second need not grow a fresh one for each).
+pub fn encode_server_to(seq: Option<u64>, msg: &ServerMsg, out: &mut Vec<u8>) {
+    serde_json::to_writer(&mut *out, &FrameRef { seq, msg })
+        .expect("server frames always serialize");
+}
+
 /// Decodes a server frame (for clients and tests).
 pub fn decode_server(text: &str) -> Result<ServerFrame, serde_json::Error> {
     serde_json::from_str(text)

@@ -4,7 +4,7 @@
 //! deadlines unchanged.
 
 use crate::server::{FinalStanding, MatchEnded, RatingChange, TurnResolved, TurnStarted};
-use engine::{MatchEnd, Position, Seat, Seed, Standing, TurnRecord, TurnStart};
+use engine::{MatchEnd, Seat, Seed, Standing, TurnRecord, TurnStart};
 use uuid::Uuid;
 
 /// Where a finished match's replay is served: `/api/v1/matches/{match_id}/replay`.
@@ -37,13 +37,11 @@ impl TurnStarted {
 }
 
 impl TurnResolved {
-    /// `turn_resolved` for a resolved turn, with the standings after it (rule 9.2) and
-    /// the position right after it (before the next turn's roll).
+    /// `turn_resolved` for a resolved turn, with the standings after it (rule 9.2).
     pub fn from_record(
         match_id: Uuid,
         record: &TurnRecord,
         standings: Vec<Standing>,
-        position: Position,
     ) -> TurnResolved {
         TurnResolved {
             match_id,
@@ -53,7 +51,6 @@ impl TurnResolved {
             plan: record.plan.clone(),
             events: record.events.clone(),
             standings,
-            position,
         }
     }
 }

@@ -237,12 +237,8 @@ impl Sim {
     }
 
     fn outcome(&mut self, out: TurnOutcome) -> Vec<ServerFrame> {
-        let resolved = TurnResolved::from_record(
-            MATCH_ID,
-            &out.record,
-            engine::standings(&out.position),
-            out.position,
-        );
+        let resolved =
+            TurnResolved::from_record(MATCH_ID, &out.record, engine::standings(&out.position));
         let captured = resolved
             .events
             .iter()

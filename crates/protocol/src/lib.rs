@@ -42,8 +42,8 @@ pub mod text;
 
 pub use client::*;
 pub use codec::{
-    decode_client, decode_client_limited, decode_server, encode_server, DecodeError,
-    MAX_FRAME_BYTES,
+    decode_client, decode_client_limited, decode_server, encode_server, encode_server_to,
+    DecodeError, MAX_FRAME_BYTES,
 };
 pub use error::ErrorCode;
 pub use rest::RestErrorCode;
@@ -54,10 +54,15 @@ pub use server::*;
 /// Version 2 renamed fields to the one wire vocabulary (`docs/vocabulary.md`):
 /// `match_deadline` → `match_deadline_ms`, `turn_deadline` → `turn_deadline_ms`,
 /// `clocks.now` → `clocks.now_ms`, `turn_resolved.scores` → `turn_resolved.standings`.
-/// A version 1 client could not read these frames, so the server answers its `hello`
+///
+/// Version 3 dropped `turn_resolved.position` (1.7 of its 3.6 KB, sent to every seat
+/// and spectator each turn): the turn's `events` already say every change it made,
+/// and a `snapshot` carries the whole position (issue 14).
+///
+/// An older client could not read these frames, so the server answers its `hello`
 /// with `unsupported_version` and closes.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 /// Oldest protocol version the server accepts.
-pub const MIN_PROTOCOL_VERSION: u32 = 2;
+pub const MIN_PROTOCOL_VERSION: u32 = 3;
 /// Newest protocol version the server accepts.
-pub const MAX_PROTOCOL_VERSION: u32 = 2;
+pub const MAX_PROTOCOL_VERSION: u32 = 3;

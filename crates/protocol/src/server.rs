@@ -227,7 +227,11 @@ pub struct TurnStarted {
     pub match_remaining_ms: u64,
 }
 
-/// `turn_resolved` payload.
+/// `turn_resolved` payload. It carries no position (protocol version 3): every
+/// change a turn makes is one of its `events`, so applying them in order to the
+/// position before the turn (the last `snapshot`'s, or the start position of
+/// `match_started`) gives the position after it, before the next turn's roll
+/// (`proto/README.md` §6); a client that lost track asks for a `snapshot`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TurnResolved {
     /// The match.
@@ -246,10 +250,6 @@ pub struct TurnResolved {
     /// shape as `match_ended.standings`, without rating changes.
     #[schemars(length(min = 4, max = 4))]
     pub standings: Vec<Standing>,
-    /// The position right after the turn (RULES.md §11 output form), before the next
-    /// turn's dice are rolled: a client may simply replace its state with it after
-    /// animating `events`.
-    pub position: Position,
 }
 
 /// Clock state in a snapshot.

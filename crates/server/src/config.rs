@@ -34,6 +34,8 @@ pub(crate) const DEFAULT_OUTBOUND_QUEUE: usize = 256;
 pub(crate) const DEFAULT_RESYNC_FRAMES: usize = 8;
 /// Default group-commit window of the persistence writer, ms.
 pub(crate) const DEFAULT_COMMIT_WINDOW_MS: u64 = 2;
+/// Default threads running sockets, rooms and timers ([`Config::worker_threads`]).
+pub(crate) const DEFAULT_WORKER_THREADS: usize = 1;
 /// Default seconds between server pings.
 pub(crate) const DEFAULT_PING_SECONDS: u32 = 20;
 /// Default seconds of silence after which a socket is closed.
@@ -131,6 +133,16 @@ pub struct Config {
     #[arg(long, env = "LUDO_COMMIT_WINDOW_MS", default_value_t = DEFAULT_COMMIT_WINDOW_MS,
           value_parser = clap::value_parser!(u64).range(0..=100))]
     pub commit_window_ms: u64,
+    /// Threads that run the sockets, rooms, lobbies, matchmaking and timers. 1 (the
+    /// default): one event-loop thread (Tokio's current-thread runtime) beside the
+    /// store's own connection threads; on the 2-core machine of BENCHMARKS.md it spends
+    /// about a fifth less CPU per turn than two workers (no wake-ups between workers)
+    /// and resolves more turns per second at zero think time. N > 1: a multi-thread
+    /// runtime with N workers, for a node whose one thread does not keep up (cluster
+    /// nodes are the other way to scale).
+    #[arg(long, env = "LUDO_WORKER_THREADS", default_value_t = DEFAULT_WORKER_THREADS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
+    pub worker_threads: usize,
     /// Seconds between the server's WebSocket pings.
     #[arg(long, env = "LUDO_PING_SECONDS", default_value_t = DEFAULT_PING_SECONDS,
           value_parser = clap::value_parser!(u32).range(1..))]
@@ -238,6 +250,20 @@ pub struct Config {
 }
 
 impl Config {
+    /// The Tokio runtime of `--worker-threads`: a current-thread runtime for 1, a
+    /// multi-thread one with that many workers otherwise; timers and IO enabled.
+    /// Errors: the operating system refused a thread or the IO driver.
+    pub fn runtime(&self) -> std::io::Result<tokio::runtime::Runtime> {
+        let mut b = if self.worker_threads <= 1 {
+            tokio::runtime::Builder::new_current_thread()
+        } else {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(self.worker_threads);
+            b
+        };
+        b.enable_all().build()
+    }
+
     /// The persistence writer's settings: [`store::WriterConfig::default`] with the
     /// configured group-commit window.
     pub fn writer_config(&self) -> store::WriterConfig {
@@ -265,6 +291,7 @@ impl Default for Config {
             outbound_queue: DEFAULT_OUTBOUND_QUEUE,
             resync_frames: DEFAULT_RESYNC_FRAMES,
             commit_window_ms: DEFAULT_COMMIT_WINDOW_MS,
+            worker_threads: DEFAULT_WORKER_THREADS,
             ping_seconds: DEFAULT_PING_SECONDS,
             idle_seconds: DEFAULT_IDLE_SECONDS,
             shutdown_grace_seconds: DEFAULT_SHUTDOWN_GRACE_SECONDS,

@@ -51,10 +51,13 @@ where
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     let config = Config::parse();
-    match serve(config).await {
+    let served = match config.runtime() {
+        Ok(rt) => rt.block_on(serve(config)),
+        Err(e) => Err(format!("cannot start the runtime (--worker-threads): {e}").into()),
+    };
+    match served {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             // The error and each of its causes, one line each (a database error's

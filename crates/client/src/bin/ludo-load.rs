@@ -71,7 +71,7 @@ struct Args {
     /// Seed of the bots' generators.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Decode every frame whole and check every turn_resolved position (costs the
+    /// Decode every frame whole and check every turn_resolved event (costs the
     /// load generator CPU that the server then lacks).
     #[arg(long)]
     full_decode: bool,

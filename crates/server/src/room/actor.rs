@@ -29,7 +29,7 @@
 use super::{History, RoomCmd, RoomDeps};
 use crate::clock;
 use crate::ws::outbound::Fanout;
-use crate::ws::{encode, ConnHandle, Frame};
+use crate::ws::{encode, Batch, ConnHandle, Frame};
 use backon::{ExponentialBuilder, Retryable};
 use engine::{Expiry, Match, MatchEnd, Plan, Seat, TurnOutcome, TurnStart};
 use protocol::{
@@ -169,7 +169,7 @@ pub(crate) struct Room {
     history: History,
     /// The last `seq` given to a message (sent or pending).
     assigned: u64,
-    rx: mpsc::Receiver<RoomCmd>,
+    rx: mpsc::Receiver<Box<RoomCmd>>,
     /// Cancelled when this node lost the match's lease (cluster mode).
     stop: tokio_util::sync::CancellationToken,
     /// The write clients are waiting for, if any.
@@ -186,6 +186,20 @@ pub(crate) struct Room {
     away_since: Option<u64>,
     /// The `match_ended` shown (with rating changes), for snapshots after it.
     ended: Option<MatchEnded>,
+}
+
+/// What woke the room actor.
+enum Wake {
+    /// The server is shutting down.
+    Shutdown,
+    /// The pending write committed (true), or its writer stopped or fenced it.
+    Committed(bool),
+    /// This node lost the match's lease (cluster mode).
+    Stop,
+    /// A command arrived.
+    Cmd(RoomCmd),
+    /// The engine's deadline or the bot / absent-seat moment came.
+    Timer,
 }
 
 /// How a room begins: a new match waiting for its `CreateMatch` commit, or a match
@@ -207,7 +221,7 @@ impl Room {
         deps: RoomDeps,
         m: Match,
         seats: Vec<SeatSlot>,
-        rx: mpsc::Receiver<RoomCmd>,
+        rx: mpsc::Receiver<Box<RoomCmd>>,
         stop: tokio_util::sync::CancellationToken,
         beginning: Beginning,
     ) -> Room {
@@ -246,7 +260,9 @@ impl Room {
     }
 
     /// Runs the match to its end (or until the server shuts down), then cleans up.
-    pub(crate) async fn run(mut self) {
+    /// The room is boxed: its task then holds a pointer, not a second copy of the
+    /// room's two kilobytes (issue 14).
+    pub(crate) async fn run(mut self: Box<Self>) {
         let shutdown = self.deps.shutdown.clone();
         let stop = self.stop.clone();
         self.track_presence();
@@ -264,36 +280,43 @@ impl Room {
         while !self.m.is_over() || self.pending.is_some() {
             let (deadline, auto) = self.next_wake();
             let clock = self.deps.clock.clone();
-            tokio::select! {
+            let event = tokio::select! {
                 biased;
-                _ = shutdown.cancelled() => {
+                _ = shutdown.cancelled() => Wake::Shutdown,
+                res = committed(&mut self.pending) => Wake::Committed(res.is_ok()),
+                _ = stop.cancelled() => Wake::Stop,
+                cmd = self.rx.recv() => match cmd {
+                    Some(cmd) => Wake::Cmd(*cmd),
+                    None => break, // unreachable while registered: the registry holds a sender
+                },
+                _ = sleep_until_ms(&clock, deadline) => Wake::Timer,
+                _ = sleep_until(auto) => Wake::Timer,
+            };
+            // Everything this event shows leaves in one write per socket.
+            let _batch = Batch::open();
+            match event {
+                Wake::Shutdown => {
                     tracing::info!(match_id = %self.id, turns = self.m.turns_played(),
                         "server stopping: the match stays running in the store and resumes at the next start");
                     break;
                 }
-                res = committed(&mut self.pending) => match res {
-                    Ok(()) => self.release(),
-                    Err(_) if self.deps.clustered && !shutdown.is_cancelled() => {
-                        // Fenced: another node owns the match now.
-                        tracing::warn!(match_id = %self.id, "pending write fenced (another node owns the match); room stops without showing it");
-                        self.moved();
-                        break;
-                    }
-                    Err(_) => {
-                        tracing::error!(match_id = %self.id, "persistence writer stopped; room stops without showing its pending write");
-                        break;
-                    }
-                },
-                _ = stop.cancelled() => {
+                Wake::Committed(true) => self.release(),
+                Wake::Committed(false) if self.deps.clustered && !shutdown.is_cancelled() => {
+                    // Fenced: another node owns the match now.
+                    tracing::warn!(match_id = %self.id, "pending write fenced (another node owns the match); room stops without showing it");
                     self.moved();
                     break;
                 }
-                cmd = self.rx.recv() => match cmd {
-                    Some(cmd) => self.on_cmd(cmd),
-                    None => break, // unreachable while registered: the registry holds a sender
-                },
-                _ = sleep_until_ms(&clock, deadline) => self.on_timer(),
-                _ = sleep_until(auto) => self.on_timer(),
+                Wake::Committed(false) => {
+                    tracing::error!(match_id = %self.id, "persistence writer stopped; room stops without showing its pending write");
+                    break;
+                }
+                Wake::Stop => {
+                    self.moved();
+                    break;
+                }
+                Wake::Cmd(cmd) => self.on_cmd(cmd),
+                Wake::Timer => self.on_timer(),
             }
         }
         self.unregister();
@@ -808,7 +831,6 @@ impl Room {
             self.id,
             &record,
             engine::standings(&position),
-            position,
         ));
         let clock_ms = self.m.clock_used_ms(self.deps.clock.now_ms());
         // The room keeps no turn log of its own (the store has it), so a long match
@@ -1000,7 +1022,7 @@ impl Room {
             answer_stopped(cmd, moving);
         }
         while let Ok(cmd) = self.rx.try_recv() {
-            answer_stopped(cmd, moving);
+            answer_stopped(*cmd, moving);
         }
         metrics::gauge!("ludo_rooms_active").decrement(1.0);
     }

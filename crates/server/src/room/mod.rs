@@ -147,7 +147,9 @@ pub struct RoomGone;
 /// The sending side of a room's command queue. Clone freely.
 #[derive(Debug, Clone)]
 pub struct RoomHandle {
-    tx: mpsc::Sender<RoomCmd>,
+    /// Commands are boxed: the queue's blocks hold 32 entries each whatever its
+    /// capacity, so a room's queue costs 32 pointers, not 32 commands (issue 14).
+    tx: mpsc::Sender<Box<RoomCmd>>,
     /// Shown in `GET /api/v1/matches/live` (false for a match of a private lobby).
     listed: bool,
     /// Cancelled to stop the room at once (cluster mode: another node owns the
@@ -165,7 +167,7 @@ impl RoomHandle {
     /// Hands `cmd` to the room, waiting while its queue is full. Errors when the room
     /// has stopped.
     pub async fn send(&self, cmd: RoomCmd) -> Result<(), RoomGone> {
-        self.tx.send(cmd).await.map_err(|_| RoomGone)
+        self.tx.send(Box::new(cmd)).await.map_err(|_| RoomGone)
     }
 
     /// Stops the room without writing anything more (cluster mode: this node lost
@@ -330,7 +332,7 @@ pub fn start_listed(
         stop,
         actor::Beginning::New(committed),
     );
-    state.tasks().spawn(room.run());
+    state.tasks().spawn(Box::new(room).run());
     Ok(id)
 }
 
@@ -435,7 +437,7 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
         stop,
         actor::Beginning::Resumed { seq },
     );
-    state.tasks().spawn(room.run());
+    state.tasks().spawn(Box::new(room).run());
     Ok(id)
 }
 
@@ -466,7 +468,10 @@ fn register(
     state: &AppState,
     id: Uuid,
     listed: bool,
-) -> (mpsc::Receiver<RoomCmd>, tokio_util::sync::CancellationToken) {
+) -> (
+    mpsc::Receiver<Box<RoomCmd>>,
+    tokio_util::sync::CancellationToken,
+) {
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
     let stop = tokio_util::sync::CancellationToken::new();
     state.registries().register_room(

@@ -12,13 +12,12 @@
 //! delays only the sockets waiting on it.
 
 use super::outbound::{Answered, CloseReason, ConnHandle};
+use super::socket::{SocketIo, SocketOut};
 use crate::auth::token_hash;
 use crate::clock::TokioClock;
 use crate::presence::Busy;
 use crate::room::RoomCmd;
 use crate::state::AppState;
-use axum::extract::ws::{Message, WebSocket};
-use futures_util::stream::SplitStream;
 use futures_util::StreamExt;
 use governor::middleware::NoOpMiddleware;
 use governor::state::{InMemoryState, NotKeyed};
@@ -27,28 +26,51 @@ use protocol::{ClientFrame, CreateLobby, ErrorCode, Hello, Inbound, Request, Ser
 use std::collections::HashSet;
 use std::num::NonZeroU32;
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::net::TcpStream;
 use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::{self as ws, Message};
+use tokio_tungstenite::WebSocketStream;
 use uuid::Uuid;
 
 /// Server build version sent in `welcome`.
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Serves one upgraded socket until it closes.
-pub async fn serve(socket: WebSocket, state: AppState) {
-    let (sink, stream) = socket.split();
-    let (tx, rx) = mpsc::channel(state.config().outbound_queue);
-    let conn = ConnHandle::new(state.next_conn_id(), tx);
+/// The WebSocket a connection's reader reads: tokio-tungstenite over the socket.
+type Socket = WebSocketStream<SocketIo>;
+
+/// Serves one upgraded socket until it closes: `tcp` with `read_buf`, the bytes
+/// the client sent after its upgrade request, read before the socket.
+pub(crate) async fn serve(tcp: TcpStream, read_buf: axum::body::Bytes, state: AppState) {
+    let (rd, wr) = tcp.into_split();
+    let out = SocketOut::new(wr, state.config().outbound_queue);
+    let conn = ConnHandle::socket(state.next_conn_id(), out);
+    let Some(out) = conn.socket_out() else {
+        return;
+    };
+    let limit = state.config().transport_limit();
+    let config = ws::protocol::WebSocketConfig::default()
+        .read_buffer_size(super::READ_BUFFER_BYTES)
+        // tungstenite writes only its pongs and close replies: at once, to `out`.
+        .write_buffer_size(0)
+        .max_frame_size(Some(limit))
+        .max_message_size(Some(limit));
+    // (A copy: `read_buf` keeps hyper's whole read buffer alive.)
+    let early = read_buf.to_vec();
+    drop(read_buf);
+    let socket = WebSocketStream::from_partially_read(
+        SocketIo::new(rd, out),
+        early,
+        ws::protocol::Role::Server,
+        Some(config),
+    )
+    .await;
     metrics::gauge!("ludo_ws_connections").increment(1.0);
     let ping_every = Duration::from_secs(state.config().ping_seconds.into());
-    let writer = state.tasks().spawn(super::outbound::write_loop(
-        sink,
-        rx,
-        conn.clone(),
-        ping_every,
-    ));
+    let writer = state
+        .tasks()
+        .spawn(super::outbound::write_task(conn.clone(), ping_every));
     let mut session = Session::new(state, conn.clone());
-    session.read_loop(stream).await;
+    session.read_loop(socket).await;
     // Boxed, as a request's handling in `on_frame`: it is not part of the reading.
     Box::pin(session.cleanup()).await;
     conn.close(CloseReason::NORMAL);
@@ -92,7 +114,7 @@ impl Session {
         }
     }
 
-    async fn read_loop(&mut self, mut stream: SplitStream<WebSocket>) {
+    async fn read_loop(&mut self, mut stream: Socket) {
         let idle = Duration::from_secs(self.state.config().idle_seconds.into());
         let shutdown = self.state.shutdown_token().clone();
         // Edge: the client must be welcomed within --hello-timeout-ms of the upgrade.
@@ -157,8 +179,12 @@ impl Session {
                     }
                 }
                 // Any frame counts as activity; tungstenite answers pings itself.
-                Message::Ping(_) | Message::Pong(_) => {}
-                Message::Close(_) => return,
+                Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => {}
+                // tungstenite has queued its reply to the client's close.
+                Message::Close(_) => {
+                    self.conn.close(CloseReason::PEER_CLOSED);
+                    return;
+                }
             }
             // The idle period runs from the end of the last frame's handling.
             active_at = Instant::now();
@@ -1119,10 +1145,10 @@ enum Route {
 /// The close for a failed read: 1009 for a message over the hard size limit (as
 /// `proto/README.md` §2 promises), 1007 for a text message that is not UTF-8
 /// (RFC 6455 §8.1), 1002 for anything else.
-fn read_error_reason(e: axum::Error) -> CloseReason {
-    match e.into_inner().downcast::<tungstenite::Error>() {
-        Ok(t) if matches!(*t, tungstenite::Error::Capacity(_)) => CloseReason::TOO_BIG,
-        Ok(t) if matches!(*t, tungstenite::Error::Utf8(_)) => CloseReason::INVALID_UTF8,
+fn read_error_reason(e: ws::Error) -> CloseReason {
+    match e {
+        ws::Error::Capacity(_) => CloseReason::TOO_BIG,
+        ws::Error::Utf8(_) => CloseReason::INVALID_UTF8,
         _ => CloseReason::READ_ERROR,
     }
 }

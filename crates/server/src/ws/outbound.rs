@@ -2,38 +2,60 @@
 //! that talks to that client (the connection itself, rooms, the matchmaker,
 //! lobbies).
 //!
-//! Frames go through a *bounded* queue drained by the connection's writer task.
-//! Senders never wait: [`ConnHandle::send`] uses `try_send`, and a full queue means
-//! the client does not read fast enough, so the connection is closed (code 1008)
-//! rather than buffered without bound. A [`Frame`] is a reference-counted
-//! `Utf8Bytes`: a broadcast is encoded once and the same bytes are shared by every
-//! receiver's queue.
+//! Senders never wait. A frame for a socket of this node is written at once by the
+//! task that sends it, with one non-blocking `writev` (`ws::socket`): no writer task
+//! wakes up per frame. Frames sent while a [`Batch`] is open on the thread (a room
+//! opens one for each commit it releases: a turn's `ack`, `turn_resolved` and
+//! `turn_started`) leave together when it ends, one `writev` per socket. What a slow
+//! client's socket does not take waits, bounded (`--outbound-queue` frames): a client
+//! that lets it fill is closed (code 1008) rather than buffered without bound. A
+//! [`Frame`] is reference-counted bytes: a broadcast is encoded once and the same
+//! bytes are written to every receiver.
 //!
-//! [`write_loop`] is the writer task: it writes the frames queued together (a
-//! turn's `ack`, `turn_resolved` and `turn_started` arrive at once) as one batch
-//! and flushes once, so a turn costs each socket one wake-up and one `write`.
+//! `write_task` is a socket's writer task: it writes what waits once the socket is
+//! writable again, sends the keep-alive pings and, at the end, the close frame.
 
+use super::socket::{self, Flushed, Queued, Refused, SocketOut};
 use axum::body::Bytes;
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes};
-use futures_util::{Sink, SinkExt};
 use protocol::ServerMsg;
+use std::cell::RefCell;
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+use tungstenite::protocol::frame::Frame as WsFrame;
 
 /// One encoded server frame (JSON text), cheap to clone.
-pub type Frame = Utf8Bytes;
+pub type Frame = tungstenite::Utf8Bytes;
 
-/// Encodes a server message once, ready to be shared by many queues. The bytes are
-/// allocated at their exact length: the JSON encoder grows its buffer by doubling,
-/// and a frame kept in a room's resync history would otherwise hold up to twice
-/// its length for as long as it is kept.
+thread_local! {
+    /// The JSON encoder's buffer, reused by every frame this thread encodes.
+    static ENCODE_BUF: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(ENCODE_BUF_BYTES));
+}
+
+/// Capacity of [`ENCODE_BUF`], and the most it keeps between frames (a larger frame,
+/// a snapshot of a long match, grows it once; it is then given back).
+const ENCODE_BUF_BYTES: usize = 16 * 1024;
+
+/// Encodes a server message once, ready to be shared by many sockets. The JSON is
+/// written into the thread's reused buffer and copied once into an allocation of
+/// its exact length: a fresh encoder buffer would grow by doubling, copying the
+/// frame each time, and a frame kept in a room's resync history would hold up to
+/// twice its length for as long as it is kept.
 pub fn encode(seq: Option<u64>, msg: &ServerMsg) -> Frame {
-    let json = protocol::encode_server(seq, msg).into_boxed_str();
-    Utf8Bytes::from(String::from(json))
+    ENCODE_BUF.with(|b| {
+        let mut buf = b.borrow_mut();
+        buf.clear();
+        protocol::encode_server_to(seq, msg, &mut buf);
+        let frame = Frame::from(std::str::from_utf8(&buf).expect("serde_json writes UTF-8"));
+        if buf.capacity() > ENCODE_BUF_BYTES {
+            *buf = Vec::with_capacity(ENCODE_BUF_BYTES);
+        }
+        frame
+    })
 }
 
 /// Why a connection is being closed: the WebSocket close code and reason, and
@@ -109,6 +131,13 @@ impl CloseReason {
         reason: "message too big",
         drain: false,
     };
+    /// 1000: the client closed first; tungstenite already queued its close reply,
+    /// which is written after the frames before it, so the writer sends no other.
+    pub const PEER_CLOSED: CloseReason = CloseReason {
+        code: 1000,
+        reason: "bye",
+        drain: true,
+    };
     /// 4000: the same player connected again; the newer socket wins. Documented in
     /// `proto/README.md` §2: a client must not reconnect automatically on it.
     pub const REPLACED: CloseReason = CloseReason {
@@ -121,8 +150,10 @@ impl CloseReason {
 /// Where a connection's frames go.
 #[derive(Debug)]
 enum Target {
-    /// A socket of this node: its writer's queue.
-    Local(mpsc::Sender<Frame>),
+    /// A socket of this node, written directly (`ws::socket`).
+    Socket(Arc<SocketOut>),
+    /// A queue drained by someone else (an in-process consumer, a test).
+    Queue(mpsc::Sender<Frame>),
     /// A socket of another node (cluster mode): the relay of its node for one match,
     /// and the socket's connection id on that node.
     Relay { relay: Arc<Relay>, remote: u64 },
@@ -249,9 +280,23 @@ pub struct ConnHandle {
 }
 
 impl ConnHandle {
-    /// A handle with connection id `id`, sending into `tx`.
+    /// A handle with connection id `id` whose frames go into the queue `tx` (for an
+    /// in-process consumer; a full queue closes the handle as a slow consumer).
     pub fn new(id: u64, tx: mpsc::Sender<Frame>) -> ConnHandle {
-        ConnHandle::with_sink(id, Target::Local(tx))
+        ConnHandle::with_sink(id, Target::Queue(tx))
+    }
+
+    /// The handle of the socket `out` (the connection's own; `write_task` serves it).
+    pub(crate) fn socket(id: u64, out: SocketOut) -> ConnHandle {
+        ConnHandle::with_sink(id, Target::Socket(Arc::new(out)))
+    }
+
+    /// The socket's sending side, for a handle made by [`ConnHandle::socket`].
+    pub(crate) fn socket_out(&self) -> Option<Arc<SocketOut>> {
+        match &self.shared.tx {
+            Target::Socket(out) => Some(out.clone()),
+            _ => None,
+        }
     }
 
     fn with_sink(id: u64, tx: Target) -> ConnHandle {
@@ -301,7 +346,11 @@ impl ConnHandle {
             return false;
         }
         let sent = match &self.shared.tx {
-            Target::Local(tx) => tx.try_send(frame).map_err(unit),
+            Target::Socket(out) => {
+                let pushed = out.push_text(Bytes::from(frame), Batch::is_open());
+                return self.pushed(pushed);
+            }
+            Target::Queue(tx) => tx.try_send(frame).map_err(unit),
             Target::Relay { relay, remote } => relay
                 .tx
                 .try_send(Relayed::Frame {
@@ -311,6 +360,32 @@ impl ConnHandle {
                 .map_err(unit),
         };
         self.sent(sent)
+    }
+
+    /// A socket push's outcome: true when the frame is on its way.
+    fn pushed(&self, pushed: socket::Pushed) -> bool {
+        match pushed {
+            Ok(Queued::Sent) => true,
+            Ok(Queued::InBatch) => {
+                Batch::register(self.clone());
+                true
+            }
+            Ok(Queued::Failed) => {
+                self.close(CloseReason::NORMAL);
+                false
+            }
+            Err(Refused::Full) => self.sent(Err(mpsc::error::TrySendError::Full(()))),
+            Err(Refused::Shut) => false,
+        }
+    }
+
+    /// The batch this socket was registered with ended: write what it queued.
+    fn end_batch(&self) {
+        if let Target::Socket(out) = &self.shared.tx {
+            if out.end_batch() == Flushed::Failed {
+                self.close(CloseReason::NORMAL);
+            }
+        }
     }
 
     fn sent(&self, result: Result<(), mpsc::error::TrySendError<()>>) -> bool {
@@ -377,7 +452,9 @@ impl ConnHandle {
     pub fn is_closed(&self) -> bool {
         self.shared.closed.load(Ordering::Acquire)
             || match &self.shared.tx {
-                Target::Local(tx) => tx.is_closed(),
+                // The writer task closes the handle before it shuts the socket.
+                Target::Socket(_) => false,
+                Target::Queue(tx) => tx.is_closed(),
                 Target::Relay { relay, .. } => relay.tx.is_closed(),
             }
     }
@@ -413,7 +490,7 @@ impl Fanout {
     /// its queue (its relay's) is full and it is closed now as a slow consumer.
     pub fn send(&mut self, conn: &ConnHandle) -> bool {
         let (relay, remote) = match &conn.shared.tx {
-            Target::Local(_) => return conn.send(self.frame.clone()),
+            Target::Socket(_) | Target::Queue(_) => return conn.send(self.frame.clone()),
             Target::Relay { relay, remote } => (relay, *remote),
         };
         if conn.shared.closed.load(Ordering::Acquire) {
@@ -443,216 +520,270 @@ impl Fanout {
     }
 }
 
-/// Most queued frames written before one flush (a turn queues 2–3 per socket).
-pub const MAX_FRAMES_PER_FLUSH: usize = 32;
+thread_local! {
+    /// The sockets that queued frames in this thread's open batch, if one is open.
+    static BATCH: RefCell<Option<Vec<ConnHandle>>> = const { RefCell::new(None) };
+}
+
+/// While a batch is open on a thread, frames sent to this node's sockets from that
+/// thread are queued, and each socket's frames leave together, in one `writev`,
+/// when the batch ends (the guard is dropped). A room opens one around each event it
+/// handles, so a turn's `ack`, `turn_resolved` and `turn_started` reach each socket
+/// in one write. A batch opened while another is open on the thread adds to that
+/// one. The guard cannot be sent to another thread, and the code that holds it must
+/// not await (the room actor never does).
+#[derive(Debug)]
+pub struct Batch {
+    /// False when another batch was already open (that one writes).
+    outer: bool,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Batch {
+    /// Opens a batch on this thread (or joins the one open).
+    pub fn open() -> Batch {
+        let outer = BATCH.with(|b| {
+            let mut b = b.borrow_mut();
+            if b.is_some() {
+                return false;
+            }
+            *b = Some(Vec::new());
+            true
+        });
+        Batch {
+            outer,
+            _not_send: PhantomData,
+        }
+    }
+
+    fn is_open() -> bool {
+        BATCH.with(|b| b.borrow().is_some())
+    }
+
+    fn register(conn: ConnHandle) {
+        let left = BATCH.with(|b| match b.borrow_mut().as_mut() {
+            Some(list) => {
+                list.push(conn);
+                None
+            }
+            None => Some(conn),
+        });
+        // (No batch after all: write at once.)
+        if let Some(conn) = left {
+            conn.end_batch();
+        }
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        if !self.outer {
+            return;
+        }
+        let list = BATCH.with(|b| b.borrow_mut().take()).unwrap_or_default();
+        for conn in list {
+            conn.end_batch();
+        }
+    }
+}
 
 /// How long the writer spends on the last frames and the close frame.
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// The writer task of one connection: queued frames and keep-alive pings out until
-/// the connection closes; then the frames still queued (for close reasons that
-/// drain) and a close frame, within [`CLOSE_TIMEOUT`].
-///
-/// Frames queued together are written as one batch: the first one wakes the task,
-/// the rest are taken with `try_recv` (at most [`MAX_FRAMES_PER_FLUSH`]), each is
-/// fed to `sink` (which buffers it: see `ws::WRITE_BUFFER_BYTES`) and the batch is
-/// flushed once, in one `write` to the socket. A failed write closes the
-/// connection ([`CloseReason::NORMAL`]). Closing wins over a write blocked by a
-/// client that stopped reading.
-pub async fn write_loop<S>(
-    mut sink: S,
-    mut rx: mpsc::Receiver<Frame>,
-    conn: ConnHandle,
-    ping_every: Duration,
-) where
-    S: Sink<Message> + Unpin,
-{
+/// The writer task of one socket (a handle made by [`ConnHandle::socket`]): until
+/// the connection closes it writes what a full socket left waiting, once the socket
+/// is writable again, and sends a keep-alive ping every `ping_every`; then, within
+/// [`CLOSE_TIMEOUT`], the frames still waiting (for close reasons that drain) and a
+/// close frame, and it shuts the socket. A failed write closes the connection
+/// ([`CloseReason::NORMAL`]). Closing wins over a write blocked by a client that
+/// stopped reading.
+pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration) {
+    let Target::Socket(out) = &conn.shared.tx else {
+        return;
+    };
     let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
     ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    // One registration with the close signal for the connection's life, not one
-    // per frame.
     let closing = conn.closing();
     tokio::pin!(closing);
-    loop {
-        let first = tokio::select! {
+    'serve: loop {
+        tokio::select! {
             biased;
-            _ = &mut closing => break,
-            f = rx.recv() => match f {
-                Some(f) => Message::Text(f),
-                None => break,
-            },
-            _ = ping.tick() => Message::Ping(Bytes::new()),
-        };
-        let sent = tokio::select! {
-            biased;
-            _ = &mut closing => break,
-            r = write_batch(&mut sink, first, &mut rx) => r,
-        };
-        if sent.is_err() {
-            conn.close(CloseReason::NORMAL);
-            break;
-        }
-    }
-    let reason = conn.close_reason().unwrap_or(CloseReason::NORMAL);
-    let _ = tokio::time::timeout(CLOSE_TIMEOUT, async {
-        if reason.drain {
-            while let Ok(f) = rx.try_recv() {
-                if sink.feed(Message::Text(f)).await.is_err() {
-                    return;
-                }
+            _ = &mut closing => break 'serve,
+            _ = out.blocked() => {}
+            _ = ping.tick() => {
+                let pushed = out.push_raw(socket::control(WsFrame::ping(Bytes::new())), false);
+                conn.pushed(pushed);
+                continue;
             }
         }
-        let close = CloseFrame {
-            code: reason.code,
-            reason: reason.reason.into(),
-        };
-        let _ = sink.send(Message::Close(Some(close))).await;
-    })
-    .await;
-}
-
-/// Feeds `first` and the frames already queued behind it (at most
-/// [`MAX_FRAMES_PER_FLUSH`] in all), then flushes once.
-async fn write_batch<S>(
-    sink: &mut S,
-    first: Message,
-    rx: &mut mpsc::Receiver<Frame>,
-) -> Result<(), S::Error>
-where
-    S: Sink<Message> + Unpin,
-{
-    sink.feed(first).await?;
-    for _ in 1..MAX_FRAMES_PER_FLUSH {
-        match rx.try_recv() {
-            Ok(f) => sink.feed(Message::Text(f)).await?,
-            Err(_) => break,
+        // A write found the socket full: write the rest as it drains.
+        while out.is_pending() {
+            let Some(tcp) = out.tcp() else {
+                break 'serve;
+            };
+            tokio::select! {
+                biased;
+                _ = &mut closing => break 'serve,
+                r = tcp.writable() => if r.is_err() {
+                    conn.close(CloseReason::NORMAL);
+                    break 'serve;
+                },
+            }
+            if out.flush() == Flushed::Failed {
+                conn.close(CloseReason::NORMAL);
+                break 'serve;
+            }
         }
     }
-    sink.flush().await
+    // Boxed: the task holds this phase's futures only once it is reached.
+    Box::pin(close(
+        out,
+        conn.close_reason().unwrap_or(CloseReason::NORMAL),
+    ))
+    .await;
+    out.shut();
+}
+
+/// The end of a socket: for a reason that drains, the frames still waiting, then the
+/// close frame (none after the client's own close: tungstenite answered it), within
+/// [`CLOSE_TIMEOUT`]; for one that does not, only the close frame.
+async fn close(out: &SocketOut, reason: CloseReason) {
+    if !reason.drain {
+        out.discard();
+    }
+    let frame = WsFrame::close(Some(tungstenite::protocol::CloseFrame {
+        code: reason.code.into(),
+        reason: reason.reason.into(),
+    }));
+    let _ = tokio::time::timeout(CLOSE_TIMEOUT, async {
+        if reason != CloseReason::PEER_CLOSED
+            && out.push_raw(socket::control(frame), false).is_err()
+        {
+            return;
+        }
+        while out.is_pending() {
+            let Some(tcp) = out.tcp() else {
+                return;
+            };
+            if tcp.writable().await.is_err() || out.flush() == Flushed::Failed {
+                return;
+            }
+        }
+    })
+    .await;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::pin::Pin;
-    use std::task::{Context, Poll};
+    use futures_util::StreamExt;
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio_tungstenite::tungstenite::Message;
 
-    /// A sink that records what it was fed and how the feeds were grouped into
-    /// flushes.
-    #[derive(Default)]
-    struct Recorder {
-        buffered: Vec<Message>,
-        flushes: Vec<Vec<Message>>,
+    /// A socket of this node (and its read half, kept open) and a WebSocket client
+    /// reading it.
+    async fn socket_pair(
+        cap: usize,
+    ) -> (
+        ConnHandle,
+        tokio_tungstenite::WebSocketStream<TcpStream>,
+        tokio::net::tcp::OwnedReadHalf,
+    ) {
+        let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = TcpStream::connect(l.local_addr().unwrap());
+        let (server, client) = tokio::join!(l.accept(), client);
+        let (rd, wr) = server.unwrap().0.into_split();
+        let conn = ConnHandle::socket(1, SocketOut::new(wr, cap));
+        let ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
+            client.unwrap(),
+            tokio_tungstenite::tungstenite::protocol::Role::Client,
+            None,
+        )
+        .await;
+        (conn, ws, rd)
     }
 
-    impl Sink<Message> for Recorder {
-        type Error = std::convert::Infallible;
-        fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-            Poll::Ready(Ok(()))
+    async fn next_text(ws: &mut tokio_tungstenite::WebSocketStream<TcpStream>) -> String {
+        match tokio::time::timeout(Duration::from_secs(10), ws.next()).await {
+            Ok(Some(Ok(Message::Text(t)))) => t.to_string(),
+            other => panic!("expected a text frame, got {other:?}"),
         }
-        fn start_send(mut self: Pin<&mut Self>, m: Message) -> Result<(), Self::Error> {
-            self.buffered.push(m);
-            Ok(())
-        }
-        fn poll_flush(
-            mut self: Pin<&mut Self>,
-            _: &mut Context<'_>,
-        ) -> Poll<Result<(), Self::Error>> {
-            let batch = std::mem::take(&mut self.buffered);
-            if !batch.is_empty() {
-                self.flushes.push(batch);
+    }
+
+    /// Frames sent in a batch arrive in order once it ends, after the frame sent
+    /// before it; nested batches write at the outer one's end; the close frame comes
+    /// last with its code.
+    #[tokio::test]
+    async fn batched_frames_arrive_in_order_and_the_close_comes_last() {
+        let (conn, mut ws, _rd) = socket_pair(16).await;
+        let writer = tokio::spawn(write_task(conn.clone(), Duration::from_secs(3600)));
+        assert!(conn.send(Frame::from_static("before")));
+        {
+            let _b = Batch::open();
+            for f in ["ack", "turn_resolved"] {
+                assert!(conn.send(Frame::from_static(f)));
             }
-            Poll::Ready(Ok(()))
+            {
+                let _inner = Batch::open();
+                assert!(conn.send(Frame::from_static("turn_started")));
+            }
+            assert!(Batch::is_open(), "the inner batch joined the outer one");
         }
-        fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-            self.poll_flush(cx)
-        }
-    }
-
-    fn text(m: &Message) -> &str {
-        match m {
-            Message::Text(t) => t.as_str(),
-            Message::Close(Some(c)) => c.reason.as_str(),
-            other => panic!("unexpected {other:?}"),
-        }
-    }
-
-    /// Frames queued together (a turn's ack, turn_resolved and turn_started) go out
-    /// in one flush; a frame queued later gets its own; the close frame comes last.
-    #[tokio::test(start_paused = true)]
-    async fn frames_queued_together_are_flushed_once() {
-        let (tx, rx) = mpsc::channel(16);
-        let conn = ConnHandle::new(1, tx);
-        for f in ["ack", "turn_resolved", "turn_started"] {
-            assert!(conn.send(Frame::from_static(f)));
-        }
-        let mut sink = Recorder::default();
-        let c = conn.clone();
-        let writer = tokio::spawn(async move {
-            write_loop(&mut sink, rx, c, Duration::from_secs(3600)).await;
-            sink
-        });
-        tokio::task::yield_now().await;
-        assert!(conn.send(Frame::from_static("later")));
-        tokio::task::yield_now().await;
-        conn.close(CloseReason::GOING_AWAY);
-        let sink = writer.await.unwrap();
-        let batches: Vec<Vec<&str>> = sink
-            .flushes
-            .iter()
-            .map(|b| b.iter().map(text).collect())
-            .collect();
-        assert_eq!(
-            batches,
-            vec![
-                vec!["ack", "turn_resolved", "turn_started"],
-                vec!["later"],
-                vec!["server shutting down"],
-            ]
-        );
-    }
-
-    /// At most MAX_FRAMES_PER_FLUSH frames per flush, and nothing is lost.
-    #[tokio::test(start_paused = true)]
-    async fn a_long_queue_is_flushed_in_bounded_batches() {
-        let n = MAX_FRAMES_PER_FLUSH + 5;
-        let (tx, rx) = mpsc::channel(n);
-        let conn = ConnHandle::new(2, tx);
-        for i in 0..n {
-            assert!(conn.send(Frame::from(i.to_string())));
+        assert!(!Batch::is_open());
+        for want in ["before", "ack", "turn_resolved", "turn_started"] {
+            assert_eq!(next_text(&mut ws).await, want);
         }
         conn.close(CloseReason::GOING_AWAY);
-        // Closing before the writer ran: the queue is drained before the close frame.
-        let mut sink = Recorder::default();
-        write_loop(&mut sink, rx, conn, Duration::from_secs(3600)).await;
-        let all: Vec<&str> = sink.flushes.iter().flatten().map(text).collect();
-        let expected: Vec<String> = (0..n).map(|i| i.to_string()).collect();
-        assert_eq!(
-            &all[..n],
-            expected.iter().map(String::as_str).collect::<Vec<_>>()
-        );
-        assert_eq!(all[n], "server shutting down");
-
-        let (tx, rx) = mpsc::channel(n);
-        let conn = ConnHandle::new(3, tx);
-        for i in 0..n {
-            assert!(conn.send(Frame::from(i.to_string())));
+        writer.await.unwrap();
+        match ws.next().await {
+            Some(Ok(Message::Close(Some(c)))) => {
+                assert_eq!(u16::from(c.code), 1001);
+                assert_eq!(c.reason.as_str(), "server shutting down");
+            }
+            other => panic!("expected the close frame, got {other:?}"),
         }
-        let mut sink = Recorder::default();
-        let c = conn.clone();
-        let writer = tokio::spawn(async move {
-            write_loop(&mut sink, rx, c, Duration::from_secs(3600)).await;
-            sink
-        });
-        tokio::task::yield_now().await;
-        conn.close(CloseReason::NORMAL);
-        let sink = writer.await.unwrap();
-        let sizes: Vec<usize> = sink.flushes.iter().map(Vec::len).collect();
-        assert_eq!(
-            sizes,
-            vec![MAX_FRAMES_PER_FLUSH, 5, 1],
-            "two batches, then the close frame"
+        assert!(
+            !conn.send(Frame::from_static("after")),
+            "nothing is sent once closed"
         );
+    }
+
+    /// A client that stops reading: frames wait (the writer task writes them as the
+    /// socket drains) until `--outbound-queue` frames wait, then the connection is
+    /// closed as a slow consumer (1008) and the writer ends.
+    #[tokio::test(start_paused = true)]
+    async fn a_client_that_stops_reading_is_closed_as_slow() {
+        let (conn, ws, _rd) = socket_pair(8).await;
+        let writer = tokio::spawn(write_task(conn.clone(), Duration::from_secs(3600)));
+        let frame = Frame::from("p".repeat(64 * 1024));
+        let mut n = 0;
+        while conn.send(frame.clone()) {
+            n += 1;
+            assert!(n < 100_000, "never closed");
+        }
+        assert_eq!(conn.close_reason(), Some(CloseReason::SLOW_CONSUMER));
+        tokio::time::timeout(Duration::from_secs(10), writer)
+            .await
+            .expect("the writer ends within CLOSE_TIMEOUT")
+            .unwrap();
+        drop(ws);
+    }
+
+    /// Frames that waited for a slow socket are all delivered, in order, once the
+    /// client reads again.
+    #[tokio::test]
+    async fn frames_that_waited_arrive_in_order() {
+        let (conn, mut ws, _rd) = socket_pair(64).await;
+        let _writer = tokio::spawn(write_task(conn.clone(), Duration::from_secs(3600)));
+        let big = "q".repeat(256 * 1024);
+        for i in 0..40 {
+            assert!(conn.send(Frame::from(format!("{i}:{big}"))), "frame {i}");
+        }
+        for i in 0..40 {
+            let got = next_text(&mut ws).await;
+            assert_eq!(got.split(':').next(), Some(i.to_string().as_str()));
+            assert_eq!(got.len(), big.len() + 1 + i.to_string().len());
+        }
     }
 
     #[tokio::test]

@@ -162,13 +162,13 @@ impl Client {
     pub(crate) async fn hello(&mut self) -> Vec<Uuid> {
         let token = self.token.clone();
         self.send(
-            json!({"t": "hello", "d": {"token": token, "protocol_version": 2, "client": "test"}}),
+            json!({"t": "hello", "d": {"token": token, "protocol_version": 3, "client": "test"}}),
         )
         .await;
         match self.recv().await.msg {
             ServerMsg::Welcome(w) => {
                 assert_eq!(w.player_id, self.player_id);
-                assert_eq!(w.protocol_version, 2);
+                assert_eq!(w.protocol_version, 3);
                 w.active_matches
             }
             other => panic!("expected welcome, got {other:?}"),
@@ -249,12 +249,13 @@ impl Client {
     }
 }
 
-/// The `match_started` payload's fields a test needs.
+/// The `match_started` payload's fields a test needs, and the whole message.
 pub(crate) struct Started {
     pub match_id: Uuid,
     pub your_seat: Option<Seat>,
     pub seats: Vec<protocol::SeatInfo>,
     pub seq: u64,
+    pub msg: protocol::MatchStarted,
 }
 
 pub(crate) async fn expect_started(c: &mut Client) -> Started {
@@ -265,8 +266,9 @@ pub(crate) async fn expect_started(c: &mut Client) -> Started {
         ServerMsg::MatchStarted(m) => Started {
             match_id: m.match_id,
             your_seat: m.your_seat,
-            seats: m.seats,
+            seats: m.seats.clone(),
             seq: f.seq.unwrap(),
+            msg: m,
         },
         _ => unreachable!(),
     }

@@ -105,7 +105,7 @@ async fn with_512_files_600_half_sent_connections_do_not_stop_the_server() {
         .await
         .unwrap();
     for m in [
-        json!({"t": "hello", "d": {"token": token, "protocol_version": 2, "client": "edge-test"}}),
+        json!({"t": "hello", "d": {"token": token, "protocol_version": 3, "client": "edge-test"}}),
         json!({"t": "create_lobby", "d": {"mode": "clash", "fill_with_bots": true}}),
         json!({"t": "start_lobby"}),
     ] {

@@ -236,7 +236,7 @@ async fn back_after_missing(
     let mut back = s.connect().await;
     back.player_id = y_id;
     back.send(
-        json!({"t": "hello", "d": {"token": y_token, "protocol_version": 2,
+        json!({"t": "hello", "d": {"token": y_token, "protocol_version": 3,
         "client": "test", "last_seq": {id.to_string(): 2}}}),
     )
     .await;

@@ -7,9 +7,10 @@
 //! the keep-alive (ping, idle close, 1 s / 2 s) runs on Tokio's paused clock.
 
 use crate::common::*;
+use client::tracker::MatchTracker;
 use engine::{Seat, TurnKind};
 use futures_util::StreamExt;
-use protocol::{ServerFrame, ServerMsg, Snapshot, TurnResolved, TurnStarted};
+use protocol::{ServerFrame, ServerMsg, Snapshot, TurnStarted};
 use serde_json::{json, Value};
 use server::Clock;
 use std::time::Duration;
@@ -20,8 +21,9 @@ use tokio_tungstenite::MaybeTlsStream;
 struct View {
     /// The last match `seq` read.
     seq: u64,
-    /// The last `turn_resolved` read.
-    resolved: Option<TurnResolved>,
+    /// The position, kept from `match_started` by re-playing every turn (protocol
+    /// version 3: `turn_resolved` carries the events, not the position).
+    tracker: Option<MatchTracker>,
     /// The last `turn_started` read (the turn in progress).
     turn: Option<TurnStarted>,
     /// Every resolved turn: (turn number, seat, kind).
@@ -36,27 +38,22 @@ impl View {
             self.seq = seq;
         }
         match &f.msg {
+            ServerMsg::MatchStarted(m) => self.tracker = Some(MatchTracker::from_started(m)),
             ServerMsg::TurnStarted(t) => self.turn = Some(t.clone()),
-            ServerMsg::TurnResolved(r) => {
-                self.log.push((r.turn_number, r.seat, r.kind));
-                self.resolved = Some(r.clone());
-            }
+            ServerMsg::TurnResolved(r) => self.log.push((r.turn_number, r.seat, r.kind)),
             _ => {}
+        }
+        if let Some(t) = &mut self.tracker {
+            t.apply(&f.msg).expect("the live frames re-play");
         }
     }
 
-    /// The position now, as this player knows it: the last `turn_resolved.position`
-    /// (taken before the next roll) with the roll store and exit credits the current
-    /// `turn_started` reports for the seat to move (rule 4.1).
+    /// The position now, as this player knows it: every turn re-played on the start
+    /// position, with the current turn's roll store and exit credits (rule 4.1).
     fn position(&self) -> Value {
-        let mut p = serde_json::to_value(self.resolved.as_ref().expect("a turn resolved").position)
-            .unwrap();
-        let t = self.turn.as_ref().expect("a turn runs");
-        let seat = serde_json::to_value(t.seat).unwrap();
-        let me = &mut p["seats"][seat.as_str().unwrap()];
-        me["rolls"] = json!(t.roll_store);
-        me["exit_credits"] = json!(t.exit_credits);
-        p
+        let t = self.tracker.as_ref().expect("match_started was read");
+        assert!(t.turn().is_some(), "a turn runs");
+        serde_json::to_value(t.position()).unwrap()
     }
 
     /// The turn's kinds of `seat`, in order.
@@ -158,6 +155,7 @@ async fn two_humans(
         seat: st.your_seat.unwrap(),
         view: View {
             seq: st.seq,
+            tracker: Some(MatchTracker::from_started(&st.msg)),
             ..View::default()
         },
         played: 0,
@@ -395,7 +393,7 @@ async fn a_half_open_socket_is_closed_by_the_keepalive_and_the_seat_is_kept() {
     a.drain(Duration::from_millis(300)).await;
 
     let (_hc, snap) = reconnect_snapshot(&s, (h_id, &h.c.token, h.seat), id).await;
-    if a.view.resolved.is_some() {
+    if !a.view.log.is_empty() {
         assert_snapshot_matches(&snap, &a.view);
     } else {
         assert_eq!(snap.seq, a.view.seq);

@@ -23,11 +23,12 @@ const MATCH_SECONDS: u64 = 8;
 /// How long the server stays down between the stop and the restart.
 const DOWNTIME: Duration = Duration::from_secs(2);
 
-/// The snapshot equals what the players last saw: `seq`, turns played, the turn in
-/// progress (seat, number, dice, roll store) and every seat's pieces and points.
-fn assert_same_as_seen(snap: &Snapshot, seq: u64, turn: &TurnStarted, last: &TurnResolved) {
+/// The snapshot equals what the players last saw (`seen`: a snapshot asked for
+/// right before the stop): `seq`, turns played, the turn in progress (seat, number,
+/// dice, roll store) and every seat's pieces, points and rolls.
+fn assert_same_as_seen(snap: &Snapshot, seq: u64, turn: &TurnStarted, seen: &Snapshot) {
     assert_eq!(snap.seq, seq, "resumed seq");
-    assert_eq!(snap.turns_played, last.turn_number, "turns played");
+    assert_eq!(snap.turns_played, seen.turns_played, "turns played");
     let t = snap.turn.as_ref().expect("a turn in progress");
     assert_eq!(
         (
@@ -46,7 +47,7 @@ fn assert_same_as_seen(snap: &Snapshot, seq: u64, turn: &TurnStarted, last: &Tur
         ),
         "the turn in progress"
     );
-    let (a, b): (&Position, &Position) = (&snap.position, &last.position);
+    let (a, b): (&Position, &Position) = (&snap.position, &seen.position);
     for seat in Seat::ALL {
         let (x, y) = (a.seat(seat), b.seat(seat));
         assert_eq!(x.pieces, y.pieces, "{seat:?} pieces");
@@ -55,20 +56,18 @@ fn assert_same_as_seen(snap: &Snapshot, seq: u64, turn: &TurnStarted, last: &Tur
             (y.combat, y.bonus, y.progress, y.finished),
             "{seat:?} points"
         );
-        if seat == turn.seat {
-            assert_eq!(
-                x.rolls.as_slice(),
-                &turn.roll_store[..],
-                "mover's roll store"
-            );
-        } else {
-            assert_eq!(
-                x.rolls.as_slice(),
-                y.rolls.as_slice(),
-                "{seat:?} roll store"
-            );
-        }
+        assert_eq!(
+            x.rolls.as_slice(),
+            y.rolls.as_slice(),
+            "{seat:?} roll store"
+        );
     }
+    assert_eq!(
+        a.seat(turn.seat).rolls.as_slice(),
+        &turn.roll_store[..],
+        "mover's roll store"
+    );
+    assert_eq!(a, b, "the whole position");
 }
 
 async fn stop_and_resume(database_url: String, stop: Stop) {
@@ -88,7 +87,12 @@ async fn stop_and_resume(database_url: String, stop: Stop) {
     assert_eq!(play_until(&mut players, match_id, 20).await, 20);
     let seq = players.iter().map(|p| p.seq).max().unwrap();
     let turn = players[0].turn.clone().unwrap();
-    let last = players[0].resolved.values().last().unwrap().clone();
+    // What the players see now, as a snapshot (resync from 0: no new message).
+    players[0]
+        .send(serde_json::json!({"t": "resync", "d": {"match_id": match_id, "last_seq": 0}}))
+        .await;
+    let seen = players[0].snapshot().await;
+    assert_eq!(seen.seq, seq, "the snapshot is of what was seen");
     let before = seen_turns(&players);
     assert_eq!(before.len(), 19);
     let used_before_stop = t0.elapsed();
@@ -105,7 +109,7 @@ async fn stop_and_resume(database_url: String, stop: Stop) {
         let (mut p, active) = Player::connect(&s2, old.player_id, &old.token).await;
         assert_eq!(active, vec![match_id], "welcome lists the resumed match");
         let snap = p.snapshot().await;
-        assert_same_as_seen(&snap, seq, &turn, &last);
+        assert_same_as_seen(&snap, seq, &turn, &seen);
         // Rule 9.1: the clock was charged at most the time played before the stop,
         // not the downtime (DOWNTIME alone is 2 s of an 8 s clock).
         let left = snap.clocks.match_deadline_ms - snap.clocks.now_ms;

@@ -214,7 +214,7 @@ impl Player {
             ended: None,
             exited: 0,
         };
-        p.send(json!({"t": "hello", "d": {"token": token, "protocol_version": 2, "client": "proc-test"}}))
+        p.send(json!({"t": "hello", "d": {"token": token, "protocol_version": 3, "client": "proc-test"}}))
             .await;
         let active = match p.recv().await.msg {
             ServerMsg::Welcome(w) => w.active_matches,
