@@ -446,7 +446,7 @@ fn play() -> Played {
     }
     p.send(back, false);
     p.recv(welcome(vec![MATCH_ID]), true);
-    p.note(format!("The server still keeps the messages she missed (the last 16 by default), so it replays them right after welcome, in order with their original seq ({} … {}); a gap older than that would get a snapshot instead.", last_seq + 1, sim.seq));
+    p.note(format!("The server still keeps the messages she missed (this server keeps the last 16: `--resync-frames 16`; the default is 8), so it replays them right after welcome, in order with their original seq ({} … {}); a gap older than that would get a snapshot instead.", last_seq + 1, sim.seq));
     p.recv_all(missed);
     p.note(format!("A client that needs the whole position again (say its view was reset) sends resync with last_seq 0 and gets a snapshot, whose seq ({}) is that of the last message it includes.", sim.seq));
     p.send(

@@ -264,6 +264,21 @@ impl Config {
         b.enable_all().build()
     }
 
+    /// Settings that only make sense together. Errors (the text names the flags):
+    /// `--resync-frames` not below `--outbound-queue` (a resync replays the kept
+    /// frames at once, and a socket with that many frames waiting counts as a slow
+    /// consumer).
+    pub fn check(&self) -> Result<(), String> {
+        if self.resync_frames >= self.outbound_queue {
+            return Err(format!(
+                "--resync-frames ({}) must be below --outbound-queue ({}): a resync \
+                 replays every kept frame at once",
+                self.resync_frames, self.outbound_queue
+            ));
+        }
+        Ok(())
+    }
+
     /// The persistence writer's settings: [`store::WriterConfig::default`] with the
     /// configured group-commit window.
     pub fn writer_config(&self) -> store::WriterConfig {
@@ -381,6 +396,28 @@ mod tests {
         assert_eq!(parsed.max_frame_bytes, 4096);
         assert_eq!(parsed.outbound_queue, d.outbound_queue);
         assert_eq!(parsed.bot_kind, bot::BotKind::Greedy);
+    }
+
+    /// A resync replays the kept frames at once: keeping as many as a socket may
+    /// leave waiting would close a reader as slow on its first long resync.
+    #[test]
+    fn resync_frames_must_fit_the_outbound_queue() {
+        assert_eq!(Config::default().check(), Ok(()));
+        let c = Config {
+            resync_frames: 256,
+            outbound_queue: 256,
+            ..Config::default()
+        };
+        let e = c.check().unwrap_err();
+        assert!(
+            e.contains("--resync-frames (256)") && e.contains("--outbound-queue (256)"),
+            "{e}"
+        );
+        let c = Config {
+            resync_frames: 255,
+            ..c
+        };
+        assert_eq!(c.check(), Ok(()));
     }
 
     #[test]

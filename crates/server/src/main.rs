@@ -77,6 +77,7 @@ fn main() -> std::process::ExitCode {
 /// that cannot proceed (bad cluster settings, a store that refuses for good, a
 /// taken port) is the error.
 async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
+    config.check()?;
     // Cluster mode (--nats-url): checked before anything starts; every log line
     // then carries the node id.
     let settings = server::ClusterSettings::from_config(&config)?;

@@ -70,11 +70,17 @@ pub(crate) async fn serve(tcp: TcpStream, read_buf: axum::body::Bytes, state: Ap
         .tasks()
         .spawn(super::outbound::write_task(conn.clone(), ping_every));
     let mut session = Session::new(state, conn.clone());
-    session.read_loop(socket).await;
+    let mut socket = socket;
+    session.read_loop(&mut socket).await;
     // Boxed, as a request's handling in `on_frame`: it is not part of the reading.
     Box::pin(session.cleanup()).await;
     conn.close(CloseReason::NORMAL);
     let _ = writer.await;
+    // The last frames and the close frame are written and the write half is shut
+    // (FIN). Closing the socket now, with the client's unread bytes in it, would
+    // reset it and lose what the client has not read yet: read (and drop) until the
+    // client closes too, within CLOSE_TIMEOUT.
+    let _ = tokio::time::timeout(super::outbound::CLOSE_TIMEOUT, socket.get_mut().drain()).await;
     metrics::gauge!("ludo_ws_connections").decrement(1.0);
 }
 
@@ -114,7 +120,7 @@ impl Session {
         }
     }
 
-    async fn read_loop(&mut self, mut stream: Socket) {
+    async fn read_loop(&mut self, stream: &mut Socket) {
         let idle = Duration::from_secs(self.state.config().idle_seconds.into());
         let shutdown = self.state.shutdown_token().clone();
         // Edge: the client must be welcomed within --hello-timeout-ms of the upgrade.
@@ -159,6 +165,11 @@ impl Session {
             };
             let msg = match next {
                 None => return,
+                // The client half-closed (or reset) without a close frame: the
+                // connection ends as if it had said goodbye.
+                Some(Err(ws::Error::Protocol(
+                    ws::error::ProtocolError::ResetWithoutClosingHandshake,
+                ))) => return,
                 Some(Err(e)) => {
                     // Over the hard size limit, a bad frame, or a dropped connection.
                     tracing::debug!(conn = self.conn.id(), error = %e, "websocket read failed");
@@ -178,10 +189,18 @@ impl Session {
                         self.conn.send_error(ErrorCode::BadJson, msg, None);
                     }
                 }
-                // Any frame counts as activity; tungstenite answers pings itself.
-                Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => {}
-                // tungstenite has queued its reply to the client's close.
+                // A client's ping is a message like any other for the budget (each
+                // costs a pong): a ping flood is answered `rate_limited`, then
+                // closed (1008). tungstenite answers the pings it admits.
+                Message::Ping(_) => {
+                    self.admit(None);
+                }
+                // Any frame counts as activity.
+                Message::Pong(_) | Message::Frame(_) => {}
                 Message::Close(_) => {
+                    // tungstenite queued its reply to the client's close; a flush
+                    // hands it to the socket (RFC 6455 §5.5.1: one close frame back).
+                    let _ = futures_util::SinkExt::flush(stream).await;
                     self.conn.close(CloseReason::PEER_CLOSED);
                     return;
                 }
@@ -1147,6 +1166,7 @@ enum Route {
 /// (RFC 6455 §8.1), 1002 for anything else.
 fn read_error_reason(e: ws::Error) -> CloseReason {
     match e {
+        ws::Error::Io(io) if super::socket::is_queue_full(&io) => CloseReason::SLOW_CONSUMER,
         ws::Error::Capacity(_) => CloseReason::TOO_BIG,
         ws::Error::Utf8(_) => CloseReason::INVALID_UTF8,
         _ => CloseReason::READ_ERROR,

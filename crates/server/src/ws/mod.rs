@@ -73,6 +73,20 @@ async fn upgrade(
             format!("a WebSocket upgrade request has no body ({reason})"),
         ));
     }
+    // RFC 6455 §4.2.1: the key is 16 random bytes in base64.
+    let key_ok = req
+        .headers()
+        .get_all(header::SEC_WEBSOCKET_KEY)
+        .iter()
+        .map(|k| data_encoding::BASE64.decode(k.as_bytes()).map(|b| b.len()))
+        .collect::<Vec<_>>();
+    if key_ok.len() > 1 || matches!(key_ok.first(), Some(r) if r.as_ref().ok() != Some(&16)) {
+        return Err(ApiError::new(
+            RestErrorCode::BadRequest,
+            "not a WebSocket upgrade request: Sec-WebSocket-Key must be one base64 \
+             value of 16 bytes",
+        ));
+    }
     let accept = tungstenite::handshake::server::create_response_with_body(&req, Body::empty)
         .map_err(|e| {
             ApiError::new(

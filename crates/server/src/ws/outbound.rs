@@ -611,7 +611,7 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration) {
             _ = &mut closing => break 'serve,
             _ = out.blocked() => {}
             _ = ping.tick() => {
-                let pushed = out.push_raw(socket::control(WsFrame::ping(Bytes::new())), false);
+                let pushed = out.push_raw(socket::control(WsFrame::ping(Bytes::new())), false, false);
                 conn.pushed(pushed);
                 continue;
             }
@@ -657,7 +657,7 @@ async fn close(out: &SocketOut, reason: CloseReason) {
     }));
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, async {
         if reason != CloseReason::PEER_CLOSED
-            && out.push_raw(socket::control(frame), false).is_err()
+            && out.push_raw(socket::control(frame), false, false).is_err()
         {
             return;
         }

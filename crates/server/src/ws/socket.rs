@@ -196,13 +196,17 @@ impl SocketOut {
         Ok(self.after_push(&mut st, batch))
     }
 
-    /// Queues a control frame (`ping`, `close`) or bytes tungstenite wrote itself,
-    /// whatever the cap (they are few, and a close must get through), and writes
-    /// them now unless a batch is open or earlier bytes wait.
-    pub(crate) fn push_raw(&self, bytes: Bytes, batch: bool) -> Pushed {
+    /// Queues a control frame (`ping`, `close`) or bytes tungstenite wrote itself
+    /// (`capped`: the pong of a client's ping counts against the cap like any frame;
+    /// the writer's own pings and close frame do not, so a close gets through), and
+    /// writes them now unless a batch is open or earlier bytes wait.
+    pub(crate) fn push_raw(&self, bytes: Bytes, batch: bool, capped: bool) -> Pushed {
         let mut st = self.lock();
         if st.tcp.is_none() {
             return Err(Refused::Shut);
+        }
+        if capped && st.frames >= self.cap {
+            return Err(Refused::Full);
         }
         st.queue.push_back(Segment::Body { bytes, last: true });
         st.frames += 1;
@@ -398,13 +402,43 @@ impl AsyncRead for SocketIo {
     }
 }
 
+impl SocketIo {
+    /// Reads and drops what the client still sends until it closes its side (or
+    /// the read fails): closing a socket with unread bytes in it resets it, and the
+    /// client would lose the frames it has not read yet.
+    pub(crate) async fn drain(&mut self) {
+        use tokio::io::AsyncReadExt;
+        let mut scratch = [0u8; 512];
+        while matches!(self.rd.read(&mut scratch).await, Ok(n) if n > 0) {}
+    }
+}
+
+/// The error tungstenite's write gets when the client let `--outbound-queue`
+/// frames wait (its pongs count too): the connection closes as a slow consumer.
+#[derive(Debug)]
+struct QueueFull;
+
+impl std::fmt::Display for QueueFull {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("outbound queue full")
+    }
+}
+
+impl std::error::Error for QueueFull {}
+
+/// True for the error of a write refused because the outbound queue was full.
+pub(crate) fn is_queue_full(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<QueueFull>())
+}
+
 impl AsyncWrite for SocketIo {
     fn poll_write(
         self: Pin<&mut Self>,
         _: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        match self.out.push_raw(Bytes::copy_from_slice(buf), false) {
+        match self.out.push_raw(Bytes::copy_from_slice(buf), false, true) {
+            Err(Refused::Full) => Poll::Ready(Err(io::Error::other(QueueFull))),
             Ok(Queued::Failed) | Err(_) => Poll::Ready(Err(io::ErrorKind::BrokenPipe.into())),
             Ok(_) => Poll::Ready(Ok(buf.len())),
         }

@@ -21,3 +21,4 @@ mod rest;
 mod rest_api;
 mod shutdown;
 mod timers;
+mod ws_frames;
