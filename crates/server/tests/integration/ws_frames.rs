@@ -35,7 +35,11 @@ async fn a_clients_close_gets_one_close_frame_back() {
             Some(Err(_)) | None => break,
         }
     }
-    assert_eq!(closes, vec![Some(CloseCode::Normal)], "exactly one close frame");
+    assert_eq!(
+        closes,
+        vec![Some(CloseCode::Normal)],
+        "exactly one close frame"
+    );
 }
 
 /// A client that half-closes its socket without a close frame (TCP FIN) ends the
@@ -98,7 +102,10 @@ async fn a_ping_flood_is_rate_limited_then_closed_with_1008() {
             None => break,
         }
     }
-    assert!((20..=60).contains(&pongs), "{pongs} pongs: the budget bounds them");
+    assert!(
+        (20..=60).contains(&pongs),
+        "{pongs} pongs: the budget bounds them"
+    );
     assert_eq!(limited, 39, "--abuse-strikes 40: 39 errors, then the close");
     assert_eq!(
         close,
@@ -131,7 +138,10 @@ async fn an_upgrade_key_that_is_not_16_bytes_of_base64_is_refused() {
     for bad in ["", "not-base64!!", "c2hvcnQ="] {
         let answer = upgrade_with_key(&s, bad).await;
         assert!(answer.starts_with("HTTP/1.1 400"), "{bad:?}: {answer}");
-        assert!(answer.contains(r#""code":"bad_request""#), "{bad:?}: {answer}");
+        assert!(
+            answer.contains(r#""code":"bad_request""#),
+            "{bad:?}: {answer}"
+        );
     }
     let good = upgrade_with_key(&s, "dGhlIHNhbXBsZSBub25jZQ==").await;
     assert!(good.starts_with("HTTP/1.1 101"), "{good}");
