@@ -481,31 +481,42 @@ fn batch_outcome(
 }
 
 /// SQLite, a batch of turns only (the writer's [`WriteOp::Turns`], or
-/// [`Store::append_turn_batches`]): the whole transaction as ONE list of
-/// statements sent to the connection's worker thread — `BEGIN IMMEDIATE`, the
-/// multi-row INSERTs, `COMMIT` — instead of three round trips (`BEGIN`, INSERT,
-/// `COMMIT`), each of which wakes that thread and then a runtime worker (issue 14:
-/// about 14 futex calls per commit before). The bound values run on across the
-/// statements (SQLite `?` parameters, numbered in order). On any failure the
-/// transaction is rolled back on the same connection before it returns to the pool
-/// (and the connection is closed if even that fails), so nothing is written and no
-/// write lock is left behind.
+/// [`Store::append_turn_batches`]): the whole transaction in ONE request to the
+/// connection's worker thread, answered with ONE result (issue 14: every result the
+/// worker sends back wakes the event loop).
+/// * Up to `TURN_ROWS_PER_INSERT` turns (every group commit of a running server): a
+///   single multi-row `INSERT` in autocommit mode. SQLite makes one statement its own
+///   transaction, all or nothing and durable at its end (`synchronous=FULL`), so no
+///   `BEGIN`/`COMMIT` is needed and a failed statement leaves nothing behind.
+/// * More turns: `BEGIN IMMEDIATE`, the multi-row INSERTs, `COMMIT` as one list of
+///   statements (one result each). The bound values run on across the statements
+///   (SQLite `?` parameters, numbered in order). On any failure the transaction is
+///   rolled back on the same connection before it returns to the pool (and the
+///   connection is closed if even that fails), so nothing is written and no write
+///   lock is left behind.
 async fn sqlite_append_in_one_round_trip(
     pool: &sqlx::SqlitePool,
     rows: &[TurnRow<'_>],
 ) -> Result<(), sqlx::Error> {
     use sqlx::Executor;
-    let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new("BEGIN IMMEDIATE; ");
+    let single = rows.len() <= TURN_ROWS_PER_INSERT;
+    let mut q =
+        sqlx::QueryBuilder::<sqlx::Sqlite>::new(if single { "" } else { "BEGIN IMMEDIATE; " });
     for chunk in rows.chunks(TURN_ROWS_PER_INSERT) {
         push_turn_rows!(q, chunk);
-        q.push("; ");
+        if !single {
+            q.push("; ");
+        }
     }
-    q.push("COMMIT");
+    if !single {
+        q.push("COMMIT");
+    }
     let mut conn = pool.acquire().await?;
     let res = q.build().execute(&mut *conn).await.map(|_| ());
-    if res.is_err() && conn.execute("ROLLBACK").await.is_err() {
-        // "No transaction is active" (BEGIN itself failed) is the usual reason; if
-        // the connection is in a state the rollback cannot fix, do not reuse it.
+    if res.is_err() && (single || conn.execute("ROLLBACK").await.is_err()) {
+        // "No transaction is active" (autocommit, or BEGIN itself failed) is the
+        // usual reason; if the connection is in a state the rollback cannot fix, do
+        // not reuse it.
         if conn.execute("SELECT 1").await.is_err() {
             conn.close_on_drop();
         }

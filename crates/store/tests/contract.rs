@@ -179,9 +179,9 @@ async fn big_turn_batches(store: &Store) {
 
 /// A turn batch naming one unknown match writes nothing, not even the other match's
 /// turns (all or nothing), and fails with UnknownMatch naming the batch's first
-/// match; the store stays writable (on SQLite the batch is one statement list on the
-/// writer's own connection, whose transaction is rolled back): the same turns then
-/// land.
+/// match; the store stays writable (on SQLite the batch is one multi-row INSERT on
+/// the writer's own connection, its own transaction in autocommit mode): the same
+/// turns then land.
 async fn failed_turn_batch(store: &Store) {
     let m = play_short_match(12, Mode::Journey, 3);
     let a = Uuid::new_v4();

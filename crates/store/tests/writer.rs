@@ -140,3 +140,81 @@ async fn postgres_outage_loses_nothing() {
         std::panic::resume_unwind(panic);
     }
 }
+
+/// Group commit (issue 14): the window is counted from each op's send, not from when
+/// the writer takes it. Another connection holds SQLite's write lock, so the commit
+/// of op A (sent at t0, window 300 ms) runs until the lock is released at t0 + 900 ms.
+/// Op B, sent at t0 + 450 ms while that commit runs, has waited out its window by
+/// then and is committed right after A, not a whole window later (the old writer
+/// slept 300 ms more: B 300 ms after A). B is not in A's transaction: it was sent
+/// after A's batch was taken.
+#[tokio::test]
+async fn an_op_that_waited_for_the_previous_commit_waits_no_window_more() {
+    use sqlx::Connection;
+    let db = TempSqlite::new();
+    let store = Store::connect(Some(&db.url)).await.unwrap();
+    let outcome = run_catching({
+        let store = store.clone();
+        let url = db.url.clone();
+        async move {
+            let config = WriterConfig {
+                commit_window: Duration::from_millis(300),
+                ..FAST
+            };
+            let writer = spawn_writer_with(store.clone(), config);
+            let m = play_short_match(6, Mode::Clash, 4);
+            let (a_id, b_id) = (Uuid::new_v4(), Uuid::new_v4());
+            for id in [a_id, b_id] {
+                store
+                    .create_match(&new_match_of(id, &m, at(0), seats(&[])))
+                    .await
+                    .unwrap();
+            }
+            let turns = |id| WriteOp::Turns {
+                match_id: id,
+                turns: logged(m.log()),
+            };
+            let mut lock = sqlx::SqliteConnection::connect(&url).await.unwrap();
+            sqlx::query("BEGIN IMMEDIATE")
+                .execute(&mut lock)
+                .await
+                .unwrap();
+            let t0 = tokio::time::Instant::now();
+            let a = writer.send(turns(a_id));
+            tokio::time::sleep_until(t0 + Duration::from_millis(450)).await;
+            let b = writer.send(turns(b_id));
+            tokio::time::sleep_until(t0 + Duration::from_millis(900)).await;
+            sqlx::query("ROLLBACK").execute(&mut lock).await.unwrap();
+            let limit = Duration::from_secs(10);
+            tokio::time::timeout(limit, a)
+                .await
+                .expect("A commits")
+                .unwrap();
+            let a_at = t0.elapsed();
+            tokio::time::timeout(limit, b)
+                .await
+                .expect("B commits")
+                .unwrap();
+            let b_at = t0.elapsed();
+            assert!(
+                a_at >= Duration::from_millis(900),
+                "A waited for the lock: {a_at:?}"
+            );
+            assert!(
+                b_at - a_at < Duration::from_millis(150),
+                "B committed {:?} after A; its window had passed",
+                b_at - a_at
+            );
+            for id in [a_id, b_id] {
+                let s = store.match_summary(id).await.unwrap().unwrap();
+                assert_eq!(s.turn_count, 4);
+            }
+        }
+    })
+    .await;
+    store.close().await;
+    db.remove();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
