@@ -358,8 +358,9 @@ async fn run(
 /// The wait of a group-commit window. On Linux a timerfd, reused from one window to
 /// the next, wakes the event loop within microseconds of the deadline; Tokio's own
 /// timer works in whole milliseconds and rounds up twice (the deadline to the next
-/// tick, then the `epoll_wait` timeout), so a 2 ms window lasted 2 to 4 ms. Elsewhere,
-/// or if no timerfd can be made, Tokio's timer.
+/// tick, then the `epoll_wait` timeout), so a 2 ms window lasted 2 to 4 ms. Tokio's
+/// timer runs beside it, so that a test that pauses Tokio's clock still moves the
+/// window on. Elsewhere, or if no timerfd can be made, Tokio's timer alone.
 struct Window {
     #[cfg(target_os = "linux")]
     fd: Option<tokio_timerfd::Delay>,
@@ -382,8 +383,13 @@ impl Window {
         #[cfg(target_os = "linux")]
         if let Some(fd) = self.fd.as_mut() {
             fd.reset(std::time::Instant::now() + (until - now));
-            if fd.await.is_ok() {
-                return;
+            // Whichever ends first: the timerfd, on time to the microsecond, or
+            // Tokio's timer, which alone follows a paused test clock (re-arming the
+            // timerfd next time clears an expiry nobody waited for).
+            tokio::select! {
+                biased;
+                r = &mut *fd => if r.is_ok() { return },
+                () = tokio::time::sleep_until(until) => return,
             }
         }
         tokio::time::sleep_until(until).await;
