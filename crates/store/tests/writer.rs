@@ -147,7 +147,9 @@ async fn postgres_outage_loses_nothing() {
 /// Op B, sent at t0 + 450 ms while that commit runs, has waited out its window by
 /// then and is committed right after A, not a whole window later (the old writer
 /// slept 300 ms more: B 300 ms after A). B is not in A's transaction: it was sent
-/// after A's batch was taken.
+/// after A's batch was taken. On real time, every wait bounded: the lock is SQLite's
+/// own busy wait on its connection thread, which Tokio's paused clock cannot move
+/// (paused, the clock would jump to the bounding timeouts while that thread waits).
 #[tokio::test]
 async fn an_op_that_waited_for_the_previous_commit_waits_no_window_more() {
     use sqlx::Connection;
