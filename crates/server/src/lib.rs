@@ -90,6 +90,10 @@ pub async fn run(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    // The recorder first: the matches resumed below count in `/metrics` (installed
+    // only by the route, the resumed rooms' increments were dropped and the
+    // gauge went negative as they ended).
+    metrics::install();
     let token = state.shutdown_token().clone();
     tracing::info!(
         max_connections = state.edge().max_connections(),

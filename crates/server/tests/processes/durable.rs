@@ -104,6 +104,10 @@ async fn stop_and_resume(database_url: String, stop: Stop) {
 
     let s2 = ServerProc::start(database_url, &env, dir.path()).await;
     s2.wait_ready().await;
+    // The resumed room counts in /metrics (it did not: the recorder was installed
+    // after the start-up resume).
+    assert_eq!(s2.metric("ludo_rooms_resumed_total").await, Some(1.0));
+    assert_eq!(s2.metric("ludo_rooms_active").await, Some(1.0));
     let mut resumed = Vec::new();
     for old in &players {
         let (mut p, active) = Player::connect(&s2, old.player_id, &old.token).await;

@@ -164,6 +164,19 @@ impl ServerProc {
         )
     }
 
+    /// The value of the unlabelled series `name` in `/metrics` (None: not exported).
+    pub(crate) async fn metric(&self, name: &str) -> Option<f64> {
+        let text = reqwest::get(self.url("/metrics"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        text.lines()
+            .filter_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+            .find_map(|v| v.trim().parse().ok())
+    }
+
     /// `GET path` as JSON (status, body).
     pub(crate) async fn get_json(&self, path: &str) -> (u16, Value) {
         let r = reqwest::get(self.url(path)).await.unwrap();
