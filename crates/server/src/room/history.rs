@@ -10,6 +10,10 @@ use std::collections::VecDeque;
 #[derive(Debug)]
 pub struct History {
     seq: u64,
+    /// A resumed match before its first new message: its turn in progress started
+    /// over with a fresh timer nobody has seen, so even an up-to-date client needs
+    /// a snapshot.
+    restarted: bool,
     cap: usize,
     frames: VecDeque<(u64, Frame)>,
 }
@@ -19,6 +23,7 @@ impl History {
     pub fn new(cap: usize) -> History {
         History {
             seq: 0,
+            restarted: false,
             cap,
             frames: VecDeque::with_capacity(cap.min(64)),
         }
@@ -36,10 +41,12 @@ impl History {
     }
 
     /// A history whose last sent `seq` is `seq` (a resumed match: nothing older is
-    /// kept, so a gap before it needs a snapshot).
+    /// kept, so a gap before it needs a snapshot; and until the next message, so
+    /// does a client that is up to date — the turn in progress has a new deadline).
     pub fn resumed(cap: usize, seq: u64) -> History {
         History {
             seq,
+            restarted: true,
             ..History::new(cap)
         }
     }
@@ -56,6 +63,7 @@ impl History {
     pub fn keep(&mut self, seq: u64, frame: Frame) {
         debug_assert!(seq > self.seq, "seq {seq} after {}", self.seq);
         self.seq = seq;
+        self.restarted = false;
         if self.cap > 0 {
             if self.frames.len() == self.cap {
                 self.frames.pop_front();
@@ -66,9 +74,9 @@ impl History {
 
     /// The frames after `last_seq`, in order, when every one of them is still kept;
     /// `None` when a snapshot is needed instead (`last_seq` is 0, older than the ring,
-    /// or ahead of the match).
+    /// ahead of the match, or a resumed match has sent nothing new yet).
     pub fn since(&self, last_seq: u64) -> Option<Vec<Frame>> {
-        if last_seq == 0 || last_seq > self.seq {
+        if last_seq == 0 || last_seq > self.seq || self.restarted {
             return None;
         }
         if last_seq == self.seq {
@@ -120,5 +128,19 @@ mod tests {
         assert!(h.since(1).is_none(), "seq 2 is no longer kept");
         assert!(h.since(0).is_none(), "match_started is never replayed");
         assert!(h.since(7).is_none(), "ahead of the match");
+    }
+
+    /// A resumed match (seq 9 last sent before the stop): an up-to-date client gets a
+    /// snapshot (the turn in progress restarted with a new deadline) until the next
+    /// message; then the usual rules.
+    #[test]
+    fn a_resumed_match_answers_a_snapshot_until_its_next_message() {
+        let mut h = History::resumed(4, 9);
+        assert_eq!(h.seq(), 9);
+        assert!(h.since(9).is_none(), "up to date, but the turn restarted");
+        assert!(h.since(8).is_none(), "nothing older is kept");
+        h.push(|s| Frame::from(s.to_string()));
+        assert_eq!(h.since(10).unwrap().len(), 0, "nothing missed");
+        assert_eq!(texts(h.since(9).unwrap()), ["10"]);
     }
 }
