@@ -83,8 +83,13 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     let settings = server::ClusterSettings::from_config(&config)?;
     let node = settings.as_ref().map(|s| s.node_id.clone());
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // `log_internal_errors(false)`: a log line that cannot be written (nobody reads
+    // stdout any more) is dropped quietly. Reported, it went to stderr with
+    // `eprintln!`, which panics on the same closed pipe, and the task logging it
+    // died: after SIGTERM the server kept serving.
     if config.log_json {
         tracing_subscriber::fmt()
+            .log_internal_errors(false)
             .json()
             .map_event_format(|f| NodeTagged { node, inner: f })
             .with_env_filter(filter)
@@ -93,6 +98,7 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         // Colours only on a terminal: a log redirected to a file stays plain text.
         let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
         tracing_subscriber::fmt()
+            .log_internal_errors(false)
             .with_ansi(ansi)
             .map_event_format(|f| NodeTagged { node, inner: f })
             .with_env_filter(filter)

@@ -52,3 +52,60 @@ async fn readyz_is_503_when_the_database_is_recreated_empty() {
         std::panic::resume_unwind(p);
     }
 }
+
+/// A server whose log reader went away (`ludo-server | head -3`, a log collector that
+/// died) still stops on SIGTERM: writing a log line then fails (EPIPE), and that
+/// failure must not stop the shutdown. (tracing-subscriber reported it with
+/// `eprintln!` on the same closed pipe, which panicked the shutdown task: the server
+/// kept serving after SIGTERM.)
+#[tokio::test]
+async fn sigterm_stops_a_server_whose_log_pipe_is_closed() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let addr = free_addr();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_ludo-server"))
+        .env("LUDO_BIND", addr.to_string())
+        .env("DATABASE_URL", &url)
+        .env("LUDO_WEB_DIR", dir.path())
+        .env("RUST_LOG", "info")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("ludo-server starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    tokio::time::timeout(BOUND, async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.contains("accepting connections") {
+                return;
+            }
+        }
+        panic!("the server's log ended before it accepted connections");
+    })
+    .await
+    .expect("the server starts within the bound");
+    // Ready: serving, so its SIGTERM handler is in place.
+    tokio::time::timeout(BOUND, async {
+        let ready = format!("http://{addr}/readyz");
+        while !matches!(reqwest::get(&ready).await, Ok(r) if r.status() == 200) {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("ready within the bound");
+    drop(lines);
+    drop(child.stderr.take());
+    let pid = child.id().expect("running").to_string();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = tokio::time::timeout(BOUND, child.wait())
+        .await
+        .expect("the server exits after SIGTERM although nothing reads its log")
+        .unwrap();
+    assert!(exit.success(), "exit after SIGTERM: {exit:?}");
+}
