@@ -180,14 +180,23 @@ pub struct LoadReport {
 }
 
 impl LoadReport {
-    /// Why the run measured nothing, if it did not: no socket authenticated (a
-    /// server of another protocol version, say), or, in a playing mode, no match
-    /// started. `ludo-load` then exits 1 after its report.
-    pub fn empty_run(&self) -> Option<&'static str> {
+    /// Why the run fell short of what it was asked, if it did: no socket
+    /// authenticated (a server of another protocol version, say); fewer sockets than
+    /// the `4 × matches` asked for (the rest refused: a connection or guest limit, a
+    /// server at capacity — the errors line says which), so every figure describes a
+    /// smaller load than asked; or, in a playing mode, no match started. `ludo-load`
+    /// then exits 1 after its report.
+    pub fn shortfall(&self) -> Option<String> {
+        let asked = 4 * u64::from(self.config.matches);
         if self.sockets_connected == 0 {
-            Some("no socket authenticated")
+            Some("no socket authenticated".into())
+        } else if self.sockets_connected < asked {
+            Some(format!(
+                "only {} of the {asked} sockets asked for authenticated; the figures are for a smaller load",
+                self.sockets_connected
+            ))
         } else if self.config.mode != LoadMode::Idle && self.stats.matches_started == 0 {
-            Some("no match started")
+            Some("no match started".into())
         } else {
             None
         }

@@ -82,15 +82,22 @@ async fn short_lobby_load_run_resolves_turns_without_errors() {
     assert!(report.turns_per_sec > 0.0);
     assert!(report.memory.before.is_some() && report.memory.during_max_kb.is_some());
     assert!(report.render().contains("p99"));
-    // A run that measured nothing makes `ludo-load` exit 1: none here; the same
-    // report without sockets, or without a started match, would.
-    assert_eq!(report.empty_run(), None);
+    // A run that fell short makes `ludo-load` exit 1: none here; the same report
+    // without sockets, with one table's four refused, or without a started match,
+    // would.
+    assert_eq!(report.shortfall(), None);
     let mut none = report.clone();
     none.sockets_connected = 0;
-    assert_eq!(none.empty_run(), Some("no socket authenticated"));
+    assert_eq!(none.shortfall().as_deref(), Some("no socket authenticated"));
+    let mut refused = report.clone();
+    refused.sockets_connected = 4;
+    assert_eq!(
+        refused.shortfall().as_deref(),
+        Some("only 4 of the 8 sockets asked for authenticated; the figures are for a smaller load")
+    );
     let mut idle_tables = report.clone();
     idle_tables.stats.matches_started = 0;
-    assert_eq!(idle_tables.empty_run(), Some("no match started"));
+    assert_eq!(idle_tables.shortfall().as_deref(), Some("no match started"));
     let v = report.server.as_ref().expect("the server has /metrics");
     assert!(v.turns >= s.turns && v.latency_count >= l.count, "{v:?}");
     assert!(v.latency_p99_le_ms.is_some());

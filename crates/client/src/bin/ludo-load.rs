@@ -126,9 +126,9 @@ fn main() -> ExitCode {
             } else {
                 print!("{}", report.render());
             }
-            match report.empty_run() {
+            match report.shortfall() {
                 Some(why) => {
-                    eprintln!("ludo-load: the run measured nothing: {why}");
+                    eprintln!("ludo-load: the run fell short: {why}");
                     ExitCode::from(1)
                 }
                 None => ExitCode::SUCCESS,
