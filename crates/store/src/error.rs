@@ -3,6 +3,10 @@
 
 use uuid::Uuid;
 
+/// The driver's error behind [`StoreError::Unavailable`] and [`StoreError::Database`]:
+/// an `sqlx::Error`, or a `rusqlite::Error` from the SQLite turn log.
+pub type DriverError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Why a store call failed. `Display` never contains SQL text, table names or
 /// connection strings (safe to show to a client); the underlying error, with the
 /// details, is kept as the `source` for logs.
@@ -12,10 +16,10 @@ pub enum StoreError {
     /// (connection refused or lost, pool timed out, server shutting down, lock
     /// contention). Retrying later may succeed: [`StoreError::is_transient`] is true.
     #[error("the database is unavailable")]
-    Unavailable(#[source] sqlx::Error),
+    Unavailable(#[source] DriverError),
     /// Any other database failure (a query the server rejected, a closed pool).
     #[error("database error")]
-    Database(#[source] sqlx::Error),
+    Database(#[source] DriverError),
     /// Applying the schema migrations failed.
     #[error("database migration failed")]
     Migrate(#[from] sqlx::migrate::MigrateError),
@@ -85,14 +89,30 @@ impl From<sqlx::Error> for StoreError {
             _ => false,
         };
         if transient {
-            return StoreError::Unavailable(e);
+            return StoreError::Unavailable(Box::new(e));
         }
         match e {
             E::ColumnDecode { index, source } => {
                 StoreError::Corrupt(format!("column {index}: {source}"))
             }
             E::Decode(source) => StoreError::Corrupt(source.to_string()),
-            other => StoreError::Database(other),
+            other => StoreError::Database(Box::new(other)),
+        }
+    }
+}
+
+/// The SQLite turn log's errors (rusqlite), classified as sqlx's SQLite errors are:
+/// SQLITE_BUSY and SQLITE_LOCKED are transient, any other failure is not.
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        let transient = match &e {
+            rusqlite::Error::SqliteFailure(f, _) => sqlite_transient(&f.extended_code.to_string()),
+            _ => false,
+        };
+        if transient {
+            StoreError::Unavailable(Box::new(e))
+        } else {
+            StoreError::Database(Box::new(e))
         }
     }
 }
@@ -129,5 +149,21 @@ mod tests {
         assert!(sqlite_transient("6")); // SQLITE_LOCKED
         assert!(!sqlite_transient("2067")); // SQLITE_CONSTRAINT_UNIQUE
         assert!(!sqlite_transient("x"));
+    }
+
+    /// The turn log's errors are classified like sqlx's SQLite ones.
+    #[test]
+    fn rusqlite_busy_is_transient_and_a_constraint_is_not() {
+        let failure = |code: i32| {
+            StoreError::from(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(code),
+                None,
+            ))
+        };
+        assert!(failure(5).is_transient()); // SQLITE_BUSY
+        assert!(failure(6).is_transient()); // SQLITE_LOCKED
+        let fk = failure(787); // SQLITE_CONSTRAINT_FOREIGNKEY
+        assert!(!fk.is_transient());
+        assert_eq!(fk.to_string(), "database error");
     }
 }

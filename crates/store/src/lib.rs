@@ -29,10 +29,11 @@ mod rows;
 mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod turn_log;
 mod writer;
 mod writes;
 
-pub use error::StoreError;
+pub use error::{DriverError, StoreError};
 pub use lease::Leases;
 pub use model::{
     ChatEntry, Cursor, HistoryPage, LeaderboardRow, LoggedTurn, MatchResult, MatchStatus,

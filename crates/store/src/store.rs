@@ -63,6 +63,10 @@ pub struct Store {
     /// wakes the same sqlx worker thread each time (issue 14). `None` for
     /// PostgreSQL and for an in-memory database (one connection in all).
     pub(crate) sqlite_writes: Option<SqlitePool>,
+    /// The SQLite database file (`None` for PostgreSQL and an in-memory database):
+    /// the persistence writer's thread appends turns to it over its own connection
+    /// ([`crate::turn_log`]).
+    pub(crate) sqlite_file: Option<std::path::PathBuf>,
 }
 
 enum Kind {
@@ -127,6 +131,11 @@ fn sqlite_writes_pool(url: &str, opts: &SqliteConnectOptions) -> Option<SqlitePo
     )
 }
 
+/// The database file of an SQLite URL; `None` for an in-memory database.
+fn sqlite_file(url: &str, opts: &SqliteConnectOptions) -> Option<std::path::PathBuf> {
+    (!is_in_memory(url)).then(|| opts.get_filename().to_path_buf())
+}
+
 /// True for an SQLite URL naming an in-memory database.
 fn is_in_memory(url: &str) -> bool {
     url.contains(":memory:") || url.contains("mode=memory")
@@ -180,17 +189,27 @@ impl Store {
     /// [`StoreError::Migrate`] when a migration fails.
     pub async fn connect(database_url: Option<&str>) -> Result<Store, StoreError> {
         let url = database_url.unwrap_or(DEFAULT_DATABASE_URL);
-        let (backend, sqlite_writes) = match kind(url)? {
-            Kind::Pg => (Backend::Pg(pg_pool_options().connect(url).await?), None),
+        let (backend, sqlite_writes, sqlite_file) = match kind(url)? {
+            Kind::Pg => (
+                Backend::Pg(pg_pool_options().connect(url).await?),
+                None,
+                None,
+            ),
             Kind::Sqlite => {
                 let (opts, pool) = sqlite_pool_options(url)?;
                 let writes = sqlite_writes_pool(url, &opts);
-                (Backend::Sqlite(pool.connect_with(opts).await?), writes)
+                let file = sqlite_file(url, &opts);
+                (
+                    Backend::Sqlite(pool.connect_with(opts).await?),
+                    writes,
+                    file,
+                )
             }
         };
         let store = Store {
             backend,
             sqlite_writes,
+            sqlite_file,
         };
         store.migrate().await?;
         Ok(store)
@@ -203,7 +222,7 @@ impl Store {
     ///
     /// Errors: [`StoreError::BadUrl`].
     pub fn connect_lazy(database_url: &str) -> Result<Store, StoreError> {
-        let (backend, sqlite_writes) = match kind(database_url)? {
+        let (backend, sqlite_writes, sqlite_file) = match kind(database_url)? {
             Kind::Pg => (
                 Backend::Pg(
                     pg_pool_options()
@@ -211,16 +230,19 @@ impl Store {
                         .map_err(|_| StoreError::BadUrl)?,
                 ),
                 None,
+                None,
             ),
             Kind::Sqlite => {
                 let (opts, pool) = sqlite_pool_options(database_url)?;
                 let writes = sqlite_writes_pool(database_url, &opts);
-                (Backend::Sqlite(pool.connect_lazy_with(opts)), writes)
+                let file = sqlite_file(database_url, &opts);
+                (Backend::Sqlite(pool.connect_lazy_with(opts)), writes, file)
             }
         };
         Ok(Store {
             backend,
             sqlite_writes,
+            sqlite_file,
         })
     }
 

@@ -5,7 +5,10 @@
 //! ops in order and commits them in groups: a commit waits until its oldest op was
 //! sent [`WriterConfig::commit_window`] ago, so ops of many rooms share ONE
 //! transaction at every load, and an op that queued up while the previous commit ran
-//! has already waited that long and waits no more.
+//! has already waited that long and waits no more. On an SQLite file a batch of
+//! turns only (every commit of a running server) is appended on the turn log's own
+//! thread over its own connection (`turn_log`): the event loop only hands it over
+//! and wakes for the answer. Any other batch is written through sqlx.
 //!
 //! Guarantees:
 //! * Ops are applied in the order they were sent; each batch is all or nothing.
@@ -31,6 +34,7 @@ use crate::error::StoreError;
 use crate::lease::Leases;
 use crate::model::{ChatEntry, LoggedTurn, MatchResult, NewMatch};
 use crate::store::Store;
+use crate::turn_log::{TurnLog, TurnLogWorker};
 use backon::{ExponentialBuilder, Retryable};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -179,6 +183,17 @@ fn spawn(store: Store, config: WriterConfig, leases: Option<Arc<Leases>>) -> Wri
     let (tx, rx) = mpsc::unbounded_channel();
     let (done_tx, done) = watch::channel(0u64);
     let shared = Arc::new(Shared::default());
+    // An SQLite file, not fenced: batches of turns go to the turn log's thread.
+    let turn_log = match (&leases, &store.sqlite_file) {
+        (None, Some(file)) => match TurnLogWorker::start(file.clone()) {
+            Ok(worker) => Some(worker),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot start the turn log's thread; writing turns through sqlx");
+                None
+            }
+        },
+        _ => None,
+    };
     tokio::spawn(run(
         store,
         config,
@@ -186,6 +201,7 @@ fn spawn(store: Store, config: WriterConfig, leases: Option<Arc<Leases>>) -> Wri
         shared.clone(),
         done_tx,
         leases.clone(),
+        turn_log,
     ));
     WriterHandle {
         tx,
@@ -284,6 +300,7 @@ async fn run(
     shared: Arc<Shared>,
     done_tx: watch::Sender<u64>,
     leases: Option<Arc<Leases>>,
+    turn_log: Option<TurnLogWorker>,
 ) {
     let max = config.max_batch.max(1);
     let mut window = Window::new();
@@ -321,8 +338,10 @@ async fn run(
         let tokens: Vec<i64> = batch.iter().map(|j| j.token).collect();
         let (ops, dones): (Vec<WriteOp>, Vec<oneshot::Sender<()>>) =
             batch.into_iter().map(|j| (j.op, j.done)).unzip();
+        let ops = Arc::new(ops);
         let fence = leases.as_deref().map(|l| (l, tokens.as_slice()));
-        let skipped = commit(&store, &config, &shared, &ops, fence).await;
+        let turn_log = turn_log.as_ref().filter(|_| TurnLog::takes(&ops));
+        let skipped = commit(&store, turn_log, &config, &shared, &ops, fence).await;
         metrics::histogram!(COMMIT_SECONDS).record(started.elapsed().as_secs_f64());
         metrics::histogram!(BATCH_OPS).record(n as f64);
         for (i, d) in dones.into_iter().enumerate() {
@@ -396,13 +415,15 @@ impl Window {
     }
 }
 
-/// Writes `ops` in one transaction, retrying (forever) until it commits. Returns,
-/// per op, true when fencing skipped it.
+/// Writes `ops` in one transaction, retrying (forever) until it commits: on the turn
+/// log's thread when `turn_log` is given (a batch of turns only), else through
+/// sqlx. Returns, per op, true when fencing skipped it.
 async fn commit(
     store: &Store,
+    turn_log: Option<&TurnLogWorker>,
     config: &WriterConfig,
     shared: &Shared,
-    ops: &[WriteOp],
+    ops: &Arc<Vec<WriteOp>>,
     fence: Option<(&Leases, &[i64])>,
 ) -> Vec<bool> {
     let backoff = ExponentialBuilder::default()
@@ -411,25 +432,30 @@ async fn commit(
         .with_factor(2.0)
         .with_jitter()
         .without_max_times();
-    let res = (|| store.apply_batch_fenced(ops, fence))
-        .retry(backoff)
-        .sleep(tokio::time::sleep)
-        .when(|_| true)
-        .notify(|e: &StoreError, delay: Duration| {
-            shared.failing.store(true, Ordering::SeqCst);
-            metrics::counter!(RETRIES_COUNTER).increment(1);
-            let retry_in_ms = delay.as_millis() as u64;
-            if e.is_transient() {
-                tracing::warn!(error = ?e, ops = ops.len(), retry_in_ms,
-                    "store unavailable; the batch is kept and retried");
-            } else {
-                metrics::counter!(FAILURES_COUNTER).increment(1);
-                tracing::error!(error = ?e, ops = ops.len(), retry_in_ms,
-                    first_match = %ops.first().map(WriteOp::match_id).unwrap_or_default(),
-                    "write failed with a non-transient error; the batch is kept and retried");
-            }
-        })
-        .await;
+    let res = (|| async {
+        match turn_log {
+            Some(log) => log.append(ops.clone()).await.map(|()| Vec::new()),
+            None => store.apply_batch_fenced(ops, fence).await,
+        }
+    })
+    .retry(backoff)
+    .sleep(tokio::time::sleep)
+    .when(|_| true)
+    .notify(|e: &StoreError, delay: Duration| {
+        shared.failing.store(true, Ordering::SeqCst);
+        metrics::counter!(RETRIES_COUNTER).increment(1);
+        let retry_in_ms = delay.as_millis() as u64;
+        if e.is_transient() {
+            tracing::warn!(error = ?e, ops = ops.len(), retry_in_ms,
+                "store unavailable; the batch is kept and retried");
+        } else {
+            metrics::counter!(FAILURES_COUNTER).increment(1);
+            tracing::error!(error = ?e, ops = ops.len(), retry_in_ms,
+                first_match = %ops.first().map(WriteOp::match_id).unwrap_or_default(),
+                "write failed with a non-transient error; the batch is kept and retried");
+        }
+    })
+    .await;
     // Retried without limit and on every error: it only returns once committed.
     debug_assert!(res.is_ok());
     shared.failing.store(false, Ordering::SeqCst);

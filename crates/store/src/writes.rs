@@ -81,7 +81,9 @@ macro_rules! push_turn_rows {
 }
 
 /// Turn numbers must fit the column (1..=2³¹−1).
-fn check_turn_numbers<'a>(turns: impl Iterator<Item = &'a TurnRecord>) -> Result<(), StoreError> {
+pub(crate) fn check_turn_numbers<'a>(
+    turns: impl Iterator<Item = &'a TurnRecord>,
+) -> Result<(), StoreError> {
     for t in turns {
         if t.turn_number == 0 || i32::try_from(t.turn_number).is_err() {
             return Err(StoreError::Invalid(format!(
