@@ -787,22 +787,7 @@ async fn nats_hop(url: String) {
 /// The value of counter `name` (labelled with the node id only) in `node`'s
 /// `/metrics`; 0 when not yet counted.
 async fn counter(node: &ServerProc, name: &str) -> u64 {
-    let text = reqwest::get(node.url("/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.lines()
-        .find_map(|l| {
-            let rest = l.strip_prefix(name)?;
-            let value = match rest.strip_prefix('{') {
-                Some(labelled) => labelled.split_once("} ")?.1,
-                None => rest.strip_prefix(' ')?,
-            };
-            value.parse::<f64>().ok()
-        })
-        .map_or(0, |v| v as u64)
+    node.metric(name).await.map_or(0, |v| v as u64)
 }
 
 /// Fan-out across nodes: a match on n1 with three of its players on n2. A

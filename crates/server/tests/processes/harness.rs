@@ -164,17 +164,27 @@ impl ServerProc {
         )
     }
 
-    /// The value of the unlabelled series `name` in `/metrics` (None: not exported).
-    pub(crate) async fn metric(&self, name: &str) -> Option<f64> {
-        let text = reqwest::get(self.url("/metrics"))
+    /// The `/metrics` page as text.
+    pub(crate) async fn metrics_text(&self) -> String {
+        reqwest::get(self.url("/metrics"))
             .await
             .unwrap()
             .text()
             .await
-            .unwrap();
-        text.lines()
-            .filter_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
-            .find_map(|v| v.trim().parse().ok())
+            .unwrap()
+    }
+
+    /// The value of the first series `name` in `/metrics`, unlabelled or labelled
+    /// (in cluster mode, with the node id), (None: not exported).
+    pub(crate) async fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics_text().await.lines().find_map(|l| {
+            let rest = l.strip_prefix(name)?;
+            let value = match rest.strip_prefix('{') {
+                Some(labelled) => labelled.split_once("} ")?.1,
+                None => rest.strip_prefix(' ')?,
+            };
+            value.trim().parse().ok()
+        })
     }
 
     /// `GET path` as JSON (status, body).

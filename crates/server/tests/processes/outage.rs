@@ -159,12 +159,7 @@ async fn outage_mid_match(db_name: String, url: String, fault: Fault) {
 
     assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
     check_replay(&s, match_id, &seen_turns(&players)).await;
-    let metrics = reqwest::get(s.url("/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = s.metrics_text().await;
     assert!(
         !metrics
             .lines()
