@@ -14,7 +14,9 @@
 //! every frame of the match crosses NATS. In every mode a client whose socket is
 //! lost during a match (a node restarting: close 1001 or 1012, or a broken socket)
 //! rejoins the match on the next node with `hello.last_seq` and carries on, up to
-//! `reconnects` times; such reconnects are counted apart from errors. Server memory
+//! `reconnects` times; such reconnects are counted apart from errors, and so are the
+//! plans re-sent after one (proto §6.1) and their expected `stale_turn` answers
+//! ([`crate::stats::StatsSnapshot::resent`]). Server memory
 //! and `/metrics` figures are those of the first URL's server.
 //!
 //! In [`LoadMode::Idle`] the clients only authenticate and hold their sockets for
@@ -250,9 +252,11 @@ impl LoadReport {
                 .join(", ")
         };
         line(format!(
-            "errors: {} ({errs}); reconnects {}; seq gaps {}",
+            "errors: {} ({errs}); reconnects {}; plans re-sent after a reconnect {} ({} answered stale_turn, not errors); seq gaps {}",
             s.error_total(),
             s.reconnects,
+            s.resent,
+            s.resent_stale,
             s.seq_gaps
         ));
         line(format!(

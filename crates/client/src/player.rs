@@ -4,14 +4,16 @@
 //! when the strategy passes). It records submit→`turn_resolved` latency and errors
 //! in [`Stats`], recovers from desyncs with a resync from 0, and from a dropped
 //! socket by reconnecting (new socket, on the next server of a cluster, + `hello` +
-//! `resync`).
+//! `resync`). A plan whose `ack` had not come when its socket was lost is sent
+//! again, unchanged, when the server still shows that turn as the client's to play
+//! (proto/README.md §6.1; see [`play_match`]).
 
 use crate::codec::Decode;
 use crate::error::{ClientError, Result};
 use crate::session::{match_of, Session};
 use crate::stats::Stats;
 use crate::tracker::{Applied, MatchTracker};
-use engine::Seat;
+use engine::{Plan, Seat};
 use protocol::{ErrorCode, MatchEnded, MatchStarted, SeatInfo, ServerMsg};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -55,7 +57,8 @@ pub struct MatchOutcome {
     pub end: Option<MatchEnded>,
     /// Turns resolved while playing.
     pub turns: u32,
-    /// Plans and passes this client submitted.
+    /// Plans and passes this client submitted (a plan re-sent unchanged after a
+    /// reconnect is not counted again: see [`Stats::resent`]).
     pub submits: u32,
 }
 
@@ -98,14 +101,121 @@ fn is_plan_error(code: ErrorCode) -> bool {
     )
 }
 
-/// A submit waiting for its `turn_resolved`.
+/// A plan (or pass) sent for one of this client's turns, waiting for its
+/// `turn_resolved` (or an `error`). Kept across a reconnect, so that a plan the
+/// server never acknowledged can be sent again ([`resend_unacked`]).
 struct Pending {
+    /// The request id of its latest send. Request ids restart with every socket, so
+    /// it names the request only while `orphaned` is false.
     id: String,
+    /// The turn it is for.
     turn: u32,
+    /// The plan sent (the empty plan for a pass): a re-send sends it unchanged.
+    plan: Plan,
+    /// When it was first sent: its latency counts from here, across a reconnect
+    /// and a re-send.
     sent: Instant,
+    /// The server answered it with `ack`, which it sends only once the turn is
+    /// stored (proto/README.md §6.1, "Durable before visible"): it is never sent
+    /// again; only its `turn_resolved` is still to come.
+    acked: bool,
+    /// Its latest send went out on a socket since lost: that socket's `ack` or
+    /// `error` for it will never come.
+    orphaned: bool,
+    /// It was sent again after a reconnect, so a `stale_turn` answer is expected.
+    resent: bool,
+}
+
+impl Pending {
+    fn new(id: String, turn: u32, plan: Plan, sent: Instant) -> Pending {
+        Pending {
+            id,
+            turn,
+            plan,
+            sent,
+            acked: false,
+            orphaned: false,
+            resent: false,
+        }
+    }
+
+    /// True when an `ack` or `error` with this `id` (`in_reply_to`) answers the
+    /// latest send (on the current socket).
+    fn answered_by(&self, id: Option<&str>) -> bool {
+        !self.orphaned && id == Some(self.id.as_str())
+    }
+}
+
+/// Sends `plan` for `turn`: `pass` for the empty plan, else `submit_turn`. Returns
+/// the request id.
+async fn send_plan(
+    session: &mut Session,
+    match_id: Uuid,
+    turn: u32,
+    plan: &Plan,
+) -> Result<String> {
+    if plan.is_pass() {
+        session.pass(match_id, turn).await
+    } else {
+        session.submit(match_id, turn, plan.clone()).await
+    }
+}
+
+/// proto/README.md §6.1: "If you had submitted a plan that was never acknowledged,
+/// submit it again for the turn the snapshot shows."
+///
+/// When `pending` went out on a socket since lost (`orphaned`), has had no `ack`,
+/// and the tracker — just updated by a snapshot, a replayed `turn_started`, or the
+/// frames the server sent up to the rejoin's `resync` ack — shows that same turn
+/// number as this client's to play, sends the same plan again for it (not a new
+/// choice), keeping its first send time. That happens when the server crashed
+/// before the plan was stored (a resumed match shows its turn again), or when the
+/// plan never reached the server. If the first send was accepted after all (its
+/// `ack` lost with the socket), the server answers the re-send with `stale_turn`,
+/// which [`play_match`] expects ([`Stats::resent_stale`], not an error). A turn
+/// too close to its deadline on a loopback server ([`LATE_MARGIN`]) is left to
+/// time out, as a first send would be.
+///
+/// Errors: transport errors of the send.
+async fn resend_unacked(
+    session: &mut Session,
+    match_id: Uuid,
+    tracker: &MatchTracker,
+    pending: &mut Option<Pending>,
+    stats: &Stats,
+) -> Result<()> {
+    let Some(p) = pending.as_mut().filter(|p| p.orphaned && !p.acked) else {
+        return Ok(());
+    };
+    let Some(t) = tracker.my_turn().filter(|t| t.turn_number == p.turn) else {
+        return Ok(());
+    };
+    if session.endpoint().is_loopback() && too_late(t) {
+        tracing::debug!(%match_id, turn = p.turn, "unacknowledged plan seen too late: left to time out");
+        return Ok(());
+    }
+    tracing::debug!(%match_id, turn = p.turn, "plan never acknowledged: sent again (proto §6.1)");
+    p.id = send_plan(session, match_id, p.turn, &p.plan).await?;
+    p.orphaned = false;
+    p.resent = true;
+    stats.resent();
+    Ok(())
 }
 
 /// Plays the match `started` announced until `match_ended` (or `opts.stop_at`).
+///
+/// Reconnecting: when the socket is lost, the client rejoins the match
+/// ([`Session::rejoin_elsewhere`], up to `opts.reconnects` times) and keeps the
+/// plan it had sent for its turn, with its request id, first send time and whether
+/// the server acknowledged it (`ack`). A plan never acknowledged is sent again,
+/// unchanged, for the same turn when a snapshot (a resumed match always sends one),
+/// a replayed `turn_started`, or — once the frames the server sent up to the
+/// rejoin's `resync` ack are all handled — the tracked match shows that turn still
+/// the client's to play (proto/README.md §6.1: "If you had submitted a plan that
+/// was never acknowledged, submit it again for the turn the snapshot shows."). A
+/// re-send answered with `stale_turn` (the first send was accepted after all, or
+/// the turn ended meanwhile) is counted in [`Stats::resent_stale`], not as an
+/// error; any other answer to it is handled as for a first send.
 ///
 /// Counting: the client in the first human seat counts the match's turns and its
 /// completion in `stats` (so each is counted once per match); every client records its
@@ -135,6 +245,9 @@ pub async fn play_match(
     let mut submitted_turn = 0u32;
     let mut submits = 0u32;
     let mut reconnects = 0u32;
+    // Set by a rejoin; cleared once the frames read up to its `resync` ack are
+    // handled, when an unacknowledged plan is checked for a re-send.
+    let mut rejoined = false;
     if opts.relocate && !session.rejoin_elsewhere(match_id, REJOIN_LIMIT).await? {
         return Err(ClientError::Unexpected(format!(
             "match {match_id} not running right after its start"
@@ -152,6 +265,13 @@ pub async fn play_match(
         if tracker.ended().is_some() {
             return Ok(outcome(&tracker, submits));
         }
+        if rejoined && session.buffered() == 0 {
+            // The server's view as of the rejoin is applied: still my turn with an
+            // unacknowledged plan for it (no snapshot came, nothing was replayed):
+            // the plan never reached the server, or was lost with it.
+            rejoined = false;
+            resend_unacked(session, match_id, &tracker, &mut pending, stats).await?;
+        }
         let wake = think.map_or(opts.stop_at, |(at, _)| at.min(opts.stop_at));
         let frame = match session.next_frame_until(wake).await {
             Ok(f) => f,
@@ -161,11 +281,15 @@ pub async fn play_match(
                 tracing::debug!(%match_id, code = ?session.close_code(), "socket lost ({e}): rejoining");
                 stats.reconnected();
                 reconnects += 1;
-                pending = None;
+                // Kept (proto §6.1): its answer, if any, was lost with the socket.
+                if let Some(p) = pending.as_mut() {
+                    p.orphaned = true;
+                }
                 if !session.rejoin_elsewhere(match_id, REJOIN_LIMIT).await? {
                     // Ended while away: its result is stored (the replay has it).
                     return Ok(outcome(&tracker, submits));
                 }
+                rejoined = true;
                 continue;
             }
             Err(e) => return Err(e),
@@ -183,13 +307,13 @@ pub async fn play_match(
                     tracing::debug!(%match_id, turn, "turn seen too late: left to time out");
                     continue;
                 }
-                let plan = strategy.choose(tracker.position(), tracker.rules());
-                let turn = t.turn_number;
-                let id = if plan.is_pass() {
-                    session.pass(match_id, turn).await?
-                } else {
-                    session.submit(match_id, turn, plan).await?
+                // A retry after `rate_limited` sends the same plan again.
+                let plan = match pending.as_ref().filter(|p| p.turn == turn && !p.acked) {
+                    Some(p) => p.plan.clone(),
+                    None => strategy.choose(tracker.position(), tracker.rules()),
                 };
+                let turn = t.turn_number;
+                let id = send_plan(session, match_id, turn, &plan).await?;
                 stats.submitted();
                 submits += 1;
                 submitted_turn = turn;
@@ -198,7 +322,7 @@ pub async fn play_match(
                     .as_ref()
                     .filter(|p| p.turn == turn)
                     .map_or_else(Instant::now, |p| p.sent);
-                pending = Some(Pending { id, turn, sent });
+                pending = Some(Pending::new(id, turn, plan, sent));
             }
             continue;
         };
@@ -208,14 +332,36 @@ pub async fn play_match(
                 tracker = MatchTracker::from_started(m);
                 tracker.set_verify_events(verify);
             }
+            ServerMsg::Ack(a) => {
+                if let Some(p) = pending
+                    .as_mut()
+                    .filter(|p| p.answered_by(Some(a.id.as_str())))
+                {
+                    p.acked = true;
+                }
+            }
+            ServerMsg::Error(e)
+                if e.code == ErrorCode::StaleTurn
+                    && pending
+                        .as_ref()
+                        .is_some_and(|p| p.resent && p.answered_by(e.in_reply_to.as_deref())) =>
+            {
+                // A plan re-sent after a reconnect (proto §6.1) that the server had
+                // accepted after all (its ack was lost with the socket), or whose turn
+                // ended meanwhile: expected, not an error.
+                tracing::debug!(%match_id, "re-sent plan answered stale_turn: its turn is over");
+                stats.resent_stale();
+                pending = None;
+            }
             ServerMsg::Error(e) => {
                 stats.error(e.code.as_str());
                 let mine = pending
                     .as_ref()
-                    .is_some_and(|p| e.in_reply_to.as_deref() == Some(p.id.as_str()));
-                if e.code == ErrorCode::RateLimited && e.in_reply_to.is_none() {
-                    // The server dropped a frame unread (its per-connection rate limit):
-                    // if our submit is still unanswered, send it again a little later.
+                    .is_some_and(|p| p.answered_by(e.in_reply_to.as_deref()));
+                if e.code == ErrorCode::RateLimited && (e.in_reply_to.is_none() || mine) {
+                    // The server dropped a frame unread (its per-connection rate limit;
+                    // it names the frame's id when it could read one): if our submit
+                    // is still unanswered, send the same plan again a little later.
                     if let Some(p) = pending
                         .as_ref()
                         .filter(|p| tracker.my_turn().is_some_and(|t| t.turn_number == p.turn))
@@ -237,6 +383,10 @@ pub async fn play_match(
                 }) if turn_number > submitted_turn => {
                     think = Some((Instant::now() + opts.think, turn_number));
                 }
+                Ok(Applied::TurnStarted { mine: true, .. }) => {
+                    // The turn already planned, shown again (a resync from 0).
+                    resend_unacked(session, match_id, &tracker, &mut pending, stats).await?;
+                }
                 Ok(Applied::TurnResolved { turn_number, .. }) => {
                     if counter && turn_number > counted_turns {
                         counted_turns = turn_number;
@@ -247,8 +397,13 @@ pub async fn play_match(
                     }
                 }
                 Ok(Applied::Snapshot) => {
+                    // A snapshot showing another turn than the pending plan's: that
+                    // turn ended unseen (no turn_resolved, so no latency sample).
+                    pending.take_if(|p| tracker.turn().is_none_or(|t| t.turn_number != p.turn));
                     if let Some(t) = tracker.my_turn().filter(|t| t.turn_number > submitted_turn) {
                         think = Some((Instant::now() + opts.think, t.turn_number));
+                    } else {
+                        resend_unacked(session, match_id, &tracker, &mut pending, stats).await?;
                     }
                 }
                 Ok(Applied::Ended) if counter => stats.match_completed(),

@@ -254,6 +254,16 @@ impl Session {
     pub fn gaps_detected(&self) -> u64 {
         self.gaps
     }
+    /// Frames already read from the socket (past the `seq` filter) that
+    /// [`Session::next_frame_until`] hands out before it reads the socket again.
+    /// Right after [`Session::rejoin_elsewhere`] returned true these are what the
+    /// server sent before it acknowledged the rejoin's `resync`: the frames missed
+    /// (or a snapshot) as of then, `ack`s and other answers among them; once they
+    /// are all handed out the caller has seen the match as the server showed it
+    /// at the rejoin.
+    pub fn buffered(&self) -> usize {
+        self.held.len()
+    }
 
     /// Reconnect: drops the socket, opens a new one and sends `hello` again with the
     /// same token and the last handed-out `seq` of every match the session follows.

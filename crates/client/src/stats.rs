@@ -1,6 +1,6 @@
 //! Counters shared by many player tasks: turns, matches, submit→`turn_resolved`
-//! latency (an HDR histogram in microseconds), errors by code, reconnects,
-//! connections held.
+//! latency (an HDR histogram in microseconds), errors by code, reconnects, plans
+//! re-sent after a reconnect, connections held.
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -25,6 +25,8 @@ pub struct Stats {
     connections_peak: AtomicU64,
     gaps: AtomicU64,
     reconnects: AtomicU64,
+    resent: AtomicU64,
+    resent_stale: AtomicU64,
     latency: Mutex<Histogram<u64>>,
     errors: Mutex<BTreeMap<String, u64>>,
 }
@@ -40,6 +42,8 @@ impl Default for Stats {
             connections_peak: AtomicU64::new(0),
             gaps: AtomicU64::new(0),
             reconnects: AtomicU64::new(0),
+            resent: AtomicU64::new(0),
+            resent_stale: AtomicU64::new(0),
             latency: Mutex::new(
                 Histogram::new_with_bounds(1, MAX_LATENCY_US, 3).expect("valid histogram bounds"),
             ),
@@ -68,7 +72,8 @@ pub struct LatencySummary {
 /// A copy of the counters at one moment.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StatsSnapshot {
-    /// Plans and passes submitted.
+    /// Plans and passes submitted (a plan re-sent unchanged after a reconnect is
+    /// counted in `resent`, not again here).
     pub submits: u64,
     /// Turns resolved (counted once per match).
     pub turns: u64,
@@ -86,10 +91,23 @@ pub struct StatsSnapshot {
     /// shutting down, or broken) and replaced by a new one that rejoined the match.
     /// Not errors.
     pub reconnects: u64,
-    /// submit → own `turn_resolved` latency, when any was recorded.
+    /// Plans (and passes) sent again, unchanged, after a reconnect because the
+    /// server had not acknowledged them and still showed that turn as the client's
+    /// to play (proto/README.md §6.1: "If you had submitted a plan that was never
+    /// acknowledged, submit it again for the turn the snapshot shows.").
+    pub resent: u64,
+    /// Of `resent`, those the server answered with `stale_turn`: the first send had
+    /// been accepted after all (its `ack` lost with the old socket) or the turn had
+    /// ended meanwhile. Expected, so not in `errors`; the server's own error count
+    /// (`/metrics`) does include them.
+    pub resent_stale: u64,
+    /// submit → own `turn_resolved` latency, when any was recorded. A plan whose
+    /// socket was lost before its `turn_resolved` counts from its first send, so the
+    /// reconnect (and any re-send) is part of its latency.
     pub latency: Option<LatencySummary>,
     /// Errors by code: the server's error codes, plus client-side kinds
-    /// (`websocket`, `closed`, `timeout`, `desync`, `http` …).
+    /// (`websocket`, `closed`, `timeout`, `desync`, `http` …). A re-sent plan's
+    /// `stale_turn` is not among them (see `resent_stale`).
     pub errors: BTreeMap<String, u64>,
 }
 
@@ -133,6 +151,16 @@ impl Stats {
     /// A socket was lost during a match and a new one rejoined it.
     pub fn reconnected(&self) {
         self.reconnects.fetch_add(1, Relaxed);
+    }
+    /// A plan that was never acknowledged was sent again after a reconnect (see
+    /// [`StatsSnapshot::resent`]).
+    pub fn resent(&self) {
+        self.resent.fetch_add(1, Relaxed);
+    }
+    /// A re-sent plan was answered with `stale_turn` (see
+    /// [`StatsSnapshot::resent_stale`]); not an error.
+    pub fn resent_stale(&self) {
+        self.resent_stale.fetch_add(1, Relaxed);
     }
     /// An error of kind `label` (a server error code or a client-side kind).
     pub fn error(&self, label: &str) {
@@ -182,6 +210,8 @@ impl Stats {
             connections_peak: self.connections_peak.load(Relaxed),
             seq_gaps: self.gaps.load(Relaxed),
             reconnects: self.reconnects.load(Relaxed),
+            resent: self.resent.load(Relaxed),
+            resent_stale: self.resent_stale.load(Relaxed),
             latency,
             errors: self.errors.lock().expect("errors lock").clone(),
         }
@@ -215,8 +245,15 @@ mod tests {
         s.error("stale_turn");
         s.error("closed");
         s.reconnected();
+        s.resent();
+        s.resent_stale();
         let snap = s.snapshot();
         assert_eq!(snap.reconnects, 1, "counted apart from errors");
+        assert_eq!(
+            (snap.resent, snap.resent_stale),
+            (1, 1),
+            "apart from errors"
+        );
         assert_eq!(snap.latency, None);
         assert_eq!(snap.errors.get("stale_turn"), Some(&2));
         assert_eq!(snap.errors.get("closed"), Some(&1));

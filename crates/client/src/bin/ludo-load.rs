@@ -6,7 +6,10 @@
 //! the play phase, the server's CPU seconds per 1,000 turns. Several `--url`s spread
 //! the matches over the nodes of a cluster (`--placement`); clients rejoin their
 //! match on another node when theirs restarts (reconnects are reported apart from
-//! errors). Stops by itself.
+//! errors, as are the plans re-sent after one: a plan the server had not
+//! acknowledged is sent again for the same turn, proto §6.1, and its `stale_turn`
+//! answer, when the first send had been accepted after all, is not an error). Stops
+//! by itself.
 
 use clap::Parser;
 use client::load::{run, LoadConfig, LoadMode, Placement};
