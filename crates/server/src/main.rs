@@ -77,6 +77,10 @@ fn main() -> std::process::ExitCode {
 /// that cannot proceed (bad cluster settings, a store that refuses for good, a
 /// taken port) is the error.
 async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
+    // Listened for before anything else: a SIGTERM while the store or the cluster
+    // is still being reached ends the start-up cleanly instead of killing the
+    // process with the signal's default action.
+    let mut shutdown = Shutdown::listen()?;
     config.check()?;
     // Cluster mode (--nats-url): checked before anything starts; every log line
     // then carries the node id.
@@ -104,6 +108,30 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
             .with_env_filter(filter)
             .init();
     }
+    let (listener, state, store) = tokio::select! {
+        biased;
+        signal = shutdown.recv() => {
+            tracing::info!("{signal} received during start-up: exiting");
+            return Ok(());
+        }
+        started = start(config, settings) => started?,
+    };
+    server::run(listener, state, shutdown.recv_logged()).await?;
+    store.close().await;
+    Ok(())
+}
+
+/// What serving needs, once the store and (in cluster mode) NATS were reached: the
+/// bound listener, the state and the store.
+type Started = (tokio::net::TcpListener, AppState, store::Store);
+
+/// Opens the store, joins the cluster (`settings`), starts the persistence writer
+/// and binds the listener. Errors: a store that refuses for good, a cluster that
+/// cannot be joined, a taken port.
+async fn start(
+    config: Config,
+    settings: Option<server::ClusterSettings>,
+) -> Result<Started, Box<dyn std::error::Error>> {
     // A store that is down at start does not stop the server: it serves (readyz 503,
     // no new matches) and migrates and resumes the running matches once the store
     // answers (`server::run`).
@@ -148,35 +176,54 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(c) = cluster {
         state.set_cluster(c);
     }
-    server::run(listener, state, shutdown_signal()).await?;
-    store.close().await;
-    Ok(())
+    Ok((listener, state, store))
 }
 
-/// Resolves on Ctrl-C or (on Unix) SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::error!(error = %e, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
-        }
-    };
+/// The signals that stop the server: SIGTERM and SIGINT (Ctrl-C), listened for from
+/// [`Shutdown::listen`] on, so that one arriving during start-up is not lost.
+struct Shutdown {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+}
+
+impl Shutdown {
+    /// Starts listening. Errors: the signal handlers could not be installed.
+    fn listen() -> std::io::Result<Shutdown> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(Shutdown {
+                term: signal(SignalKind::terminate())?,
+                int: signal(SignalKind::interrupt())?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Shutdown {})
+    }
+
+    /// Resolves on the next signal, with its name (`SIGTERM`, `SIGINT`).
+    async fn recv(&mut self) -> &'static str {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.term.recv() => "SIGTERM",
+                _ = self.int.recv() => "SIGINT",
             }
-            Err(e) => {
-                tracing::error!(error = %e, "cannot listen for SIGTERM");
+        }
+        #[cfg(not(unix))]
+        {
+            if tokio::signal::ctrl_c().await.is_err() {
                 std::future::pending::<()>().await;
             }
+            "Ctrl-C"
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => tracing::info!("Ctrl-C received"),
-        _ = term => tracing::info!("SIGTERM received"),
+    }
+
+    /// [`Shutdown::recv`], logging the signal: the graceful stop of `server::run`.
+    async fn recv_logged(mut self) {
+        let signal = self.recv().await;
+        tracing::info!("{signal} received");
     }
 }

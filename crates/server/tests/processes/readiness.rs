@@ -109,3 +109,58 @@ async fn sigterm_stops_a_server_whose_log_pipe_is_closed() {
         .unwrap();
     assert!(exit.success(), "exit after SIGTERM: {exit:?}");
 }
+
+/// A SIGTERM while the server is still reaching its store (a deploy that stops a
+/// node which has not started yet) ends the start-up cleanly: exit status 0 and the
+/// log says so. Before, the handler was installed only once serving began, so the
+/// signal's default action killed the process.
+#[tokio::test]
+async fn sigterm_during_start_up_exits_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    // A "PostgreSQL" that accepts the connection and never answers: the server
+    // waits in its store connect (up to its 5 s acquire timeout).
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("postgres://ludo@{}/ludo", silent.local_addr().unwrap());
+    let addr = free_addr();
+    let log = dir.path().join("server.log");
+    let out = std::fs::File::create(&log).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_ludo-server"))
+        .env("LUDO_BIND", addr.to_string())
+        .env("DATABASE_URL", &url)
+        .env("LUDO_WEB_DIR", dir.path())
+        .env("RUST_LOG", "info")
+        .stdin(std::process::Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .kill_on_drop(true)
+        .spawn()
+        .expect("ludo-server starts");
+    // Its store connection arrived: the server is inside its start-up.
+    let (_held, _) = tokio::time::timeout(BOUND, silent.accept())
+        .await
+        .expect("the server connects to its store within the bound")
+        .unwrap();
+    let pid = child.id().expect("running").to_string();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = tokio::time::timeout(BOUND, child.wait())
+        .await
+        .expect("the server exits after SIGTERM during start-up")
+        .unwrap();
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        exit.success(),
+        "exit after SIGTERM during start-up: {exit:?}\n{text}"
+    );
+    assert!(
+        text.contains("SIGTERM received during start-up: exiting"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("listening"),
+        "it stopped before binding: {text}"
+    );
+}
