@@ -769,6 +769,44 @@ mod tests {
         drop(ws);
     }
 
+    /// A slow consumer that reads again within [`CLOSE_TIMEOUT`] of being closed gets
+    /// the whole frames the kernel already held, then the close frame with code 1008
+    /// (the frames still queued in the server are dropped, not sent).
+    #[tokio::test]
+    async fn a_slow_consumer_that_reads_again_in_time_sees_1008() {
+        let (conn, mut ws, _rd) = socket_pair(8).await;
+        let writer = tokio::spawn(write_task(conn.clone(), Duration::from_secs(3600)));
+        let frame = Frame::from("s".repeat(64 * 1024));
+        let mut n = 0;
+        while conn.send(frame.clone()) {
+            n += 1;
+            assert!(n < 100_000, "never closed");
+        }
+        assert_eq!(conn.close_reason(), Some(CloseReason::SLOW_CONSUMER));
+        let mut frames = 0;
+        let code = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                match ws.next().await {
+                    Some(Ok(Message::Text(t))) => {
+                        assert_eq!(t.len(), 64 * 1024, "whole frames only");
+                        frames += 1;
+                    }
+                    Some(Ok(Message::Close(Some(c)))) => break (u16::from(c.code), c.reason),
+                    other => panic!("expected frames, then the close frame: {other:?}"),
+                }
+            }
+        })
+        .await
+        .expect("the close frame arrives");
+        assert_eq!(code.0, 1008);
+        assert_eq!(code.1.as_str(), "too slow to read");
+        assert!(
+            frames < n,
+            "{frames} of {n} frames: the queued ones were dropped"
+        );
+        writer.await.unwrap();
+    }
+
     /// Frames that waited for a slow socket are all delivered, in order, once the
     /// client reads again.
     #[tokio::test]
