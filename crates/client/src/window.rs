@@ -27,6 +27,9 @@ pub struct Probe {
     /// The server process's user + system CPU seconds from `/proc` (None when the
     /// process is not known or not readable).
     pub server_proc_cpu: Option<f64>,
+    /// The same, apart: (user, system) CPU seconds. System time is the kernel's
+    /// work for the process (socket writes and reads, `epoll_wait`, `fsync`, …).
+    pub server_proc_user_system: Option<(f64, f64)>,
     /// This process's user + system CPU seconds.
     pub own_cpu: Option<f64>,
     /// The machine's (total, busy) CPU ticks from `/proc/stat`.
@@ -42,8 +45,15 @@ pub struct Probe {
 
 /// User + system CPU seconds of process `pid` (`/proc/<pid>/stat`).
 pub fn process_cpu_seconds(pid: i32) -> Option<f64> {
+    process_user_system_seconds(pid).map(|(user, system)| user + system)
+}
+
+/// (user, system) CPU seconds of process `pid` (`/proc/<pid>/stat`, in clock ticks
+/// of `sysconf(_SC_CLK_TCK)`, usually 10 ms).
+pub fn process_user_system_seconds(pid: i32) -> Option<(f64, f64)> {
     let st = Process::new(pid).ok()?.stat().ok()?;
-    Some((st.utime + st.stime) as f64 / procfs::ticks_per_second() as f64)
+    let tick = procfs::ticks_per_second() as f64;
+    Some((st.utime as f64 / tick, st.stime as f64 / tick))
 }
 
 /// User + system CPU seconds of each thread name of process `pid` (threads with the
@@ -89,6 +99,7 @@ impl Probe {
             at: Instant::now(),
             server,
             server_proc_cpu: pid.and_then(process_cpu_seconds),
+            server_proc_user_system: pid.and_then(process_user_system_seconds),
             own_cpu: process_cpu_seconds(std::process::id() as i32),
             machine: machine_ticks(),
             load_1m: load_average(),
@@ -110,6 +121,10 @@ pub struct CpuWindow {
     pub turns_per_sec: f64,
     /// The server's CPU seconds (user + system) in the window.
     pub server_cpu_secs: Option<f64>,
+    /// The server's (user, system) CPU seconds per 1,000 turns from `/proc` (None
+    /// when the process is not readable here): system is what the kernel spent on
+    /// the server's behalf, its socket writes above all.
+    pub server_user_system_per_1000_turns: Option<(f64, f64)>,
     /// Where the server's CPU figure came from: `metrics` or `proc`.
     pub cpu_source: Option<&'static str>,
     /// The server's CPU seconds per 1,000 turns: the efficiency figure.
@@ -153,6 +168,10 @@ impl CpuWindow {
             turns,
             turns_per_sec: turns as f64 / secs,
             server_cpu_secs,
+            server_user_system_per_1000_turns: a
+                .server_proc_user_system
+                .zip(b.server_proc_user_system)
+                .and_then(|((u0, s0), (u1, s1))| per_1000(u1 - u0).zip(per_1000(s1 - s0))),
             cpu_source,
             server_cpu_per_1000_turns: server_cpu_secs.and_then(per_1000),
             server_cpu_pct: server_cpu_secs.map(|c| 100.0 * c / secs),
@@ -179,15 +198,22 @@ impl CpuWindow {
         let f3 = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.3}"));
         let f0 = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.0}%"));
         let la = |x: Option<f32>| x.map_or("-".into(), |x| format!("{x:.2}"));
-        let threads = if self.server_threads_per_1000_turns.is_empty() {
-            String::new()
-        } else {
+        let mut parts: Vec<String> = Vec::new();
+        if let Some((user, system)) = self.server_user_system_per_1000_turns {
+            parts.push(format!("user {user:.3}, system {system:.3}"));
+        }
+        if !self.server_threads_per_1000_turns.is_empty() {
             let t: Vec<String> = self
                 .server_threads_per_1000_turns
                 .iter()
                 .map(|(k, v)| format!("{k} {v:.3}"))
                 .collect();
-            format!(" (by thread: {})", t.join(", "))
+            parts.push(format!("by thread: {}", t.join(", ")));
+        }
+        let threads = if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", parts.join("; "))
         };
         format!(
             "steady window: {:.1} s, {} turns ({:.1}/s); server CPU {} s ({}, {} of a core) = {} CPU-s per 1,000 turns{threads}; load generator {} CPU-s per 1,000 turns; machine busy {}, load average {} -> {}",
@@ -229,6 +255,7 @@ mod tests {
                 ..Sample::default()
             }),
             server_proc_cpu: proc_cpu,
+            server_proc_user_system: proc_cpu.map(|c| (c * 0.6, c * 0.4)),
             own_cpu: Some(1.0),
             machine: Some((1000, 100)),
             load_1m: Some(1.5),
@@ -256,6 +283,15 @@ mod tests {
         assert!((w.machine_busy_pct.unwrap() - 50.0).abs() < 1e-9);
         assert!(
             w.render().contains("0.150 CPU-s per 1,000 turns"),
+            "{}",
+            w.render()
+        );
+        // /proc's 0.9 CPU-s, 0.54 user and 0.36 system, over 2,000 turns.
+        let (user, system) = w.server_user_system_per_1000_turns.unwrap();
+        assert!((user - 0.27).abs() < 1e-9 && (system - 0.18).abs() < 1e-9);
+        assert!(
+            w.render()
+                .contains("(user 0.270, system 0.180; by thread: "),
             "{}",
             w.render()
         );
