@@ -140,23 +140,47 @@ pub struct CpuWindow {
     /// The server's CPU seconds per 1,000 turns by thread name (from `/proc`): the
     /// Tokio workers, the SQLite connection's thread, …
     pub server_threads_per_1000_turns: BTreeMap<String, f64>,
+    /// The server process changed during the window (a restart: its `/metrics`
+    /// counters went back, or its process vanished from `/proc`). Its counters of
+    /// the two probes belong to different processes, so the window gives no server
+    /// CPU figure, and its turns are the load generator's own count.
+    pub server_restarted: bool,
 }
 
 impl CpuWindow {
     /// The window between probes `a` and `b` (`b` taken later).
     pub fn between(a: &Probe, b: &Probe) -> CpuWindow {
         let secs = (b.at - a.at).as_secs_f64().max(f64::MIN_POSITIVE);
-        let turns = match (&a.server, &b.server) {
+        let counters_went_back = match (&a.server, &b.server) {
+            (Some(x), Some(y)) => {
+                y.turns < x.turns
+                    || x.cpu_seconds
+                        .zip(y.cpu_seconds)
+                        .is_some_and(|(c0, c1)| c1 < c0)
+            }
+            _ => false,
+        };
+        let process_gone = a.server_proc_cpu.is_some() && b.server_proc_cpu.is_none();
+        let restarted = counters_went_back || process_gone;
+        // A restarted server's two readings belong to different processes.
+        let (a_server, b_server) = if restarted {
+            (None, None)
+        } else {
+            (a.server.as_ref(), b.server.as_ref())
+        };
+        let turns = match (a_server, b_server) {
             (Some(x), Some(y)) => (y.turns - x.turns).max(0.0) as u64,
             _ => b.client_turns.saturating_sub(a.client_turns),
         };
-        let metrics_cpu = a
-            .server
-            .as_ref()
+        let metrics_cpu = a_server
             .and_then(|s| s.cpu_seconds)
-            .zip(b.server.as_ref().and_then(|s| s.cpu_seconds))
+            .zip(b_server.and_then(|s| s.cpu_seconds))
             .map(|(x, y)| y - x);
-        let proc_cpu = a.server_proc_cpu.zip(b.server_proc_cpu).map(|(x, y)| y - x);
+        let proc_cpu = a
+            .server_proc_cpu
+            .zip(b.server_proc_cpu)
+            .filter(|_| !restarted)
+            .map(|(x, y)| y - x);
         let (server_cpu_secs, cpu_source) = match (metrics_cpu, proc_cpu) {
             (Some(c), _) => (Some(c), Some("metrics")),
             (None, Some(c)) => (Some(c), Some("proc")),
@@ -171,6 +195,7 @@ impl CpuWindow {
             server_user_system_per_1000_turns: a
                 .server_proc_user_system
                 .zip(b.server_proc_user_system)
+                .filter(|_| !restarted)
                 .and_then(|((u0, s0), (u1, s1))| per_1000(u1 - u0).zip(per_1000(s1 - s0))),
             cpu_source,
             server_cpu_per_1000_turns: server_cpu_secs.and_then(per_1000),
@@ -184,12 +209,14 @@ impl CpuWindow {
             server_threads_per_1000_turns: b
                 .server_threads
                 .iter()
+                .filter(|_| !restarted)
                 .filter_map(|(name, y)| {
                     let x = a.server_threads.get(name).copied().unwrap_or(0.0);
                     Some((name.clone(), per_1000(y - x)?))
                 })
                 .filter(|(_, v)| *v > 0.0)
                 .collect(),
+            server_restarted: restarted,
         }
     }
 
@@ -209,6 +236,12 @@ impl CpuWindow {
                 .map(|(k, v)| format!("{k} {v:.3}"))
                 .collect();
             parts.push(format!("by thread: {}", t.join(", ")));
+        }
+        if self.server_restarted {
+            parts.push(
+                "the server restarted in the window: no CPU figure, turns counted by the load generator"
+                    .into(),
+            );
         }
         let threads = if parts.is_empty() {
             String::new()
@@ -306,6 +339,42 @@ mod tests {
         // No turns: no per-turn figure.
         let w = CpuWindow::between(&a, &a.clone());
         assert_eq!(w.server_cpu_per_1000_turns, None);
+    }
+
+    /// A server restarted between the probes (its counters start again from zero, or
+    /// its process is gone): no CPU figure, never a negative one, and the turns are
+    /// the load generator's own count (1,500 here).
+    #[test]
+    fn a_restart_in_the_window_gives_no_cpu_figure() {
+        let t0 = Instant::now();
+        let mut a = probe(t0, 5000.0, Some(10.0), Some(9.0));
+        a.client_turns = 4000;
+        let mut b = probe(t0 + Duration::from_secs(2), 700.0, Some(0.4), None);
+        b.client_turns = 5500;
+        let w = CpuWindow::between(&a, &b);
+        assert!(w.server_restarted);
+        assert_eq!(w.turns, 1500);
+        assert_eq!(w.server_cpu_secs, None);
+        assert_eq!(w.server_cpu_per_1000_turns, None);
+        assert_eq!(w.server_user_system_per_1000_turns, None);
+        assert!(w.server_threads_per_1000_turns.is_empty());
+        assert!(
+            w.render()
+                .contains("(the server restarted in the window: no CPU figure"),
+            "{}",
+            w.render()
+        );
+
+        // Counters gone back while /proc still reads a process by that pid: the
+        // same.
+        let b = probe(t0 + Duration::from_secs(2), 5200.0, Some(0.4), Some(9.5));
+        let w = CpuWindow::between(&a, &b);
+        assert!(w.server_restarted);
+        assert_eq!(w.server_cpu_per_1000_turns, None);
+
+        // An ordinary window is not a restart.
+        let b = probe(t0 + Duration::from_secs(2), 5200.0, Some(10.1), Some(9.1));
+        assert!(!CpuWindow::between(&a, &b).server_restarted);
     }
 
     #[test]
