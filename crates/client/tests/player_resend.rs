@@ -312,6 +312,20 @@ fn is_plan(msg: &ClientMsg) -> bool {
     matches!(msg, ClientMsg::SubmitTurn(_) | ClientMsg::Pass(_))
 }
 
+/// Answers the request `f` with an `error` of `code`.
+async fn refuse(ws: &mut Ws, f: &ClientFrame, code: ErrorCode, message: &str) {
+    send(ws, None, &ServerMsg::error(code, message, f.id.clone())).await;
+}
+
+/// Ends the match (`match_ended` at `seq`) and checks that the client sent no plan
+/// after it (`why` names what that proves).
+async fn end_match(ws: &mut Ws, game: &mut Game, seq: u64, why: &str) {
+    let end = game.end();
+    send(ws, Some(seq), &end).await;
+    let later = rest(ws).await;
+    assert!(!later.iter().any(is_plan), "{why}: {later:?}");
+}
+
 /// The server crashed after reading the plan and before storing it: the socket
 /// drops without `ack`; the resumed match answers the reconnect's `hello` (and its
 /// `resync`) with a snapshot of the same turn. The client sends the same plan
@@ -334,13 +348,13 @@ async fn unacknowledged_plan_is_resent_for_the_turn_the_snapshot_shows() {
         let (turn, plan) = turn_plan(&again.msg);
         let resolved = game.resolve(turn, &plan);
         send(&mut ws, Some(3), &resolved).await;
-        let end = game.end();
-        send(&mut ws, Some(4), &end).await;
-        let later = rest(&mut ws).await;
-        assert!(
-            !later.iter().any(is_plan),
-            "sent once again, not once per snapshot: {later:?}"
-        );
+        end_match(
+            &mut ws,
+            &mut game,
+            4,
+            "sent once again, not once per snapshot",
+        )
+        .await;
     })
     .await;
     assert!(outcome.end.is_some(), "the match ended");
@@ -373,24 +387,18 @@ async fn resent_plan_answered_stale_turn_is_not_an_error() {
         ack_resync(&mut ws, 2).await;
         let again = recv(&mut ws).await;
         assert_eq!(again.msg, first.msg, "the same plan, for the same turn");
-        send(
+        refuse(
             &mut ws,
-            None,
-            &ServerMsg::error(
-                ErrorCode::StaleTurn,
-                "not the current turn",
-                again.id.clone(),
-            ),
+            &again,
+            ErrorCode::StaleTurn,
+            "not the current turn",
         )
         .await;
         // The first send's turn, as the server resolved it.
         let (turn, plan) = turn_plan(&first.msg);
         let resolved = game.resolve(turn, &plan);
         send(&mut ws, Some(3), &resolved).await;
-        let end = game.end();
-        send(&mut ws, Some(4), &end).await;
-        let later = rest(&mut ws).await;
-        assert!(!later.iter().any(is_plan), "{later:?}");
+        end_match(&mut ws, &mut game, 4, "no plan after the match ended").await;
     })
     .await;
     assert!(outcome.end.is_some(), "the match ended");
@@ -421,10 +429,7 @@ async fn unacknowledged_plan_is_resent_when_the_rejoin_brings_nothing() {
         let (turn, plan) = turn_plan(&again.msg);
         let resolved = game.resolve(turn, &plan);
         send(&mut ws, Some(3), &resolved).await;
-        let end = game.end();
-        send(&mut ws, Some(4), &end).await;
-        let later = rest(&mut ws).await;
-        assert!(!later.iter().any(is_plan), "{later:?}");
+        end_match(&mut ws, &mut game, 4, "no plan after the match ended").await;
     })
     .await;
     assert!(outcome.end.is_some(), "the match ended");
@@ -454,10 +459,7 @@ async fn accepted_plan_replayed_after_a_reconnect_is_not_resent() {
         // The resync's own replay: duplicates, dropped by the client.
         send(&mut ws, Some(3), &resolved).await;
         send(&mut ws, Some(4), &next).await;
-        let end = game.end();
-        send(&mut ws, Some(5), &end).await;
-        let later = rest(&mut ws).await;
-        assert!(!later.iter().any(is_plan), "nothing re-sent: {later:?}");
+        end_match(&mut ws, &mut game, 5, "nothing re-sent").await;
     })
     .await;
     assert!(outcome.end.is_some(), "the match ended");
@@ -478,20 +480,14 @@ async fn accepted_plan_replayed_after_a_reconnect_is_not_resent() {
 async fn stale_turn_for_a_first_send_is_still_an_error() {
     let (outcome, stats, _) = run(|l, mut game| async move {
         let (mut ws, first) = opening(&l, &game).await;
-        send(
+        refuse(
             &mut ws,
-            None,
-            &ServerMsg::error(
-                ErrorCode::StaleTurn,
-                "not the current turn",
-                first.id.clone(),
-            ),
+            &first,
+            ErrorCode::StaleTurn,
+            "not the current turn",
         )
         .await;
-        let end = game.end();
-        send(&mut ws, Some(3), &end).await;
-        let later = rest(&mut ws).await;
-        assert!(!later.iter().any(is_plan), "{later:?}");
+        end_match(&mut ws, &mut game, 3, "no plan after the match ended").await;
     })
     .await;
     assert!(outcome.end.is_some(), "the match ended");
@@ -510,14 +506,11 @@ async fn stale_turn_for_a_first_send_is_still_an_error() {
 async fn rate_limited_submit_is_sent_again_unchanged() {
     let (outcome, stats, choices) = run(|l, mut game| async move {
         let (mut ws, first) = opening(&l, &game).await;
-        send(
+        refuse(
             &mut ws,
-            None,
-            &ServerMsg::error(
-                ErrorCode::RateLimited,
-                "too many messages; slow down",
-                first.id.clone(),
-            ),
+            &first,
+            ErrorCode::RateLimited,
+            "too many messages; slow down",
         )
         .await;
         let again = recv(&mut ws).await;
@@ -526,10 +519,7 @@ async fn rate_limited_submit_is_sent_again_unchanged() {
         let (turn, plan) = turn_plan(&again.msg);
         let resolved = game.resolve(turn, &plan);
         send(&mut ws, Some(3), &resolved).await;
-        let end = game.end();
-        send(&mut ws, Some(4), &end).await;
-        let later = rest(&mut ws).await;
-        assert!(!later.iter().any(is_plan), "{later:?}");
+        end_match(&mut ws, &mut game, 4, "no plan after the match ended").await;
     })
     .await;
     assert!(outcome.end.is_some(), "the match ended");

@@ -24,6 +24,21 @@ pub(crate) struct ServerProc {
     pub log: std::path::PathBuf,
 }
 
+/// Sends SIGTERM to `child` and waits (bounded: `expect` names what failed when
+/// it does not exit in time) for its exit status.
+pub(crate) async fn sigterm(child: &mut Child, expect: &str) -> std::process::ExitStatus {
+    let pid = child.id().expect("running").to_string();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    tokio::time::timeout(BOUND, child.wait())
+        .await
+        .expect(expect)
+        .unwrap()
+}
+
 /// A free 127.0.0.1 port (bound and released; the server binds it right after).
 pub(crate) fn free_addr() -> SocketAddr {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -131,16 +146,7 @@ impl ServerProc {
 
     /// SIGTERM, then waits (bounded) for a clean exit (status 0).
     pub(crate) async fn terminate(mut self) {
-        let pid = self.child.id().expect("running") as i32;
-        let status = std::process::Command::new("kill")
-            .args(["-TERM", &pid.to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let exit = tokio::time::timeout(BOUND, self.child.wait())
-            .await
-            .expect("server exits after SIGTERM")
-            .unwrap();
+        let exit = sigterm(&mut self.child, "server exits after SIGTERM").await;
         assert!(
             exit.success(),
             "exit after SIGTERM: {exit:?}\n{}",

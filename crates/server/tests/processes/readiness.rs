@@ -97,16 +97,11 @@ async fn sigterm_stops_a_server_whose_log_pipe_is_closed() {
     .expect("ready within the bound");
     drop(lines);
     drop(child.stderr.take());
-    let pid = child.id().expect("running").to_string();
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let exit = tokio::time::timeout(BOUND, child.wait())
-        .await
-        .expect("the server exits after SIGTERM although nothing reads its log")
-        .unwrap();
+    let exit = sigterm(
+        &mut child,
+        "the server exits after SIGTERM although nothing reads its log",
+    )
+    .await;
     assert!(exit.success(), "exit after SIGTERM: {exit:?}");
 }
 
@@ -140,16 +135,7 @@ async fn sigterm_during_start_up_exits_cleanly() {
         .await
         .expect("the server connects to its store within the bound")
         .unwrap();
-    let pid = child.id().expect("running").to_string();
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let exit = tokio::time::timeout(BOUND, child.wait())
-        .await
-        .expect("the server exits after SIGTERM during start-up")
-        .unwrap();
+    let exit = sigterm(&mut child, "the server exits after SIGTERM during start-up").await;
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(
         exit.success(),
