@@ -3,7 +3,8 @@
 use crate::client::{ClientFrame, ClientMsg};
 use crate::error::ErrorCode;
 use crate::server::{ServerFrame, ServerMsg};
-use serde::Serialize;
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 /// Largest client frame the server accepts, in bytes (a plan is well under 1 KiB).
@@ -51,14 +52,99 @@ pub fn decode_client(bytes: &[u8]) -> Result<ClientFrame, DecodeError> {
 /// [`decode_client`] with another frame limit, `max_bytes` (a server configured with a
 /// larger or smaller frame limit). Total, like [`decode_client`].
 pub fn decode_client_limited(bytes: &[u8], max_bytes: usize) -> Result<ClientFrame, DecodeError> {
-    let err = |code, message: String, id| DecodeError { code, message, id };
     if bytes.len() > max_bytes {
-        return Err(err(
-            ErrorCode::TooLarge,
-            format!("frame of {} bytes, at most {max_bytes}", bytes.len()),
-            None,
-        ));
+        return Err(DecodeError {
+            code: ErrorCode::TooLarge,
+            message: format!("frame of {} bytes, at most {max_bytes}", bytes.len()),
+            id: None,
+        });
     }
+    match decode_plain(bytes) {
+        Some(frame) => {
+            debug_assert_eq!(
+                Ok(&frame),
+                decode_general(bytes).as_ref(),
+                "the direct decoding of {:?} differs from the general one",
+                String::from_utf8_lossy(bytes)
+            );
+            Ok(frame)
+        }
+        None => decode_general(bytes),
+    }
+}
+
+/// The head of a plain frame: an object whose `t` and `id` (when present and not
+/// `null`) are strings without escapes, each key at most once. Anything else fails
+/// to deserialize, and the frame goes the general way.
+struct PlainHead<'a> {
+    t: Option<&'a str>,
+    id: Option<&'a str>,
+}
+
+impl<'de> Deserialize<'de> for PlainHead<'de> {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        struct HeadVisitor;
+        impl<'de> Visitor<'de> for HeadVisitor {
+            type Value = PlainHead<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            // Only `visit_map`: an array is not a frame.
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let (mut t, mut id) = (None, None);
+                while let Some(key) = map.next_key::<&'de str>()? {
+                    let slot = match key {
+                        "t" => &mut t,
+                        "id" => &mut id,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    if slot.is_some() {
+                        return Err(de::Error::custom("repeated key"));
+                    }
+                    *slot = Some(map.next_value::<Option<&'de str>>()?);
+                }
+                Ok(PlainHead {
+                    t: t.flatten(),
+                    id: id.flatten(),
+                })
+            }
+        }
+        de.deserialize_map(HeadVisitor)
+    }
+}
+
+/// The direct decoding of the common frame (issue 14: CPU per turn): the head read
+/// without building a [`Value`] of the frame, then the message deserialized from
+/// the same bytes by its derived `{"t", "d"}` decoder. `None` for anything but a
+/// valid frame whose head is plain ([`PlainHead`]), a known `t`, an `id` of at
+/// most 64 characters and a payload of the right shape: [`decode_general`] then
+/// gives the answer, error or frame. Where this gives a frame, it is the one
+/// [`decode_general`] gives (checked in debug builds: every test and fuzz run).
+fn decode_plain(bytes: &[u8]) -> Option<ClientFrame> {
+    let head: PlainHead = serde_json::from_slice(bytes).ok()?;
+    let t = head.t?;
+    if !ClientMsg::TYPES.contains(&t) || head.id.is_some_and(|id| id.chars().count() > MAX_ID_CHARS)
+    {
+        return None;
+    }
+    let mut msg: ClientMsg = serde_json::from_slice(bytes).ok()?;
+    if let ClientMsg::Chat(c) = &mut msg {
+        c.text = crate::text::chat(&c.text).ok()?;
+    }
+    Some(ClientFrame {
+        id: head.id.map(str::to_owned),
+        msg,
+    })
+}
+
+/// The general decoding of [`decode_client_limited`], for a frame within the size
+/// limit: through a [`Map`], so that every error names what is wrong and carries the
+/// `id` whenever it is readable, and a repeated key counts once, the last.
+fn decode_general(bytes: &[u8]) -> Result<ClientFrame, DecodeError> {
+    let err = |code, message: String, id| DecodeError { code, message, id };
     // A `Map` (not a derived struct) so that a JSON array is refused: serde's derived
     // structs also accept `["ping"]`.
     let mut outer: Map<String, Value> = serde_json::from_slice(bytes).map_err(|e| {
@@ -142,4 +228,57 @@ pub fn encode_server_to(seq: Option<u64>, msg: &ServerMsg, out: &mut Vec<u8>) {
 /// Decodes a server frame (for clients and tests).
 pub fn decode_server(text: &str) -> Result<ServerFrame, serde_json::Error> {
     serde_json::from_str(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every client example of `proto/examples/client` takes the direct way (issue
+    /// 14): `decode_plain` gives it, the same frame as the general decoding.
+    #[test]
+    fn every_client_example_decodes_directly() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../proto/examples/client");
+        let mut n = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let bytes = std::fs::read(&path).unwrap();
+            let direct = decode_plain(&bytes);
+            assert!(direct.is_some(), "{} went the general way", path.display());
+            assert_eq!(direct.as_ref(), decode_general(&bytes).as_ref().ok());
+            n += 1;
+        }
+        assert_eq!(n, ClientMsg::TYPES.len(), "one example per client message");
+    }
+
+    /// What the direct way leaves to the general one, which alone names errors and
+    /// lets the last of repeated keys count.
+    #[test]
+    fn unusual_frames_go_the_general_way() {
+        for (text, general) in [
+            (r#"["ping"]"#, Err(ErrorCode::BadJson)),
+            (r#"{"t":"ping","t":"pass"}"#, Err(ErrorCode::BadJson)),
+            (r#"{"t":"pass","t":"ping"}"#, Ok(ClientMsg::Ping)),
+            (r#"{"t":"p\u0069ng"}"#, Ok(ClientMsg::Ping)),
+            (r#"{"t":"ping","id":7}"#, Err(ErrorCode::BadJson)),
+            (r#"{"t":"pong"}"#, Err(ErrorCode::UnknownType)),
+            (r#"{"t":"leave_match","d":null}"#, Err(ErrorCode::BadJson)),
+            (r#"{"id":"a","d":null}"#, Err(ErrorCode::BadJson)),
+        ] {
+            assert_eq!(decode_plain(text.as_bytes()), None, "{text}");
+            let got = decode_general(text.as_bytes())
+                .map(|f| f.msg)
+                .map_err(|e| e.code);
+            assert_eq!(got, general, "{text}");
+        }
+        // Keys other than `t`, `d` and `id`, and a `null` payload or id, are plain.
+        let f = decode_plain(br#"{"x":[1,{"y":2}],"t":"ping","d":null,"id":null}"#);
+        assert_eq!(
+            f,
+            Some(ClientFrame {
+                id: None,
+                msg: ClientMsg::Ping
+            })
+        );
+    }
 }

@@ -205,8 +205,10 @@ impl Session {
                     return;
                 }
             }
-            // The idle period runs from the end of the last frame's handling.
+            // The idle period runs from the end of the last frame's handling; the
+            // keep-alive ping waits a whole period from it too.
             active_at = Instant::now();
+            self.conn.heard();
         }
     }
 

@@ -20,7 +20,7 @@ use axum::body::Bytes;
 use protocol::ServerMsg;
 use std::cell::RefCell;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -233,6 +233,11 @@ struct Shared {
     closed: AtomicBool,
     /// The first close reason wins.
     reason: OnceLock<CloseReason>,
+    /// When the handle was made: the origin of `heard_ms`.
+    born: Instant,
+    /// When the last frame came from the client, in ms after `born` (0 until one
+    /// came): the keep-alive ping goes only to a socket quiet for a whole period.
+    heard_ms: AtomicU64,
 }
 
 /// The signal of one request's answer: fired by the first `ack` or `error` sent
@@ -307,6 +312,8 @@ impl ConnHandle {
                 closing: CancellationToken::new(),
                 closed: AtomicBool::new(false),
                 reason: OnceLock::new(),
+                born: Instant::now(),
+                heard_ms: AtomicU64::new(0),
             }),
             reply: None,
         }
@@ -336,6 +343,22 @@ impl ConnHandle {
     /// The connection id (unique per server run).
     pub fn id(&self) -> u64 {
         self.shared.id
+    }
+
+    /// Notes that a frame (any: text, binary, ping, pong) came from the client now.
+    /// The socket's keep-alive ping is due only a whole ping period after the last
+    /// such frame ([`write_task`]).
+    pub(crate) fn heard(&self) {
+        let ms = self.shared.born.elapsed().as_millis();
+        self.shared
+            .heard_ms
+            .store(u64::try_from(ms).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    /// When the last frame came from the client ([`ConnHandle::heard`]); when the
+    /// handle was made if none came yet.
+    fn heard_at(&self) -> Instant {
+        self.shared.born + Duration::from_millis(self.shared.heard_ms.load(Ordering::Relaxed))
     }
 
     /// Queues `frame` without waiting. Returns false when the frame was not queued:
@@ -592,7 +615,10 @@ pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The writer task of one socket (a handle made by [`ConnHandle::socket`]): until
 /// the connection closes it writes what a full socket left waiting, once the socket
-/// is writable again, and sends a keep-alive ping every `ping_every`; then, within
+/// is writable again, and sends a keep-alive ping once the client has sent nothing
+/// for `ping_every` (a client that plays or chats gets none: its own frames show it
+/// is there and keep the connection's middleboxes awake; a quiet one gets a ping
+/// every `ping_every`, as its pong is a frame too); then, within
 /// [`CLOSE_TIMEOUT`], the frames still waiting (for close reasons that drain) and a
 /// close frame, and it shuts the socket. A failed write closes the connection
 /// ([`CloseReason::NORMAL`]). Closing wins over a write blocked by a client that
@@ -601,8 +627,8 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration) {
     let Target::Socket(out) = &conn.shared.tx else {
         return;
     };
-    let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
-    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let ping = tokio::time::sleep_until(conn.heard_at() + ping_every);
+    tokio::pin!(ping);
     let closing = conn.closing();
     tokio::pin!(closing);
     'serve: loop {
@@ -610,9 +636,18 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration) {
             biased;
             _ = &mut closing => break 'serve,
             _ = out.blocked() => {}
-            _ = ping.tick() => {
+            () = &mut ping => {
+                // Due a whole period after the client's last frame: a socket that
+                // spoke since the timer was set is not pinged (issue 14: a ping and
+                // its pong cost a socket write, a read and two wake-ups).
+                let (due, now) = (conn.heard_at() + ping_every, Instant::now());
+                if due > now {
+                    ping.as_mut().reset(due);
+                    continue;
+                }
                 let pushed = out.push_raw(socket::control(WsFrame::ping(Bytes::new())), false, false);
                 conn.pushed(pushed);
+                ping.as_mut().reset(now + ping_every);
                 continue;
             }
         }

@@ -53,6 +53,56 @@ async fn the_server_pings_and_closes_a_silent_client() {
     );
 }
 
+/// The keep-alive ping goes only to a socket quiet for a whole ping period (issue 14:
+/// a ping and its pong cost the server a write, a read and two wake-ups per socket,
+/// and a client that speaks shows it is there). Paused clock, pings every second:
+/// a client sending `{"t":"ping"}` every 600 ms for 3 s gets no WebSocket ping, only
+/// its six `pong`s; once it falls quiet, the first ping comes 1 s after its last
+/// frame, not at the next tick of a fixed period.
+#[tokio::test]
+async fn a_client_that_speaks_is_not_pinged() {
+    let s = start(server::Config {
+        ping_seconds: 1,
+        idle_seconds: 5,
+        ..test_config()
+    })
+    .await;
+    let mut c = s.player("Chatty").await;
+    tokio::time::pause();
+    let mut pongs = 0;
+    let mut last_sent = tokio::time::Instant::now();
+    for _ in 0..6 {
+        let until = last_sent + Duration::from_millis(600);
+        while let Ok(Some(m)) = tokio::time::timeout_at(until, c.ws.next()).await {
+            match m.unwrap() {
+                Message::Text(t) if t.as_str() == r#"{"t":"pong"}"# => pongs += 1,
+                other => panic!("a client that spoke within the period got {other:?}"),
+            }
+        }
+        c.send(json!({"t": "ping"})).await;
+        last_sent = tokio::time::Instant::now();
+    }
+    // Quiet from here: the sixth pong, then the first WebSocket ping 1 s after the
+    // last frame.
+    let mut ping_after = None;
+    let until = last_sent + Duration::from_millis(1500);
+    while let Ok(Some(m)) = tokio::time::timeout_at(until, c.ws.next()).await {
+        match m.unwrap() {
+            Message::Text(t) if t.as_str() == r#"{"t":"pong"}"# => pongs += 1,
+            Message::Ping(_) => {
+                ping_after.get_or_insert(last_sent.elapsed());
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(pongs, 6, "each {{\"t\":\"ping\"}} answered");
+    let after = ping_after.expect("a quiet client is pinged");
+    assert!(
+        after >= Duration::from_millis(1000) && after < Duration::from_millis(1010),
+        "the first ping 1 s after the client's last frame, got {after:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_second_socket_of_the_same_player_replaces_the_first() {
     let s = start(test_config()).await;
