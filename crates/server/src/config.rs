@@ -143,7 +143,8 @@ pub struct Config {
     #[arg(long, env = "LUDO_WORKER_THREADS", default_value_t = DEFAULT_WORKER_THREADS,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub worker_threads: usize,
-    /// Seconds between the server's WebSocket pings.
+    /// Seconds of silence from a client after which the server sends it a WebSocket
+    /// ping, and again every as many seconds while it stays quiet.
     #[arg(long, env = "LUDO_PING_SECONDS", default_value_t = DEFAULT_PING_SECONDS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub ping_seconds: u32,
