@@ -73,9 +73,12 @@ pub fn decode_client_limited(bytes: &[u8], max_bytes: usize) -> Result<ClientFra
     }
 }
 
-/// The head of a plain frame: an object whose `t` and `id` (when present and not
-/// `null`) are strings without escapes, each key at most once. Anything else fails
-/// to deserialize, and the frame goes the general way.
+/// The head of a plain frame: an object with no keys but `t`, `id` and `d`, each
+/// at most once, whose `t` and `id` (when present and not `null`) are strings
+/// without escapes. Anything else fails to deserialize, and the frame goes the
+/// general way. (An ignored key's value would only be skipped, and serde_json skips
+/// a lone surrogate escape or a number out of range that the general decoding
+/// refuses; every value of a plain frame is read by a type that refuses them.)
 struct PlainHead<'a> {
     t: Option<&'a str>,
     id: Option<&'a str>,
@@ -92,14 +95,18 @@ impl<'de> Deserialize<'de> for PlainHead<'de> {
             // Only `visit_map`: an array is not a frame.
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let (mut t, mut id) = (None, None);
+                let mut d = false;
                 while let Some(key) = map.next_key::<&'de str>()? {
                     let slot = match key {
                         "t" => &mut t,
                         "id" => &mut id,
-                        _ => {
+                        // Read with its type by the message's own decoder.
+                        "d" if !d => {
+                            d = true;
                             map.next_value::<IgnoredAny>()?;
                             continue;
                         }
+                        _ => return Err(de::Error::custom("not a plain frame")),
                     };
                     if slot.is_some() {
                         return Err(de::Error::custom("repeated key"));
@@ -118,19 +125,23 @@ impl<'de> Deserialize<'de> for PlainHead<'de> {
 
 /// The direct decoding of the common frame (issue 14: CPU per turn): the head read
 /// without building a [`Value`] of the frame, then the message deserialized from
-/// the same bytes by its derived `{"t", "d"}` decoder. `None` for anything but a
-/// valid frame whose head is plain ([`PlainHead`]), a known `t`, an `id` of at
-/// most 64 characters and a payload of the right shape: [`decode_general`] then
-/// gives the answer, error or frame. Where this gives a frame, it is the one
-/// [`decode_general`] gives (checked in debug builds: every test and fuzz run).
+/// the same text by its derived `{"t", "d"}` decoder (every payload type refuses
+/// unknown fields, so each of its values is read by a type). `None` for anything
+/// but UTF-8 text of a valid frame whose head is plain ([`PlainHead`]), with a
+/// known `t`, an `id` of at most 64 characters and a payload of the right shape:
+/// [`decode_general`] then gives the answer, error or frame. Where this gives a
+/// frame, it is the one [`decode_general`] gives (checked in debug builds: every
+/// test and fuzz run).
 fn decode_plain(bytes: &[u8]) -> Option<ClientFrame> {
-    let head: PlainHead = serde_json::from_slice(bytes).ok()?;
+    // serde_json checks UTF-8 only in the strings it reads, not in those it skips.
+    let text = std::str::from_utf8(bytes).ok()?;
+    let head: PlainHead = serde_json::from_str(text).ok()?;
     let t = head.t?;
     if !ClientMsg::TYPES.contains(&t) || head.id.is_some_and(|id| id.chars().count() > MAX_ID_CHARS)
     {
         return None;
     }
-    let mut msg: ClientMsg = serde_json::from_slice(bytes).ok()?;
+    let mut msg: ClientMsg = serde_json::from_str(text).ok()?;
     if let ClientMsg::Chat(c) = &mut msg {
         c.text = crate::text::chat(&c.text).ok()?;
     }
@@ -264,6 +275,13 @@ mod tests {
             (r#"{"t":"pong"}"#, Err(ErrorCode::UnknownType)),
             (r#"{"t":"leave_match","d":null}"#, Err(ErrorCode::BadJson)),
             (r#"{"id":"a","d":null}"#, Err(ErrorCode::BadJson)),
+            (r#"{"t":"ping","d":null,"d":null}"#, Ok(ClientMsg::Ping)),
+            // Keys other than `t`, `d` and `id` are ignored, but only the general
+            // way reads their values: a lone surrogate or a number out of range
+            // there is not JSON it takes.
+            (r#"{"t":"ping","x":[1,{"y":"a"}]}"#, Ok(ClientMsg::Ping)),
+            (r#"{"t":"ping","x":"\ud800"}"#, Err(ErrorCode::BadJson)),
+            (r#"{"t":"ping","x":1e400}"#, Err(ErrorCode::BadJson)),
         ] {
             assert_eq!(decode_plain(text.as_bytes()), None, "{text}");
             let got = decode_general(text.as_bytes())
@@ -271,8 +289,15 @@ mod tests {
                 .map_err(|e| e.code);
             assert_eq!(got, general, "{text}");
         }
-        // Keys other than `t`, `d` and `id`, and a `null` payload or id, are plain.
-        let f = decode_plain(br#"{"x":[1,{"y":2}],"t":"ping","d":null,"id":null}"#);
+        // Invalid UTF-8 in a value nobody reads: still not a frame.
+        let bytes = b"{\"t\":\"ping\",\"d\":null,\"x\":\"\xcc\"}";
+        assert_eq!(decode_plain(bytes), None);
+        assert_eq!(
+            decode_general(bytes).map_err(|e| e.code),
+            Err(ErrorCode::BadJson)
+        );
+        // A `null` payload or id is plain.
+        let f = decode_plain(br#"{"d":null,"t":"ping","id":null}"#);
         assert_eq!(
             f,
             Some(ClientFrame {
