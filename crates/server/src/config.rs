@@ -119,7 +119,8 @@ pub struct Config {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub abuse_strikes: u32,
     /// Frames a connection's outbound queue holds; a client that lets it fill is
-    /// disconnected (code 1008) instead of buffered without bound.
+    /// disconnected instead of buffered without bound (close code 1008 when it
+    /// reads again within 1 s, else the connection just ends).
     #[arg(long, env = "LUDO_OUTBOUND_QUEUE", default_value_t = DEFAULT_OUTBOUND_QUEUE,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(8..=65_536))]
     pub outbound_queue: usize,
@@ -190,8 +191,8 @@ pub struct Config {
     pub hello_timeout_ms: u64,
     /// Most open client connections (HTTP and WebSocket) in all; over it a new
     /// connection is refused at once. None: the open-file limit (raised to its hard
-    /// limit at start) minus `edge::FD_HEADROOM` descriptors kept for the listener,
-    /// the database pool, NATS and files.
+    /// limit at start) minus 64 descriptors kept for the listener, the database
+    /// pool, NATS and files.
     #[arg(long, env = "LUDO_MAX_CONNECTIONS",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_connections: Option<usize>,
