@@ -45,6 +45,24 @@ pub(crate) fn free_addr() -> SocketAddr {
     l.local_addr().unwrap()
 }
 
+/// The `ludo-server` binary bound to `addr` on `database_url`, serving `dir` as its
+/// web directory, logging at `info`, with no stdin, killed when the handle drops;
+/// the caller chooses where its output goes.
+pub(crate) fn server_command(
+    addr: SocketAddr,
+    database_url: &str,
+    dir: &std::path::Path,
+) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ludo-server"));
+    cmd.env("LUDO_BIND", addr.to_string())
+        .env("DATABASE_URL", database_url)
+        .env("LUDO_WEB_DIR", dir)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    cmd
+}
+
 impl ServerProc {
     /// Starts `ludo-server` on a free port with `database_url` and `env`, and waits
     /// (bounded) until it listens. It does not wait for `/readyz`: see
@@ -71,17 +89,11 @@ impl ServerProc {
             uuid::Uuid::new_v4().simple()
         ));
         let err = std::fs::File::create(&log).unwrap();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ludo-server"));
-        cmd.env("LUDO_BIND", addr.to_string())
-            .env("DATABASE_URL", database_url)
-            .env("LUDO_BOT_THINK_MS", "0")
-            .env("LUDO_WEB_DIR", dir)
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
+        let mut cmd = server_command(addr, database_url, dir);
+        cmd.env("LUDO_BOT_THINK_MS", "0")
             // The server logs to stdout: keep it with stderr for failure messages.
             .stdout(err.try_clone().unwrap())
-            .stderr(err)
-            .kill_on_drop(true);
+            .stderr(err);
         for (k, v) in env {
             cmd.env(k, v);
         }

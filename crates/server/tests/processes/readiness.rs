@@ -64,15 +64,9 @@ async fn sigterm_stops_a_server_whose_log_pipe_is_closed() {
     let dir = tempfile::tempdir().unwrap();
     let addr = free_addr();
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_ludo-server"))
-        .env("LUDO_BIND", addr.to_string())
-        .env("DATABASE_URL", &url)
-        .env("LUDO_WEB_DIR", dir.path())
-        .env("RUST_LOG", "info")
-        .stdin(std::process::Stdio::null())
+    let mut child = server_command(addr, &url, dir.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
         .spawn()
         .expect("ludo-server starts");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
@@ -119,15 +113,9 @@ async fn sigterm_during_start_up_exits_cleanly() {
     let addr = free_addr();
     let log = dir.path().join("server.log");
     let out = std::fs::File::create(&log).unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_ludo-server"))
-        .env("LUDO_BIND", addr.to_string())
-        .env("DATABASE_URL", &url)
-        .env("LUDO_WEB_DIR", dir.path())
-        .env("RUST_LOG", "info")
-        .stdin(std::process::Stdio::null())
+    let mut child = server_command(addr, &url, dir.path())
         .stdout(out.try_clone().unwrap())
         .stderr(out)
-        .kill_on_drop(true)
         .spawn()
         .expect("ludo-server starts");
     // Its store connection arrived: the server is inside its start-up.
