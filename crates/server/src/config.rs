@@ -269,13 +269,23 @@ impl Config {
     /// Settings that only make sense together. Errors (the text names the flags):
     /// `--resync-frames` not below `--outbound-queue` (a resync replays the kept
     /// frames at once, and a socket with that many frames waiting counts as a slow
-    /// consumer).
+    /// consumer); `--ping-seconds` not below `--idle-seconds` (a quiet client is
+    /// pinged only after `--ping-seconds` of silence, and its pong must come before
+    /// the idle close).
     pub fn check(&self) -> Result<(), String> {
         if self.resync_frames >= self.outbound_queue {
             return Err(format!(
                 "--resync-frames ({}) must be below --outbound-queue ({}): a resync \
                  replays every kept frame at once",
                 self.resync_frames, self.outbound_queue
+            ));
+        }
+        if self.ping_seconds >= self.idle_seconds {
+            return Err(format!(
+                "--ping-seconds ({}) must be below --idle-seconds ({}): a quiet client \
+                 is pinged only after that much silence, and must answer before the \
+                 idle close",
+                self.ping_seconds, self.idle_seconds
             ));
         }
         Ok(())
@@ -398,6 +408,28 @@ mod tests {
         assert_eq!(parsed.max_frame_bytes, 4096);
         assert_eq!(parsed.outbound_queue, d.outbound_queue);
         assert_eq!(parsed.bot_kind, bot::BotKind::Greedy);
+    }
+
+    /// A quiet client is pinged only after `--ping-seconds` of silence: with a ping
+    /// period not below the idle timeout it would be closed as idle before its
+    /// first ping (found by a breaker run with 5 s against 2 s).
+    #[test]
+    fn the_ping_period_must_be_below_the_idle_timeout() {
+        let c = Config {
+            ping_seconds: 5,
+            idle_seconds: 5,
+            ..Config::default()
+        };
+        let e = c.check().unwrap_err();
+        assert!(
+            e.contains("--ping-seconds (5)") && e.contains("--idle-seconds (5)"),
+            "{e}"
+        );
+        let c = Config {
+            ping_seconds: 4,
+            ..c
+        };
+        assert_eq!(c.check(), Ok(()));
     }
 
     /// A resync replays the kept frames at once: keeping as many as a socket may
