@@ -245,9 +245,35 @@ impl FromStr for Location {
     }
 }
 
+impl Location {
+    /// The notation of [`fmt::Display`] (`"yard"`, `"ring:N"`, `"hp:N"`, `"home"`),
+    /// written into `buf` without the formatting machinery: a turn's events name
+    /// dozens of locations, and `collect_str` went through `fmt::write` and escaped
+    /// every fragment it was handed (issue 14: CPU per turn).
+    fn notation(self, buf: &mut [u8; 8]) -> &str {
+        let (prefix, n): (&[u8], u8) = match self {
+            Location::Yard => return "yard",
+            Location::Home => return "home",
+            Location::Ring(i) => (b"ring:", i),
+            Location::HomePath(k) => (b"hp:", k),
+        };
+        buf[..prefix.len()].copy_from_slice(prefix);
+        let mut len = prefix.len();
+        for (place, shown) in [(100, n >= 100), (10, n >= 10), (1, true)] {
+            if shown {
+                buf[len] = b'0' + n / place % 10;
+                len += 1;
+            }
+        }
+        // ASCII only: a prefix and decimal digits.
+        std::str::from_utf8(&buf[..len]).unwrap_or_default()
+    }
+}
+
 impl Serialize for Location {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        let mut buf = [0u8; 8];
+        s.serialize_str(self.notation(&mut buf))
     }
 }
 
@@ -366,6 +392,39 @@ pub fn from_relative_tile(seat: Seat, t: u8, dir: Direction) -> Option<Location>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// §11 notation: a location serializes exactly as it displays, for every value
+    /// a `Location` can hold (the four kinds, every `u8`).
+    #[test]
+    fn location_serializes_as_its_notation() {
+        let mut all = vec![Location::Yard, Location::Home];
+        for n in 0..=u8::MAX {
+            all.extend([Location::Ring(n), Location::HomePath(n)]);
+        }
+        for l in all {
+            assert_eq!(
+                serde_json::to_string(&l).unwrap(),
+                format!("\"{l}\""),
+                "{l:?}"
+            );
+        }
+        assert_eq!(
+            serde_json::to_string(&Location::Ring(67)).unwrap(),
+            r#""ring:67""#
+        );
+        assert_eq!(
+            serde_json::to_string(&Location::HomePath(7)).unwrap(),
+            r#""hp:7""#
+        );
+        assert_eq!(
+            serde_json::to_string(&Location::Ring(0)).unwrap(),
+            r#""ring:0""#
+        );
+        assert_eq!(
+            serde_json::to_string(&Location::Ring(255)).unwrap(),
+            r#""ring:255""#
+        );
+    }
 
     #[test]
     fn rule_2_2_entries_and_2_3_midpoints() {

@@ -784,3 +784,137 @@ async fn postgres_contract() {
     }
     assert!(upd.is_err(), "turns must be append-only: {upd:?}");
 }
+
+/// Migration 0008 (SQLite, issue 14) rebuilds `turns` with its CHECK constraints as
+/// OR chains instead of IN lists: a turn stored before it is still there, byte for
+/// byte, and the rebuilt table still refuses an unknown seat or kind, an orphan turn
+/// (foreign key) and any UPDATE (trigger).
+#[tokio::test]
+async fn sqlite_turns_rebuild_keeps_rows_and_constraints() {
+    let db = TempSqlite::new();
+    let opts: sqlx::sqlite::SqliteConnectOptions = db.url.parse().unwrap();
+    let raw = sqlx::SqlitePool::connect_with(opts.create_if_missing(true).foreign_keys(true))
+        .await
+        .unwrap();
+    // The schema as it was before 0008.
+    let mut before = sqlx::migrate!("../../migrations/sqlite");
+    before.migrations = before
+        .migrations
+        .iter()
+        .filter(|m| m.version < 8)
+        .cloned()
+        .collect::<Vec<_>>()
+        .into();
+    before.run(&raw).await.unwrap();
+    let id = Uuid::new_v4();
+    sqlx::query(
+        "INSERT INTO matches (id, mode, rules, dice_commitment, created_at, started_at) \
+         VALUES (?1, 'clash', '{}', 'c0ffee', '2026-12-02T00:00:00Z', '2026-12-02T00:00:00Z')",
+    )
+    .bind(&id.as_bytes()[..])
+    .execute(&raw)
+    .await
+    .unwrap();
+    let insert =
+        "INSERT INTO turns (match_id, turn_number, seat, dice, kind, plan, events, seq, clock_ms) \
+                  VALUES (?1, ?2, ?3, '[6,2]', ?4, '{\"moves\":[]}', '[]', 7, 1234)";
+    sqlx::query(insert)
+        .bind(&id.as_bytes()[..])
+        .bind(1)
+        .bind("red")
+        .bind("plan")
+        .execute(&raw)
+        .await
+        .unwrap();
+    let old_sql: String =
+        sqlx::query_scalar("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'turns'")
+            .fetch_one(&raw)
+            .await
+            .unwrap();
+    assert!(old_sql.contains("seat IN ("), "{old_sql}");
+
+    // The store applies 0008 (and every later step) at connect.
+    let store = Store::connect(Some(&db.url)).await.expect("connect sqlite");
+    let new_sql: String =
+        sqlx::query_scalar("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'turns'")
+            .fetch_one(&raw)
+            .await
+            .unwrap();
+    assert!(!new_sql.contains(" IN ("), "{new_sql}");
+    let row: (
+        Vec<u8>,
+        i64,
+        String,
+        String,
+        String,
+        String,
+        String,
+        i64,
+        i64,
+    ) = sqlx::query_as(
+        "SELECT match_id, turn_number, seat, dice, kind, plan, events, seq, clock_ms FROM turns",
+    )
+    .fetch_one(&raw)
+    .await
+    .unwrap();
+    assert_eq!(
+        row,
+        (
+            id.as_bytes().to_vec(),
+            1,
+            "red".to_string(),
+            "[6,2]".to_string(),
+            "plan".to_string(),
+            "{\"moves\":[]}".to_string(),
+            "[]".to_string(),
+            7,
+            1234
+        )
+    );
+    let insert_turn = |seat: &'static str, kind: &'static str, number: i64, m: Uuid| {
+        sqlx::query(insert)
+            .bind(m.as_bytes().to_vec())
+            .bind(number)
+            .bind(seat)
+            .bind(kind)
+            .execute(&raw)
+    };
+    // Every seat and kind of rule 1.1 and the turn kinds is accepted …
+    for (n, (seat, kind)) in [("green", "pass"), ("blue", "timeout"), ("yellow", "plan")]
+        .into_iter()
+        .enumerate()
+    {
+        insert_turn(seat, kind, n as i64 + 2, id).await.unwrap();
+    }
+    // … and anything else is refused, as an orphan turn and an UPDATE are.
+    let bad_seat = insert_turn("purple", "plan", 9, id).await;
+    assert!(
+        format!("{bad_seat:?}").contains("CHECK constraint failed"),
+        "{bad_seat:?}"
+    );
+    let bad_kind = insert_turn("red", "skip", 9, id).await;
+    assert!(
+        format!("{bad_kind:?}").contains("CHECK constraint failed"),
+        "{bad_kind:?}"
+    );
+    let orphan = insert_turn("red", "plan", 1, Uuid::new_v4()).await;
+    assert!(
+        format!("{orphan:?}").contains("FOREIGN KEY constraint failed"),
+        "{orphan:?}"
+    );
+    let upd = sqlx::query("UPDATE turns SET kind = 'pass'")
+        .execute(&raw)
+        .await;
+    assert!(
+        format!("{upd:?}").contains("turns are append-only"),
+        "{upd:?}"
+    );
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM turns")
+        .fetch_one(&raw)
+        .await
+        .unwrap();
+    assert_eq!(count, 4);
+    raw.close().await;
+    store.close().await;
+    db.remove();
+}
