@@ -27,6 +27,7 @@ import argparse
 import heapq
 import os
 import random
+import re
 import resource
 import selectors
 import socket
@@ -43,18 +44,12 @@ WINDOW_MS = 2
 WARMUP_S = 8
 MEASURE_S = 20
 
-TURNS = """CREATE TABLE turns (
-    match_id    BLOB NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
-    turn_number INTEGER NOT NULL CHECK (turn_number >= 1),
-    seat        TEXT NOT NULL
-        CHECK (seat = 'green' OR seat = 'red' OR seat = 'blue' OR seat = 'yellow'),
-    dice        TEXT NOT NULL,
-    kind        TEXT NOT NULL CHECK (kind = 'plan' OR kind = 'pass' OR kind = 'timeout'),
-    plan        TEXT NOT NULL,
-    events      TEXT NOT NULL,
-    seq         INTEGER,
-    clock_ms    INTEGER,
-    PRIMARY KEY (match_id, turn_number))"""
+# The `turns` table as the server's SQLite migrations leave it (read from the migration
+# that last rebuilt it, so the two cannot drift apart).
+MIGRATION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "migrations",
+                         "sqlite", "0008_turns_checks_without_in.sql")
+TURNS = re.search(r"CREATE TABLE turns_new \(.*?\n\);", open(MIGRATION).read(),
+                  re.S).group(0).replace("turns_new", "turns")
 INSERT = ("INSERT INTO turns (match_id, turn_number, seat, dice, kind, plan, events, seq, "
           "clock_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
           "ON CONFLICT (match_id, turn_number) DO NOTHING")
@@ -77,16 +72,20 @@ def cpu_ticks():
     return int(fields[11]), int(fields[12])  # utime, stime
 
 
-def serve(listener, matches, store_path):
-    conns = []
-    while len(conns) < matches * 4:
-        c, _ = listener.accept()
-        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        c.setblocking(False)
-        conns.append(c)
+def watch(socks):
+    """Sockets without Nagle's delay, non-blocking, on one epoll selector; each
+    registered with its match number (four sockets per match)."""
     sel = selectors.EpollSelector()
-    for i, c in enumerate(conns):
-        sel.register(c, selectors.EVENT_READ, i // 4)
+    for i, s in enumerate(socks):
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ, i // 4)
+    return sel
+
+
+def serve(listener, matches, store_path):
+    conns = [listener.accept()[0] for _ in range(matches * 4)]
+    sel = watch(conns)
     frame = b"r" * FRAME
     db, ids = open_store(store_path, matches) if store_path else (None, None)
     turn_no = [0] * matches
@@ -137,15 +136,8 @@ def serve(listener, matches, store_path):
 
 
 def play(port, matches, think_ms, seconds):
-    socks = []
-    for _ in range(matches * 4):
-        s = socket.create_connection(("127.0.0.1", port))
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        s.setblocking(False)
-        socks.append(s)
-    sel = selectors.EpollSelector()
-    for i, s in enumerate(socks):
-        sel.register(s, selectors.EVENT_READ, i // 4)
+    socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(matches * 4)]
+    sel = watch(socks)
     received = [0] * matches
     due = [(time.monotonic() + random.random() * think_ms / 1000, m) for m in range(matches)]
     heapq.heapify(due)
