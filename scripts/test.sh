@@ -4,7 +4,10 @@
 # 1. makes sure PostgreSQL answers on 127.0.0.1:5432 (starts the local cluster if it
 #    is installed but stopped) — the store and server tests use their own databases;
 # 2. runs every Rust test of the workspace (engine scenarios from ../shared/scenarios,
-#    protocol, store against PostgreSQL and SQLite, server integration, load smoke);
+#    protocol, store against PostgreSQL and SQLite, server integration, load smoke)
+#    with cargo-nextest: each test in its own process under the time limits of
+#    .config/nextest.toml (4 min, 10 for the process tests), so a hang fails with the
+#    test's name; then the doc tests with cargo test (nextest does not run them);
 # 3. runs the browser test (headless Chromium via playwright-core) when web/ has one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,8 +20,14 @@ if [ ! -d ../shared/scenarios ]; then
   exit 1
 fi
 
-cargo test --workspace --locked
+if ! command -v cargo-nextest >/dev/null 2>&1; then
+  echo "installing cargo-nextest (crates.io)"
+  cargo install cargo-nextest --locked
+fi
+step() { local t0=$SECONDS; "$@"; echo "[test.sh] $(( SECONDS - t0 )) s: $*"; }
+step cargo nextest run --workspace --locked
+step cargo test --workspace --locked --doc
 
 if [ -f web/tests/package.json ]; then
-  bash scripts/browser-test.sh
+  step bash scripts/browser-test.sh
 fi

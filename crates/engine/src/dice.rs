@@ -98,21 +98,50 @@ impl Dice {
         }
     }
 
-    /// One die, 1..=6.
+    /// One die, 1..=6: the first word of the stream that [`die_from_word`] accepts.
     pub fn roll(&mut self) -> u8 {
-        const LIMIT: u32 = u32::MAX - (u32::MAX % 6) - 1; // 4_294_967_291
         loop {
-            let x = self.rng.next_u32();
-            if x <= LIMIT {
-                return (x % 6) as u8 + 1;
+            if let Some(face) = die_from_word(self.rng.next_u32()) {
+                return face;
             }
         }
+    }
+}
+
+/// The largest stream word that yields a die: 4 294 967 291. The words 0 ..= this are
+/// 4 294 967 292 = 6 × 715 827 882 values, so every face is equally likely.
+pub const LARGEST_DIE_WORD: u32 = u32::MAX - (u32::MAX % 6) - 1;
+
+/// Rule §10's mapping of one little-endian `u32` of the ChaCha20 stream to a die:
+/// `Some(1 + x mod 6)` for `x ≤` [`LARGEST_DIE_WORD`], `None` (the word is rejected and
+/// the next one is taken) above it.
+pub const fn die_from_word(x: u32) -> Option<u8> {
+    if x <= LARGEST_DIE_WORD {
+        Some((x % 6) as u8 + 1)
+    } else {
+        None
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rule §10's rejection zone, at its boundary: 4 294 967 291 is the last word
+    /// that yields a die (a 6: 4 294 967 292 is a multiple of 6), the five words above
+    /// it are rejected, 0 is a 1 and 5 a 6.
+    #[test]
+    fn die_from_word_rejects_exactly_the_top_four_words() {
+        assert_eq!(LARGEST_DIE_WORD, 4_294_967_291);
+        assert_eq!(die_from_word(0), Some(1));
+        assert_eq!(die_from_word(5), Some(6));
+        assert_eq!(die_from_word(6), Some(1));
+        assert_eq!(die_from_word(4_294_967_290), Some(5));
+        assert_eq!(die_from_word(4_294_967_291), Some(6));
+        for x in 4_294_967_292..=u32::MAX {
+            assert_eq!(die_from_word(x), None, "word {x} must be rejected");
+        }
+    }
 
     #[test]
     fn commitment_is_sha256_of_seed_bytes() {

@@ -243,3 +243,54 @@ fn midpoint_event() {
     );
     assert!(pos.seat(Seat::Green).glows(G3));
 }
+
+/// Rule 4.3: a royal move that reaches no checkpoint is one `Move` event whose path
+/// holds every step (ring 1 → 2, 3, 4), not one event per step: clients animate the
+/// path of each event as one movement.
+#[test]
+fn royal_move_without_checkpoint_is_one_move_event() {
+    let (_, ev) = play(
+        r#"{"mode":"clash","to_move":"green","seats":{"green":{"pieces":{"R":"ring:1"}}}}"#,
+        r#"{"royal":3}"#,
+    );
+    assert_eq!(ev, [Event::Move {
+        seat: Seat::Green,
+        pieces: vec![R],
+        from: ring(1),
+        path: vec![ring(2), ring(3), ring(4)],
+    }]);
+}
+
+/// Rules 4.3, 8.5: a royal move of 6 from ring 3 passes the fort on ring 7: the path is
+/// cut at the fort (one `Move` to 7, its checkpoint of 40 points for a royal, then one
+/// `Move` on to 9).
+#[test]
+fn royal_move_through_a_fort_is_cut_at_the_checkpoint() {
+    let (_, ev) = play(
+        r#"{"mode":"journey","to_move":"green","seats":{"green":{"pieces":{"R":"ring:3"}}}}"#,
+        r#"{"royal":6}"#,
+    );
+    assert_eq!(
+        ev,
+        [
+            Event::Move {
+                seat: Seat::Green,
+                pieces: vec![R],
+                from: ring(3),
+                path: vec![ring(4), ring(5), ring(6), ring(7)],
+            },
+            Event::Checkpoint {
+                seat: Seat::Green,
+                piece: R,
+                checkpoint: Checkpoint::Fort(7),
+                points: 40,
+            },
+            Event::Move {
+                seat: Seat::Green,
+                pieces: vec![R],
+                from: ring(7),
+                path: vec![ring(8), ring(9)],
+            },
+        ]
+    );
+}

@@ -218,3 +218,20 @@ fn standings_share_places_on_equal_totals() {
     );
     assert_eq!((s[0].progress, s[0].combat, s[0].bonus), (300, -100, 0));
 }
+
+/// Server leaving rule (`Match::leave`): a seat leaves once. Leaving again changes
+/// nothing and answers false; the seat is listed once and ranks last once; after the
+/// match ends nobody can leave.
+#[test]
+fn a_seat_leaves_once() {
+    let mut m = Match::new(RuleSet::default(), Mode::Clash, SEED, 0).unwrap();
+    assert!(m.leave(Seat::Red));
+    assert!(!m.leave(Seat::Red));
+    assert_eq!(m.left(), &[Seat::Red]);
+    let st = m.standings();
+    assert_eq!(st.iter().filter(|s| s.left).count(), 1);
+    assert_eq!(st.last().map(|s| (s.seat, s.left)), Some((Seat::Red, true)));
+    m.end_abandoned();
+    assert!(!m.leave(Seat::Blue));
+    assert_eq!(m.left(), &[Seat::Red]);
+}

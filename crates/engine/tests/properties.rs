@@ -522,6 +522,12 @@ fn check_finishing(
         .map(|k| Seat::from_index(mover.index() + k))
         .find(|s| after.seat(*s).finished.is_none());
     if m.end().map(|e| e.reason) == Some(engine::EndReason::Clock) {
+        // Rule 9.1: the clock ended the match while a seat was still racing. A match
+        // in which every seat has finished ended `all_finished`, never `clock`.
+        assert!(
+            next.is_some(),
+            "rule 9.1: every seat finished, yet the match ended by the clock"
+        );
         return;
     }
     assert_eq!(after.to_move(), next, "rule 4.7 after {mover}'s turn");

@@ -173,3 +173,78 @@ fn match_numbers_are_taken_from_the_rule_set() {
     assert!(full_store, "a store filled at 4 and dropped dice");
     assert!(capped_credit, "a 6 found the credit cap of 1");
 }
+
+/// Rule 6.5 on the royal's path (rule 4.3): green's royal on ring 20 moves 5 forward
+/// into the red pair on ring 23, stops on 22 and loses 3 steps. Journey default 5 per
+/// step: combat −15; with 7 per step: −21 (the royal path reads the rule set too).
+#[test]
+fn royal_blockade_penalty_is_taken_from_the_rule_set() {
+    let p = pos(r#"{"mode":"journey","to_move":"green","seats":{
+        "green":{"pieces":{"R":"ring:20"}},
+        "red":{"pieces":{"G1":"ring:23","G2":"ring:23"}}}}"#);
+    let plan = Plan::new(Direction::Forward).royal(5, false);
+    let after = |rules: &RuleSet| {
+        let next = p.play(rules, &plan).unwrap().0;
+        (
+            next.seat(Seat::Green).combat,
+            next.seat(Seat::Green).location(PieceId::R),
+        )
+    };
+    assert_eq!(
+        after(&RuleSet::default()),
+        (-15, engine::Location::Ring(22))
+    );
+    let mut rules = RuleSet::default();
+    rules.blockade_penalty_per_step.journey = 7;
+    assert_eq!(after(&rules), (-21, engine::Location::Ring(22)));
+}
+
+/// Rule 8.5, the fort row of the progress table: a journey guardian reaching the fort
+/// on ring 7 scores `progress.journey.fort.guardian` (20 by default; 33 when changed),
+/// and changing the other-entry row does not change it.
+#[test]
+fn fort_row_of_the_progress_table_is_taken_from_the_rule_set() {
+    let p = pos(r#"{"mode":"journey","to_move":"green","seats":{
+        "green":{"pieces":{"G1":"ring:5"},"rolls":[2]}}}"#);
+    let plan = Plan::new(Direction::Forward).mv(PieceId::G1, &[2]);
+    let progress = |rules: &RuleSet| p.play(rules, &plan).unwrap().0.seat(Seat::Green).progress[0];
+    assert_eq!(progress(&RuleSet::default()), 20);
+    let mut fort = RuleSet::default();
+    fort.progress.journey.fort.guardian = 33;
+    assert_eq!(progress(&fort), 33);
+    let mut other = RuleSet::default();
+    other.progress.journey.other_entry.guardian = 27;
+    assert_eq!(progress(&other), 20);
+}
+
+/// Rule 8.5, the other-entry row: a journey guardian reaching red's entry (ring 17,
+/// not green's midpoint) scores `progress.journey.other_entry.guardian` (20 by default;
+/// 27 when changed), and changing the fort row does not change it.
+#[test]
+fn other_entry_row_of_the_progress_table_is_taken_from_the_rule_set() {
+    let p = pos(r#"{"mode":"journey","to_move":"green","seats":{
+        "green":{"pieces":{"G1":"ring:15"},"rolls":[2]}}}"#);
+    let plan = Plan::new(Direction::Forward).mv(PieceId::G1, &[2]);
+    let progress = |rules: &RuleSet| p.play(rules, &plan).unwrap().0.seat(Seat::Green).progress[0];
+    assert_eq!(progress(&RuleSet::default()), 20);
+    let mut other = RuleSet::default();
+    other.progress.journey.other_entry.guardian = 27;
+    assert_eq!(progress(&other), 27);
+    let mut fort = RuleSet::default();
+    fort.progress.journey.fort.guardian = 33;
+    assert_eq!(progress(&fort), 20);
+}
+
+/// Rule 10: a match keeps the rule set it was created with (`Match::rules`), not the
+/// default one.
+#[test]
+fn a_match_reports_its_own_rule_set() {
+    let rules = RuleSet {
+        turn_seconds: 7,
+        royal_max_steps: 5,
+        ..RuleSet::default()
+    };
+    let m = Match::new(rules.clone(), Mode::Clash, Seed([1; 32]), 0).unwrap();
+    assert_eq!(m.rules(), &rules);
+    assert_ne!(m.rules(), &RuleSet::default());
+}
