@@ -253,12 +253,15 @@ fn royal_move_without_checkpoint_is_one_move_event() {
         r#"{"mode":"clash","to_move":"green","seats":{"green":{"pieces":{"R":"ring:1"}}}}"#,
         r#"{"royal":3}"#,
     );
-    assert_eq!(ev, [Event::Move {
-        seat: Seat::Green,
-        pieces: vec![R],
-        from: ring(1),
-        path: vec![ring(2), ring(3), ring(4)],
-    }]);
+    assert_eq!(
+        ev,
+        [Event::Move {
+            seat: Seat::Green,
+            pieces: vec![R],
+            from: ring(1),
+            path: vec![ring(2), ring(3), ring(4)],
+        }]
+    );
 }
 
 /// Rules 4.3, 8.5: a royal move of 6 from ring 3 passes the fort on ring 7: the path is

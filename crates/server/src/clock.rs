@@ -163,6 +163,56 @@ mod tests {
         assert_eq!(now_ms() - before, 90_000);
     }
 
+    /// The system clock's timers (turn timer, match clock, bot fill: every deadline the
+    /// rooms and the matchmaker arm goes through `Clock::sleep_until_ms`) fire 1 ms
+    /// after their Unix-ms deadline on Tokio's paused clock: not before it, and not
+    /// later than that one millisecond (`instant_at`).
+    #[tokio::test(start_paused = true)]
+    async fn system_timers_fire_one_millisecond_after_the_deadline() {
+        let c = Clock::system();
+        for ahead_ms in [0, 1, 999, 30_000, 1_800_000] {
+            let deadline = c.now_ms() + ahead_ms;
+            let t = tokio::spawn({
+                let c = c.clone();
+                async move { c.sleep_until_ms(deadline).await }
+            });
+            settle().await; // the timer is armed now
+            if ahead_ms > 0 {
+                tokio::time::advance(Duration::from_millis(ahead_ms)).await;
+                settle().await;
+                assert!(
+                    !t.is_finished(),
+                    "{ahead_ms} ms: fired at the deadline, 1 ms early"
+                );
+            }
+            tokio::time::advance(Duration::from_millis(1)).await;
+            settle().await;
+            assert!(
+                t.is_finished(),
+                "{ahead_ms} ms: not fired 1 ms after the deadline"
+            );
+            assert_eq!(c.now_ms(), deadline + 1);
+        }
+    }
+
+    /// Lets every task woken so far run (a few scheduler rounds, no time passes).
+    async fn settle() {
+        for _ in 0..8 {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// A deadline already past fires at once on the system clock.
+    #[tokio::test(start_paused = true)]
+    async fn system_timer_for_a_past_deadline_fires_at_once() {
+        let c = Clock::system();
+        let now = c.now_ms();
+        tokio::time::advance(Duration::from_secs(10)).await;
+        let before = c.now_ms();
+        c.sleep_until_ms(now).await;
+        assert!(c.now_ms() - before <= 1);
+    }
+
     /// A manual clock's timer fires when the clock reaches the deadline, not before.
     #[tokio::test]
     async fn manual_timers_fire_exactly_at_the_deadline() {

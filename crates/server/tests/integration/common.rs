@@ -219,11 +219,18 @@ impl Client {
         }
     }
 
-    /// Nothing arrives for `d`.
+    /// No message arrives for the whole of `d` and the socket stays open: keep-alive
+    /// pings and pongs are skipped without ending the wait; a message, a close, a read
+    /// error or the end of the stream within `d` fails the test.
     pub(crate) async fn expect_silence(&mut self, d: Duration) {
-        if let Ok(Some(Ok(m))) = tokio::time::timeout(d, self.ws.next()).await {
-            if !matches!(m, Message::Ping(_) | Message::Pong(_)) {
-                panic!("expected nothing, got {m:?}");
+        let until = tokio::time::Instant::now() + d;
+        loop {
+            match tokio::time::timeout_at(until, self.ws.next()).await {
+                Err(_) => return,
+                Ok(Some(Ok(Message::Ping(_) | Message::Pong(_)))) => continue,
+                Ok(Some(Ok(m))) => panic!("expected nothing, got {m:?}"),
+                Ok(Some(Err(e))) => panic!("expected an open, silent socket; read error {e}"),
+                Ok(None) => panic!("expected an open, silent socket; the stream ended"),
             }
         }
     }

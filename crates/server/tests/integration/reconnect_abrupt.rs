@@ -350,7 +350,16 @@ async fn a_half_open_socket_is_closed_by_the_keepalive_and_the_seat_is_kept() {
         idle_seconds: 2,
         ..test_config()
     };
-    let (s, id, mut a, h) = two_humans(config, &clock).await;
+    let (s, id, a, h) = two_humans(config, &clock).await;
+    // Green moves first (rule 1.1). If the silent player held green, the match would
+    // wait on it from turn 1 and nothing would be played before the snapshot; so the
+    // reader is green whenever one of the two is, and at least one turn (the reader's
+    // or the bots') is always played before the comparison.
+    let (mut a, h) = if h.seat == Seat::Green {
+        (h, a)
+    } else {
+        (a, h)
+    };
     let h_id = h.c.player_id;
     // H goes silent (its socket is kept open, never polled). A keeps reading, so its
     // own pings are answered; it plays until the match waits for a human.
@@ -393,10 +402,13 @@ async fn a_half_open_socket_is_closed_by_the_keepalive_and_the_seat_is_kept() {
     a.drain(Duration::from_millis(300)).await;
 
     let (_hc, snap) = reconnect_snapshot(&s, (h_id, &h.c.token, h.seat), id).await;
-    if !a.view.log.is_empty() {
-        assert_snapshot_matches(&snap, &a.view);
-    } else {
-        assert_eq!(snap.seq, a.view.seq);
-        assert_eq!(snap.turns_played, 0);
-    }
+    assert!(
+        !a.view.log.is_empty(),
+        "a turn was played before the snapshot (seats {:?} / {:?})",
+        a.seat,
+        h.seat
+    );
+    assert_eq!(snap.seq, a.view.seq);
+    assert_eq!(snap.turns_played as usize, a.view.log.len());
+    assert_snapshot_matches(&snap, &a.view);
 }
