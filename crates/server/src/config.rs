@@ -91,6 +91,14 @@ pub struct Config {
     #[arg(long, env = "LUDO_MATCH_SECONDS", default_value_t = DEFAULT_MATCH_SECONDS,
           value_parser = clap::value_parser!(u32).range(1..=604_800))]
     pub match_seconds: u32,
+    /// RULES.md §10: a JSON file holding a whole rule set — the `rules` object of a
+    /// replay or snapshot (`proto/replay.schema.json`, every field) — used for every
+    /// new match; none: the §10 defaults. Its `turn_seconds` and `match_seconds` are
+    /// replaced by `--turn-seconds` and `--match-seconds`. A file that cannot be read,
+    /// is not a rule set, or breaks the engine's limits (`RuleSet::check`) stops the
+    /// start-up with the reason. A running match keeps the rule set it started with.
+    #[arg(long, env = "LUDO_RULES_FILE", value_parser = parse_rules_file)]
+    pub rules_file: Option<engine::RuleSet>,
     /// Seconds the quick-play queue waits for four humans before bots take the
     /// empty seats (0: bots at once).
     #[arg(long, env = "LUDO_BOT_FILL_SECONDS", default_value_t = DEFAULT_BOT_FILL_SECONDS)]
@@ -301,6 +309,16 @@ impl Config {
     }
 }
 
+/// Reads `--rules-file`: a whole [`engine::RuleSet`] as JSON that passes
+/// [`engine::RuleSet::check`]. Errors name the file and what is wrong with it.
+fn parse_rules_file(path: &str) -> Result<engine::RuleSet, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let rules: engine::RuleSet =
+        serde_json::from_str(&text).map_err(|e| format!("{path} is not a rule set: {e}"))?;
+    rules.check().map_err(|e| format!("{path}: {e}"))?;
+    Ok(rules)
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -336,6 +354,7 @@ impl Default for Config {
             allowed_origins: Vec::new(),
             lobby_grace_seconds: DEFAULT_LOBBY_GRACE_SECONDS,
             rating_min_matches: DEFAULT_RATING_MIN_MATCHES,
+            rules_file: None,
             nats_url: None,
             node_id: None,
             lease_ms: DEFAULT_LEASE_MS,
@@ -345,13 +364,13 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The rule set of every match: RULES.md §10 defaults with this server's turn and
-    /// match seconds.
+    /// The rule set of every new match: `--rules-file` (or the RULES.md §10 defaults)
+    /// with this server's turn and match seconds.
     pub fn rules(&self) -> engine::RuleSet {
         engine::RuleSet {
             turn_seconds: self.turn_seconds,
             match_seconds: self.match_seconds,
-            ..engine::RuleSet::default()
+            ..self.rules_file.clone().unwrap_or_default()
         }
     }
 
@@ -462,6 +481,49 @@ mod tests {
         let r = c.rules();
         assert_eq!((r.turn_seconds, r.match_seconds), (2, 9));
         assert_eq!(r.dice_per_turn, 3, "other rules keep the §10 defaults");
+    }
+
+    /// RULES.md §10 through `--rules-file`: every number of the file reaches the rule
+    /// set, except the two clocks, which the flags set; a file that is not a rule set
+    /// or breaks the engine's limits is refused with its name in the error.
+    #[test]
+    fn a_rules_file_reaches_the_rule_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rules.json");
+        let custom = engine::RuleSet {
+            dice_per_turn: 2,
+            start_exit_credits: 0,
+            turn_seconds: 99,
+            ..engine::RuleSet::default()
+        };
+        std::fs::write(&path, serde_json::to_string(&custom).unwrap()).unwrap();
+        let p = path.to_str().unwrap();
+        let c = Config::try_parse_from(["ludo-server", "--rules-file", p, "--turn-seconds", "7"])
+            .unwrap();
+        assert_eq!(
+            c.rules(),
+            engine::RuleSet {
+                turn_seconds: 7,
+                match_seconds: DEFAULT_MATCH_SECONDS,
+                ..custom.clone()
+            }
+        );
+        std::fs::write(&path, r#"{"dice_per_turn": 2}"#).unwrap();
+        let e = Config::try_parse_from(["ludo-server", "--rules-file", p]).unwrap_err();
+        assert!(e.to_string().contains("is not a rule set"), "{e}");
+        let broken = engine::RuleSet {
+            dice_per_turn: 12,
+            ..engine::RuleSet::default()
+        };
+        std::fs::write(&path, serde_json::to_string(&broken).unwrap()).unwrap();
+        let e = Config::try_parse_from(["ludo-server", "--rules-file", p]).unwrap_err();
+        assert!(e.to_string().contains("dice_per_turn must be"), "{e}");
+        let e = Config::try_parse_from(["ludo-server", "--rules-file", "/nonexistent/r.json"])
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("cannot read /nonexistent/r.json"),
+            "{e}"
+        );
     }
 
     #[test]

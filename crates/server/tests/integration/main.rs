@@ -19,6 +19,7 @@ mod reconnect;
 mod reconnect_abrupt;
 mod rest;
 mod rest_api;
+mod rule_sets;
 mod shutdown;
 mod timers;
 mod ws_frames;
