@@ -393,6 +393,38 @@ pub fn from_relative_tile(seat: Seat, t: u8, dir: Direction) -> Option<Location>
 mod tests {
     use super::*;
 
+    /// §11 notation: pieces print as `G1` … `G4` and `R`, and parse back.
+    #[test]
+    fn pieces_print_and_parse_in_the_notation() {
+        let printed: Vec<String> = PieceId::ALL.iter().map(|p| p.to_string()).collect();
+        assert_eq!(printed, ["G1", "G2", "G3", "G4", "R"]);
+        for p in PieceId::ALL {
+            assert_eq!(p.to_string().parse::<PieceId>(), Ok(p));
+        }
+        assert_eq!("G5".parse::<PieceId>(), Err(()));
+    }
+
+    /// The generated schemas (`proto/`) name a location's definition `Location`, the
+    /// name every schema file refers to.
+    #[test]
+    fn location_schema_is_named_location() {
+        use schemars::JsonSchema;
+        assert_eq!(Location::schema_name(), "Location");
+        let schema = schemars::schema_for!(Vec<Location>);
+        let json = serde_json::to_value(&schema).unwrap();
+        assert!(json["$defs"]["Location"].is_object(), "{json}");
+    }
+
+    /// `Location::ring`: the ring index on the ring, nothing elsewhere.
+    #[test]
+    fn ring_index_only_on_the_ring() {
+        assert_eq!(Location::Ring(0).ring(), Some(0));
+        assert_eq!(Location::Ring(67).ring(), Some(67));
+        assert_eq!(Location::Yard.ring(), None);
+        assert_eq!(Location::HomePath(3).ring(), None);
+        assert_eq!(Location::Home.ring(), None);
+    }
+
     /// §11 notation: a location serializes exactly as it displays, for every value
     /// a `Location` can hold (the four kinds, every `u8`).
     #[test]
