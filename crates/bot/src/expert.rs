@@ -126,7 +126,9 @@ impl ExpertBot {
         if self.tail.0 != rules.dice_per_turn || self.tail.1.is_empty() {
             self.tail = (rules.dice_per_turn, dice_tail(rules.dice_per_turn));
         }
-        let (ranked, _) = self.ranker.ranked(pos, rules, self.config.candidates.max(1));
+        let (ranked, _) = self
+            .ranker
+            .ranked(pos, rules, self.config.candidates.max(1));
         let Some(greedy_best) = ranked.first().map(|(p, _)| p.clone()) else {
             return (Plan::pass(), stats);
         };
@@ -145,9 +147,8 @@ impl ExpertBot {
         let mut sums = vec![0.0f64; ranked.len()];
         let mut counts = vec![0u32; ranked.len()];
         let (node_budget, time_budget) = (self.config.node_budget, self.config.time_budget);
-        let budget_left = |nodes: usize| {
-            nodes < node_budget && time_budget.is_none_or(|t| started.elapsed() < t)
-        };
+        let budget_left =
+            |nodes: usize| nodes < node_budget && time_budget.is_none_or(|t| started.elapsed() < t);
         'search: while budget_left(stats.nodes) {
             // One round: the same dice for every candidate.
             let mut seed = [0u8; 32];
@@ -188,7 +189,13 @@ impl ExpertBot {
 
     /// Plays `depth` turns from `pos` (each: roll, fast greedy plan) with dice from
     /// `seed`, then values the result for `me`. Returns the value and the plans played.
-    fn rollout(&mut self, mut pos: Position, me: engine::Seat, rules: &RuleSet, seed: Seed) -> (f32, usize) {
+    fn rollout(
+        &mut self,
+        mut pos: Position,
+        me: engine::Seat,
+        rules: &RuleSet,
+        seed: Seed,
+    ) -> (f32, usize) {
         let mut dice = Dice::new(seed);
         let mut nodes = 0usize;
         let mut roll = [0u8; 32];

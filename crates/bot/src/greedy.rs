@@ -89,7 +89,12 @@ impl GreedyBot {
     /// The `k` best distinct legal plans of the greedy search for the seat to move,
     /// best first, with their heuristic scores (points-like units, see [`Weights`]),
     /// and how many candidate plans were played. Empty when no seat is to move.
-    pub fn ranked(&mut self, pos: &Position, rules: &RuleSet, k: usize) -> (Vec<(Plan, f32)>, usize) {
+    pub fn ranked(
+        &mut self,
+        pos: &Position,
+        rules: &RuleSet,
+        k: usize,
+    ) -> (Vec<(Plan, f32)>, usize) {
         let Some(me) = pos.to_move() else {
             return (Vec::new(), 0);
         };

@@ -46,9 +46,9 @@ mod threat;
 
 pub use eval::Weights;
 pub use expert::{ExpertBot, ExpertConfig, SearchStats, DEFAULT_TIME_BUDGET};
+pub use greedy::{GreedyBot, GreedyConfig};
 pub use levels::{duel_levels, wilson_interval, LevelDuel, LevelShare};
 pub use mixed::MixedBot;
-pub use greedy::{GreedyBot, GreedyConfig};
 pub use random_bot::RandomBot;
 pub use sim::{
     lineup_seats, play_match, simulate, DuelConfig, DuelReport, Lineup, MatchRun, SimError,

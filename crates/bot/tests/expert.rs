@@ -160,9 +160,7 @@ fn expert_passes_when_the_match_is_over() {
 fn experts_play_a_match() {
     let rules = RuleSet::default();
     let mut m = Match::new(rules.clone(), Mode::Clash, Seed([3; 32]), 0).unwrap();
-    let mut bots: Vec<ExpertBot> = (0..4)
-        .map(|i| ExpertBot::with_config(i, small()))
-        .collect();
+    let mut bots: Vec<ExpertBot> = (0..4).map(|i| ExpertBot::with_config(i, small())).collect();
     for _ in 0..120 {
         let Some(cur) = m.current_turn().cloned() else {
             break;

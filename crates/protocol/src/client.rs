@@ -118,7 +118,18 @@ pub struct Hello {
 /// `greedy`), `greedy` (the best plan under a one-turn heuristic), `expert` (compares
 /// the greedy bot's best plans by playing the next turns out with sampled dice).
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize, JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Default,
+    Serialize,
+    Deserialize,
+    JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum BotLevel {

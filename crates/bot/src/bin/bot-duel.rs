@@ -68,7 +68,7 @@ struct Args {
     lineup: LineupArg,
     /// Any lineup of four bot kinds (random, beginner, casual, greedy, expert), comma
     /// separated, instead of the greedy-against-random lineups.
-    #[arg(long, value_delimiter = ',', num_args = 4)]
+    #[arg(long, value_delimiter = ',')]
     levels: Option<Vec<BotKind>>,
     /// Worker threads (default: the machine's cores).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
