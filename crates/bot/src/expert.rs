@@ -8,7 +8,7 @@
 //!    the match (the opponents' turns, and its own next one for `depth` ≥ 4): every
 //!    turn rolls `dice_per_turn` dice with the engine's exact dice model (each face
 //!    1..=6 equally likely, [`engine::Dice`]), applies them to the roll store (rule
-//!    4.1) and plays the plan a fast greedy policy chooses;
+//!    4.1) and plays the plan a narrow greedy policy chooses;
 //! 3. values the position the rollout reaches with the greedy heuristic for its own
 //!    seat (own total against the opponents', piece progress, capture threats).
 //!
@@ -31,13 +31,15 @@ use std::time::{Duration, Instant};
 /// How much the expert searches.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExpertConfig {
-    /// Best greedy candidates compared by rollouts (6).
+    /// Best greedy candidates compared by rollouts (4).
     pub candidates: usize,
-    /// Turns played in each rollout after the candidate (3: one round of the
-    /// opponents' turns).
+    /// Turns played in each rollout after the candidate (4: one round of the
+    /// opponents' turns and the bot's own next turn, so the rolls it keeps are
+    /// valued by how it uses them).
     pub depth: u32,
-    /// Deterministic budget: plans played (candidate plays, rollout policy searches
-    /// and leaf evaluations) per decision, after the candidate ranking (6000).
+    /// Deterministic budget: plans played (rollout policy searches and leaf
+    /// evaluations) per decision, after the candidate ranking (16 000; about 10 ms
+    /// in a release build on the benchmark machine, see `BENCHMARKS.md`).
     pub node_budget: usize,
     /// Wall-clock budget per decision (`None`: only the node budget bounds the
     /// search, and the bot is deterministic for its seed). The search stops at
@@ -46,7 +48,10 @@ pub struct ExpertConfig {
     pub time_budget: Option<Duration>,
     /// The greedy search that ranks the candidates.
     pub ranking: GreedyConfig,
-    /// The fast greedy search the rollouts play every turn with.
+    /// The greedy search the rollouts play every turn with: the greedy bot's
+    /// heuristic with a narrower search (beam 1, no random candidates). A weaker
+    /// rollout policy (at most 40 plans a turn) measured no better than the greedy
+    /// bot itself: the opponents the rollouts imagine must play like real ones.
     pub policy: GreedyConfig,
 }
 
@@ -56,16 +61,15 @@ pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_millis(20);
 impl Default for ExpertConfig {
     fn default() -> Self {
         ExpertConfig {
-            candidates: 6,
-            depth: 3,
-            node_budget: 6000,
+            candidates: 4,
+            depth: 4,
+            node_budget: 16_000,
             time_budget: None,
             ranking: GreedyConfig::default(),
             policy: GreedyConfig {
                 beam: 1,
                 royal_beam: 1,
                 random_plans: 0,
-                max_evals: 40,
                 ..GreedyConfig::default()
             },
         }

@@ -125,7 +125,7 @@ fn expert_is_deterministic_and_searches() {
     )
     .unwrap();
     let cfg = ExpertConfig {
-        node_budget: 1500,
+        node_budget: 8000,
         ..small()
     };
     let (a, sa) = ExpertBot::with_config(5, cfg.clone()).choose_stats(&pos, &rules);
@@ -134,7 +134,7 @@ fn expert_is_deterministic_and_searches() {
     assert_eq!(sa, sb);
     assert_eq!(sa.candidates, 4);
     assert!(sa.rollouts >= 2 * sa.candidates, "{sa:?}");
-    assert!(sa.nodes >= 1500, "the budget is spent: {sa:?}");
+    assert!(sa.nodes >= 8000, "the budget is spent: {sa:?}");
     // A zero node budget plays the greedy ranking's best without any rollout.
     let zero = ExpertConfig {
         node_budget: 0,
@@ -170,4 +170,68 @@ fn experts_play_a_match() {
             .unwrap_or_else(|e| panic!("expert plan {plan:?} refused: {e}"));
     }
     assert!(m.turns_played() >= 100);
+}
+
+/// Strength, deterministic by seed: a small expert (4 candidates, 300 plans of
+/// rollouts a turn) against three random bots, its seat rotating, 60 clash matches
+/// of 60 turns (15 per seat) with dice seeds 0..60. Equal bots would take 15 first
+/// places; the expert must take at least 54 (90 %).
+#[test]
+fn expert_beats_random_bots() {
+    use bot::RandomBot;
+    let rules = RuleSet::default();
+    let play = |i: u32| -> f64 {
+        let mut seed = [0u8; 32];
+        seed[..4].copy_from_slice(&i.to_le_bytes());
+        let mut m = Match::new(rules.clone(), Mode::Clash, Seed(seed), 0).unwrap();
+        let expert_seat = (i % 4) as usize;
+        let mut bots: Vec<Box<dyn bot::Strategy>> = (0..4)
+            .map(|s| -> Box<dyn bot::Strategy> {
+                if s == expert_seat {
+                    Box::new(ExpertBot::with_config(
+                        i as u64,
+                        ExpertConfig {
+                            node_budget: 300,
+                            ..small()
+                        },
+                    ))
+                } else {
+                    Box::new(RandomBot::new(1000 * i as u64 + s as u64))
+                }
+            })
+            .collect();
+        for _ in 0..60 {
+            let Some(cur) = m.current_turn().cloned() else {
+                break;
+            };
+            let plan = bots[cur.seat.index()].choose(m.position(), &rules);
+            m.submit(cur.seat, cur.turn_number, &plan, 0).unwrap();
+        }
+        let end = match m.end() {
+            Some(e) => e.clone(),
+            None => m.end_by_clock(),
+        };
+        let firsts: Vec<Seat> = end
+            .standings
+            .iter()
+            .filter(|s| s.place == 1)
+            .map(|s| s.seat)
+            .collect();
+        if firsts.contains(&Seat::from_index(expert_seat)) {
+            1.0 / firsts.len() as f64
+        } else {
+            0.0
+        }
+    };
+    let firsts: f64 = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..2u32)
+            .map(|t| {
+                let play = &play;
+                s.spawn(move || (0..60u32).filter(|i| i % 2 == t).map(play).sum::<f64>())
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    eprintln!("expert first places against three random bots: {firsts} of 60");
+    assert!(firsts >= 54.0, "expert took {firsts} of 60 first places");
 }

@@ -49,7 +49,7 @@ pub(crate) const DEFAULT_BOT_KIND: &str = "greedy";
 /// Default wall-clock budget of an expert decision, ms.
 pub(crate) const DEFAULT_BOT_BUDGET_MS: u64 = 20;
 /// Default node budget of an expert decision ([`bot::ExpertConfig::node_budget`]).
-pub(crate) const DEFAULT_BOT_NODES: usize = 6000;
+pub(crate) const DEFAULT_BOT_NODES: usize = 16_000;
 /// Default expert searches at once.
 pub(crate) const DEFAULT_BOT_SEARCHES: usize = 2;
 /// Default seconds a lobby keeps the seat of a member whose connection dropped.
