@@ -74,7 +74,6 @@ pub struct LobbyInfo {
     /// Empty seats get bots when the host starts.
     pub fill_with_bots: bool,
     /// Level of those bots.
-    #[serde(default)]
     pub bot_level: crate::BotLevel,
     /// The host's display name.
     pub host_name: String,
@@ -157,7 +156,6 @@ pub struct LobbyState {
     /// Empty seats get bots when the host starts.
     pub fill_with_bots: bool,
     /// Level of those bots.
-    #[serde(default)]
     pub bot_level: crate::BotLevel,
     /// The host (may start the match).
     pub host: Uuid,
