@@ -4,6 +4,8 @@
 use crate::sim::{match_seeds, play_match, MatchRun, SimError, TimeStats};
 use crate::BotKind;
 use engine::{Mode, RuleSet, Seat};
+use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
+use skillratings::MultiTeamOutcome;
 
 /// A duel of a lineup: `matches` matches in which the four kinds of `lineup` sit at
 /// green, red, blue, yellow in match 0 and rotate one seat each match (match `i` puts
@@ -161,6 +163,79 @@ pub fn duel_levels(d: &LevelDuel) -> Result<(Vec<MatchRun>, Vec<LevelShare>), Si
     Ok((runs, shares))
 }
 
+/// A bot kind's skill rating from bot-vs-bot matches: the Weng-Lin system the
+/// server rates players with (OpenSkill's Bradley-Terry full-pairing model of the
+/// `skillratings` crate, default configuration; a new rating is μ 25, σ 25/3).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LevelRating {
+    /// The kind.
+    pub kind: BotKind,
+    /// Estimated skill μ, skill points.
+    pub mu: f64,
+    /// Its standard deviation σ, skill points.
+    pub sigma: f64,
+}
+
+impl LevelRating {
+    /// `mu − 3·sigma`, what the leaderboard ranks by.
+    pub fn conservative(&self) -> f64 {
+        self.mu - 3.0 * self.sigma
+    }
+}
+
+/// Rates the kinds of `runs` (in order) as the server rates players: every match is
+/// a free-for-all of its four seats, ranked by place (equal places tie), each seat a
+/// one-player team rated with its kind's current rating. A kind that holds several
+/// seats of a match takes the mean of their updated ratings (μ and σ).
+pub fn level_ratings(runs: &[MatchRun]) -> Vec<LevelRating> {
+    let mut ratings: Vec<LevelRating> = Vec::new();
+    for run in runs {
+        for k in run.kinds {
+            if !ratings.iter().any(|r| r.kind == k) {
+                ratings.push(LevelRating {
+                    kind: k,
+                    mu: WengLinRating::new().rating,
+                    sigma: WengLinRating::new().uncertainty,
+                });
+            }
+        }
+        let get = |k: BotKind| *ratings.iter().find(|r| r.kind == k).expect("added above");
+        let teams: Vec<[WengLinRating; 1]> = Seat::ALL
+            .iter()
+            .map(|s| {
+                let r = get(run.kinds[s.index()]);
+                [WengLinRating {
+                    rating: r.mu,
+                    uncertainty: r.sigma,
+                }]
+            })
+            .collect();
+        let place = |s: Seat| {
+            run.end
+                .standings
+                .iter()
+                .find(|st| st.seat == s)
+                .map_or(4, |st| st.place as usize)
+        };
+        let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+            .iter()
+            .zip(Seat::ALL)
+            .map(|(t, s)| (&t[..], MultiTeamOutcome::new(place(s))))
+            .collect();
+        let after = weng_lin_multi_team(&input, &WengLinConfig::new());
+        for r in ratings.iter_mut() {
+            let seats: Vec<usize> = (0..4).filter(|&i| run.kinds[i] == r.kind).collect();
+            if seats.is_empty() {
+                continue;
+            }
+            let n = seats.len() as f64;
+            r.mu = seats.iter().map(|&i| after[i][0].rating).sum::<f64>() / n;
+            r.sigma = seats.iter().map(|&i| after[i][0].uncertainty).sum::<f64>() / n;
+        }
+    }
+    ratings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +247,41 @@ mod tests {
         assert_eq!(rotated([E, G, G, G], 1), [G, E, G, G]);
         assert_eq!(rotated([E, G, R, G], 2), [R, G, E, G]);
         assert_eq!(rotated([E, G, G, G], 7), [G, G, G, E]);
+    }
+
+    #[test]
+    fn the_winning_kind_rates_higher() {
+        use engine::{EndReason, MatchEnd, Standing};
+        // Expert first, greedy second, random third and fourth, twice.
+        let standing = |seat: Seat, place: u8| Standing {
+            seat,
+            place,
+            progress: 0,
+            combat: 0,
+            bonus: 0,
+            total: 0,
+            finished: None,
+            left: false,
+        };
+        let run = MatchRun {
+            kinds: [E, G, R, R],
+            end: MatchEnd {
+                reason: EndReason::Clock,
+                standings: vec![
+                    standing(Seat::Green, 1),
+                    standing(Seat::Red, 2),
+                    standing(Seat::Blue, 3),
+                    standing(Seat::Yellow, 3),
+                ],
+            },
+            turns: 0,
+            choose_ns: Default::default(),
+        };
+        let r = level_ratings(&[run.clone(), run]);
+        let get = |k| r.iter().find(|x| x.kind == k).unwrap().mu;
+        assert!(get(E) > get(G) && get(G) > get(R), "{r:?}");
+        assert!(get(E) > 25.0 && get(R) < 25.0, "{r:?}");
+        assert!(r.iter().all(|x| x.sigma < 25.0 / 3.0), "{r:?}");
     }
 
     #[test]

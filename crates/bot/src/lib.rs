@@ -47,7 +47,7 @@ mod threat;
 pub use eval::Weights;
 pub use expert::{ExpertBot, ExpertConfig, SearchStats, DEFAULT_TIME_BUDGET};
 pub use greedy::{GreedyBot, GreedyConfig};
-pub use levels::{duel_levels, wilson_interval, LevelDuel, LevelShare};
+pub use levels::{duel_levels, level_ratings, wilson_interval, LevelDuel, LevelRating, LevelShare};
 pub use mixed::MixedBot;
 pub use random_bot::RandomBot;
 pub use sim::{

@@ -6,7 +6,8 @@
 //!
 //! `--levels expert,greedy,greedy,greedy` plays any lineup of bot kinds instead (seats
 //! rotating one place per match) and prints each kind's share of first places with
-//! its 95 % Wilson interval, mean totals and `choose` times (p50, p99):
+//! its 95 % Wilson interval, mean totals and `choose` times (p50, p99), and each
+//! kind's Weng-Lin rating over those matches (the server's rating system):
 //!
 //! ```text
 //! cargo run -p bot --release --bin bot-duel -- --levels expert,greedy,greedy,greedy --matches 500 --mode journey
@@ -18,7 +19,9 @@
 //! for each), the share equally strong bots would get, mean totals, how many matches
 //! hit the turn limit, the run time and the greedy bot's `choose` times.
 
-use bot::{duel_levels, simulate, BotKind, DuelConfig, LevelDuel, Lineup, MATCH_TURNS};
+use bot::{
+    duel_levels, level_ratings, simulate, BotKind, DuelConfig, LevelDuel, Lineup, MATCH_TURNS,
+};
 use clap::{Parser, ValueEnum};
 use engine::{Mode, RuleSet};
 use std::process::ExitCode;
@@ -115,8 +118,8 @@ fn main() -> ExitCode {
             seed: args.seed,
             threads,
         };
-        let shares = match duel_levels(&d) {
-            Ok((_, shares)) => shares,
+        let (runs, shares) = match duel_levels(&d) {
+            Ok(r) => r,
             Err(e) => {
                 eprintln!("bot-duel: {e}");
                 return ExitCode::FAILURE;
@@ -140,6 +143,15 @@ fn main() -> ExitCode {
                 s.choose.p50_us,
                 s.choose.p99_us,
                 s.choose.max_us
+            );
+        }
+        for r in level_ratings(&runs) {
+            println!(
+                "{:<9} rating (Weng-Lin over these matches): mu={:.2} sigma={:.2} conservative={:.2}",
+                r.kind.name(),
+                r.mu,
+                r.sigma,
+                r.conservative()
             );
         }
         println!("total time={:.1}s", all.elapsed().as_secs_f64());
