@@ -12,7 +12,7 @@ import { ReplayViewer } from './replay.js';
 import { SEATS } from './notation.js';
 import { initialState, stateFromPosition, removePlanRolls, standings } from './state.js';
 import { renderScoreboard, renderStandings, planText } from './ui.js';
-import { t, num, numList, clock, seatName, modeName, errorMessage, timeOfDay, dateTime, LANGUAGES, currentLanguage, setLanguage, initLanguage, onLanguageChange } from './i18n.js';
+import { t, num, numList, clock, seatName, modeName, errorMessage, timeOfDay, dateTime, LANGUAGES, currentLanguage, setLanguage, initLanguage, onLanguageChange, seatShownName } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const SESSION_KEY = 'ludo.session';
@@ -374,7 +374,7 @@ async function pump() {
 
 function setNames(l, seats) {
   l.seats = seats;
-  l.names = Object.fromEntries(seats.map((s) => [s.seat, s.name]));
+  l.names = Object.fromEntries(seats.map((s) => [s.seat, seatShownName(s)]));
   board.setSeatNames(l.names);
 }
 
@@ -608,7 +608,7 @@ function renderLobby() {
   }
   box.hidden = false;
   $('lobby-code-show').textContent = lobby.code;
-  $('lobby-mode-show').textContent = `· ${modeName(lobby.mode)}${lobby.fill_with_bots ? ` · ${t('home.botsFill')}` : ''}`;
+  $('lobby-mode-show').textContent = `· ${modeName(lobby.mode)}${lobby.fill_with_bots ? ` · ${t('home.botsFill')} (${t(`level.${lobby.bot_level ?? 'greedy'}`)})` : ''}`;
   const ol = $('lobby-members');
   ol.replaceChildren();
   for (const m of lobby.members) {
@@ -623,7 +623,7 @@ function wireHome() {
   const quick = (mode) => async () => {
     setError('home-error', '');
     try {
-      await conn.request('join_queue', { mode });
+      await conn.request('join_queue', { mode, bot_level: $('qp-level').value });
       $('queue-box').hidden = false;
       if (!$('queue-status').textContent) $('queue-status').textContent = t('home.queueWaiting', { mode: modeName(mode) });
     } catch (e) {
@@ -645,7 +645,7 @@ function wireHome() {
     e.preventDefault();
     setError('home-error', '');
     const mode = document.querySelector('input[name="lobby-mode"]:checked').value;
-    conn.send('create_lobby', { mode, private: !$('lobby-public').checked, fill_with_bots: $('lobby-bots').checked });
+    conn.send('create_lobby', { mode, private: !$('lobby-public').checked, fill_with_bots: $('lobby-bots').checked, bot_level: $('lobby-level').value });
   });
   $('lobby-join').addEventListener('submit', (e) => {
     e.preventDefault();

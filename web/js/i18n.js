@@ -159,3 +159,11 @@ export function initLanguage() {
   }
   setLanguage(pickLanguage(stored, navigator.languages ?? [navigator.language]), { remember: false });
 }
+
+/**
+ * The name shown for a seat (`SeatInfo` of `match_started`, snapshots and replays):
+ * a bot's name with its level (`bot_level`), else the name as given.
+ */
+export function seatShownName(s) {
+  return s.bot_level ? t('seat.botLevel', { name: s.name, level: t(`level.${s.bot_level}`) }) : s.name;
+}

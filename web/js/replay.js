@@ -7,7 +7,7 @@ import { Board, describeEvent } from './board.js';
 import { SEATS } from './notation.js';
 import { initialState, cloneState, applyTurnStart, removePlanRolls, applyEvent, standings } from './state.js';
 import { renderScoreboard, renderStandings, planText } from './ui.js';
-import { t, numList, seatName, modeName, errorMessage, onLanguageChange } from './i18n.js';
+import { t, numList, seatName, modeName, errorMessage, onLanguageChange, seatShownName } from './i18n.js';
 
 /** Positions after each turn: `states[0]` is the start, `states[k]` after turn k. */
 export function replayStates(replay) {
@@ -93,7 +93,7 @@ export class ReplayViewer {
     }
     this.replay = replay;
     this.names = {};
-    for (const s of replay.seats ?? []) this.names[s.seat] = s.name;
+    for (const s of replay.seats ?? []) this.names[s.seat] = seatShownName(s);
     this.states = replayStates(replay);
     this.n = replay.turns.length;
     const slider = document.getElementById('rp-slider');

@@ -50,7 +50,7 @@ test('plural messages have an "other" form and are chosen on {n}', () => {
 // Messages that the seeds write with the same (Latin) words as English, or that are
 // only parameters and symbols: these may carry no Bengali or Hindi letters.
 const SAME_WORDS = new Set([
-  'seat.withName', 'turn.resolved', 'dir.forward', 'dir.backward', 'loc.yard', 'loc.home', 'loc.hp', 'loc.hpTile',
+  'seat.withName', 'seat.botLevel', 'turn.resolved', 'dir.forward', 'dir.backward', 'loc.yard', 'loc.home', 'loc.hp', 'loc.hpTile',
   'loc.tile', 'col.rolls', 'col.exits', 'col.exitCredits', 'fx.checkpoint', 'fx.midpoint', 'fx.home', 'board.piece',
   'plan.credits', 'replay.seed', 'home.liveItem', 'home.mineReplay',
 ]);

@@ -1,8 +1,8 @@
-//! `cargo bench -p bot`: time of one `choose` call on mid-game positions (turns 120,
+//! `cargo bench -p bot`: time of one `choose` call (greedy, expert, random) on mid-game positions (turns 120,
 //! 200 and 280 of a seeded match between greedy and random bots) and on a busy
 //! hand-made position (a full roll store, every guardian out).
 
-use bot::{GreedyBot, RandomBot, Strategy};
+use bot::{ExpertBot, GreedyBot, RandomBot, Strategy};
 use criterion::{criterion_main, Criterion};
 use engine::game::Match;
 use engine::{Mode, Position, RuleSet, Seed};
@@ -53,6 +53,21 @@ fn bench(c: &mut Criterion) {
     c.bench_function("greedy choose busy (9 rolls, 4 guardians out)", |b| {
         b.iter(|| bot.choose(std::hint::black_box(&busy), &rules))
     });
+    // The expert with its default node budget (16 000 plans), no wall-clock budget.
+    {
+        let mut g = c.benchmark_group("expert");
+        g.sample_size(20);
+        for mode in [Mode::Clash, Mode::Journey] {
+            for turns in [120, 200] {
+                let pos = mid_game(mode, 5, turns);
+                let mut bot = ExpertBot::new(9);
+                g.bench_function(format!("expert choose {} turn {turns}", mode.name()), |b| {
+                    b.iter(|| bot.choose(std::hint::black_box(&pos), &rules))
+                });
+            }
+        }
+        g.finish();
+    }
     let pos = mid_game(Mode::Clash, 5, 200);
     let mut bot = RandomBot::new(9);
     c.bench_function("random choose clash turn 200", |b| {

@@ -48,7 +48,7 @@ impl Default for GreedyConfig {
 /// random candidates, drawn from its own ChaCha20 generator).
 #[derive(Debug, Clone)]
 pub struct GreedyBot {
-    rng: ChaCha20Rng,
+    pub(crate) rng: ChaCha20Rng,
     config: GreedyConfig,
     /// `dice_per_turn` and its [`dice_tail`] table, cached between turns.
     tail: (u8, Vec<f32>),
@@ -82,6 +82,36 @@ impl GreedyBot {
         let evals = s.evals;
         let plan = s.best().map(|c| c.to_plan()).unwrap_or_default();
         (legal_or_pass(pos, rules, plan), evals)
+    }
+}
+
+impl GreedyBot {
+    /// The `k` best distinct legal plans of the greedy search for the seat to move,
+    /// best first, with their heuristic scores (points-like units, see [`Weights`]),
+    /// and how many candidate plans were played. Empty when no seat is to move.
+    pub fn ranked(
+        &mut self,
+        pos: &Position,
+        rules: &RuleSet,
+        k: usize,
+    ) -> (Vec<(Plan, f32)>, usize) {
+        let Some(me) = pos.to_move() else {
+            return (Vec::new(), 0);
+        };
+        if self.tail.0 != rules.dice_per_turn || self.tail.1.is_empty() {
+            self.tail = (rules.dice_per_turn, dice_tail(rules.dice_per_turn));
+        }
+        let mut s = Search::new(pos, rules, me, &self.config, &self.tail.1);
+        s.run(&mut self.rng);
+        // Stable sort: among equal scores the earliest candidate stays first, as in `best`.
+        let mut v: Vec<&Scored> = s.scored.iter().collect();
+        v.sort_by(|a, b| b.score.total_cmp(&a.score));
+        let out = v
+            .into_iter()
+            .take(k)
+            .map(|sc| (sc.cand.to_plan(), sc.score))
+            .collect();
+        (out, s.evals)
     }
 }
 

@@ -9,11 +9,18 @@
 //!   loss to captures before the next turn (a lone royal or guardian on a ring tile
 //!   that an opponent unit of strength ≥ 2 can reach; forts, the own entry and the home
 //!   path are safe).
-//! * [`simulate`]: whole matches of greedy against random bots with [`engine::Match`].
+//! * [`MixedBot`]: the greedy plan on some turns, a random legal plan on the others
+//!   (the `beginner` and `casual` levels).
+//! * [`ExpertBot`]: Monte Carlo search with determinised dice over the greedy bot's
+//!   best candidates (the `expert` level), bounded by a node budget and optionally a
+//!   wall-clock budget ([`ExpertConfig`]).
+//! * [`simulate`]: whole matches of greedy against random bots with [`engine::Match`];
+//!   [`duel_levels`]: any lineup of levels, with first-place shares and 95 % intervals.
 //!
-//! Every strategy is deterministic for its seed, pure (no IO, no clock) and `Send`, so
-//! a server can keep a `Box<dyn Strategy + Send>` per bot seat and call it from the
-//! room's task. Every plan a strategy returns is legal for the position it was given
+//! Every strategy is deterministic for its seed, pure (no IO; no clock, except the
+//! expert's optional wall-clock budget) and `Send`, so a server can keep a
+//! `Box<dyn Strategy + Send>` per bot seat and call it from the room's task (or, for
+//! the expert, from a blocking thread pool). Every plan a strategy returns is legal for the position it was given
 //! ([`legal_or_pass`] checks it and falls back to the pass, rule 4.4).
 //!
 //! ```
@@ -28,14 +35,20 @@
 
 mod candidate;
 mod eval;
+mod expert;
 mod greedy;
+mod levels;
+mod mixed;
 mod random_bot;
 mod rolls;
 mod sim;
 mod threat;
 
 pub use eval::Weights;
+pub use expert::{ExpertBot, ExpertConfig, SearchStats, DEFAULT_TIME_BUDGET};
 pub use greedy::{GreedyBot, GreedyConfig};
+pub use levels::{duel_levels, level_ratings, wilson_interval, LevelDuel, LevelRating, LevelShare};
+pub use mixed::MixedBot;
 pub use random_bot::RandomBot;
 pub use sim::{
     lineup_seats, play_match, simulate, DuelConfig, DuelReport, Lineup, MatchRun, SimError,
@@ -50,31 +63,62 @@ use std::str::FromStr;
 ///
 /// Contract: the returned plan is legal for `pos` under `rules` (rule 4.5), and is the
 /// pass when the match is over (`pos.to_move()` is `None`). Implementations do no IO
-/// and read no clock; any randomness comes from the bot's own seeded generator.
+/// and read no clock (except [`ExpertBot`] with a wall-clock budget); any randomness
+/// comes from the bot's own seeded generator.
 pub trait Strategy {
     /// The plan for the seat to move in `pos`.
     fn choose(&mut self, pos: &Position, rules: &RuleSet) -> Plan;
 }
 
-/// The kinds of bot the server can seat.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The kinds of bot the server can seat: the four levels players choose from
+/// (`beginner`, `casual`, `greedy`, `expert`, weakest first) and `random`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BotKind {
-    /// [`RandomBot`].
+    /// [`RandomBot`]: a random legal plan every turn.
     Random,
+    /// [`MixedBot`] playing greedily on 1 turn in 4.
+    Beginner,
+    /// [`MixedBot`] playing greedily on 3 turns in 4.
+    Casual,
     /// [`GreedyBot`].
     Greedy,
+    /// [`ExpertBot`] with its default node budget.
+    Expert,
 }
 
 impl BotKind {
-    /// Both kinds.
-    pub const ALL: [BotKind; 2] = [BotKind::Random, BotKind::Greedy];
+    /// Every kind.
+    pub const ALL: [BotKind; 5] = [
+        BotKind::Random,
+        BotKind::Beginner,
+        BotKind::Casual,
+        BotKind::Greedy,
+        BotKind::Expert,
+    ];
 
-    /// `"random"` or `"greedy"`.
+    /// The four levels players choose from, weakest first.
+    pub const LEVELS: [BotKind; 4] = [
+        BotKind::Beginner,
+        BotKind::Casual,
+        BotKind::Greedy,
+        BotKind::Expert,
+    ];
+
+    /// `"random"`, `"beginner"`, `"casual"`, `"greedy"` or `"expert"`.
     pub const fn name(self) -> &'static str {
         match self {
             BotKind::Random => "random",
+            BotKind::Beginner => "beginner",
+            BotKind::Casual => "casual",
             BotKind::Greedy => "greedy",
+            BotKind::Expert => "expert",
         }
+    }
+
+    /// True for the kinds whose decision takes long enough (milliseconds) that a
+    /// server should run it off its event loop: [`BotKind::Expert`].
+    pub const fn searches(self) -> bool {
+        matches!(self, BotKind::Expert)
     }
 }
 
@@ -84,9 +128,9 @@ impl fmt::Display for BotKind {
     }
 }
 
-/// A bot kind name that is neither `"random"` nor `"greedy"`.
+/// A bot kind name that is none of [`BotKind::name`]'s.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown bot kind {0:?}: expected \"random\" or \"greedy\"")]
+#[error("unknown bot kind {0:?}: expected random, beginner, casual, greedy or expert")]
 pub struct UnknownBotKind(pub String);
 
 impl FromStr for BotKind {
@@ -100,10 +144,32 @@ impl FromStr for BotKind {
 }
 
 /// A new bot of `kind` whose generator is seeded with `seed`, ready to be kept per seat.
+/// An expert gets the default node budget and no wall-clock budget (deterministic);
+/// see [`new_bot_with_budget`].
 pub fn new_bot(kind: BotKind, seed: u64) -> Box<dyn Strategy + Send> {
+    new_bot_with_budget(kind, seed, None)
+}
+
+/// [`new_bot`], with the expert's search also bounded by `time_budget` (wall clock
+/// per decision; the server passes its configured budget, 20 ms by default). The
+/// other kinds ignore it.
+pub fn new_bot_with_budget(
+    kind: BotKind,
+    seed: u64,
+    time_budget: Option<std::time::Duration>,
+) -> Box<dyn Strategy + Send> {
     match kind {
         BotKind::Random => Box::new(RandomBot::new(seed)),
+        BotKind::Beginner => Box::new(MixedBot::new(seed, 250)),
+        BotKind::Casual => Box::new(MixedBot::new(seed, 750)),
         BotKind::Greedy => Box::new(GreedyBot::new(seed)),
+        BotKind::Expert => Box::new(ExpertBot::with_config(
+            seed,
+            ExpertConfig {
+                time_budget,
+                ..ExpertConfig::default()
+            },
+        )),
     }
 }
 

@@ -232,7 +232,7 @@ impl DuelReport {
 }
 
 /// The dice seed and the four bot seeds of match `index` of a duel seeded with `seed`.
-fn match_seeds(seed: u64, index: u32) -> (Seed, [u64; 4]) {
+pub(crate) fn match_seeds(seed: u64, index: u32) -> (Seed, [u64; 4]) {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     rng.set_stream(index as u64);
     let mut bytes = [0u8; 32];
@@ -306,21 +306,19 @@ pub fn simulate(cfg: &DuelConfig) -> Result<DuelReport, SimError> {
             .collect();
         let share = 1.0 / firsts.len() as f64;
         for s in &firsts {
-            match run.kinds[s.index()] {
-                BotKind::Greedy => report.greedy_firsts += share,
-                BotKind::Random => report.random_firsts += share,
+            if run.kinds[s.index()] == BotKind::Greedy {
+                report.greedy_firsts += share;
+            } else {
+                report.random_firsts += share;
             }
         }
         for st in &run.end.standings {
-            match run.kinds[st.seat.index()] {
-                BotKind::Greedy => {
-                    greedy_sum += st.total;
-                    greedy_n += 1;
-                }
-                BotKind::Random => {
-                    random_sum += st.total;
-                    random_n += 1;
-                }
+            if run.kinds[st.seat.index()] == BotKind::Greedy {
+                greedy_sum += st.total;
+                greedy_n += 1;
+            } else {
+                random_sum += st.total;
+                random_n += 1;
             }
         }
         if run.end.reason == engine::EndReason::Clock {

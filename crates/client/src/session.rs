@@ -439,9 +439,13 @@ impl Session {
 
     /// `join_queue`: enters the quick-play queue of `mode` and waits for the `ack`.
     /// The match comes later as `match_started` (see [`Session::wait_match_started`]).
+    /// Bots that fill in are of the default level (`greedy`).
     pub async fn join_queue(&mut self, mode: Mode) -> Result<()> {
-        self.request_ack(ClientMsg::JoinQueue(JoinQueue { mode }))
-            .await
+        self.request_ack(ClientMsg::JoinQueue(JoinQueue {
+            mode,
+            bot_level: protocol::BotLevel::default(),
+        }))
+        .await
     }
 
     /// `leave_queue`, waiting for the `ack`.
@@ -461,6 +465,7 @@ impl Session {
                 mode,
                 private,
                 fill_with_bots,
+                bot_level: protocol::BotLevel::default(),
             }),
             |m| match m {
                 ServerMsg::LobbyState(l) => Some(l.clone()),

@@ -289,6 +289,7 @@ mod tests {
                     name: seat.name().into(),
                     bot: true,
                     left: false,
+                    bot_level: None,
                 })
                 .collect(),
             your_seat: Some(Seat::Red),

@@ -150,6 +150,7 @@ impl Game {
                     name: seat.name().into(),
                     bot: seat != Seat::Green,
                     left: false,
+                    bot_level: None,
                 })
                 .collect(),
             your_seat: Some(Seat::Green),

@@ -113,12 +113,73 @@ pub struct Hello {
     pub last_seq: BTreeMap<Uuid, u64>,
 }
 
+/// How strong the bots are that fill empty seats, weakest first: `beginner` (a
+/// random legal plan on 3 turns in 4), `casual` (on 1 turn in 4, otherwise as
+/// `greedy`), `greedy` (the best plan under a one-turn heuristic), `expert` (compares
+/// the greedy bot's best plans by playing the next turns out with sampled dice).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Default,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum BotLevel {
+    /// The weakest level.
+    Beginner,
+    /// Between beginner and greedy.
+    Casual,
+    /// The one-turn heuristic bot (the default).
+    #[default]
+    Greedy,
+    /// The searching bot.
+    Expert,
+}
+
+impl BotLevel {
+    /// Every level, weakest first.
+    pub const ALL: [BotLevel; 4] = [
+        BotLevel::Beginner,
+        BotLevel::Casual,
+        BotLevel::Greedy,
+        BotLevel::Expert,
+    ];
+
+    /// `"beginner"`, `"casual"`, `"greedy"` or `"expert"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BotLevel::Beginner => "beginner",
+            BotLevel::Casual => "casual",
+            BotLevel::Greedy => "greedy",
+            BotLevel::Expert => "expert",
+        }
+    }
+
+    /// The level named `s` (as [`BotLevel::name`] writes it), if any.
+    pub fn parse(s: &str) -> Option<BotLevel> {
+        BotLevel::ALL.into_iter().find(|l| l.name() == s)
+    }
+}
+
 /// `join_queue` payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct JoinQueue {
     /// journey or clash.
     pub mode: Mode,
+    /// Level of the bots that fill the empty seats if the bot-fill wait runs out
+    /// (default `greedy`). Players of every level share one queue; a match that
+    /// gets bots takes the level of its longest-waiting player.
+    #[serde(default)]
+    pub bot_level: BotLevel,
 }
 
 /// `create_lobby` payload.
@@ -133,6 +194,9 @@ pub struct CreateLobby {
     /// Fill empty seats with bots when the host starts.
     #[serde(default)]
     pub fill_with_bots: bool,
+    /// Level of those bots (default `greedy`).
+    #[serde(default)]
+    pub bot_level: BotLevel,
 }
 
 fn yes() -> bool {

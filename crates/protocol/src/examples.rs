@@ -21,7 +21,7 @@ use crate::server::{
     Ack, ChatLine, Clocks, LobbyMember, LobbyState, MatchEnded, MatchStarted, QueueStatus,
     SeatInfo, ServerFrame, ServerMsg, Snapshot, TurnResolved, TurnStarted, Welcome,
 };
-use crate::PROTOCOL_VERSION;
+use crate::{BotLevel, PROTOCOL_VERSION};
 use engine::legal::random_plan;
 use engine::{
     Direction, Event, Expiry, Match, Mode, PieceId, Plan, RuleSet, Seat, Seed, TurnOutcome,
@@ -180,6 +180,7 @@ impl Sim {
             player_id,
             name: name.to_string(),
             bot: player_id.is_none(),
+            bot_level: player_id.is_none().then_some(BotLevel::Expert),
         };
         vec![
             seat(Seat::Green, Some(ADA), "Ada"),
@@ -371,7 +372,10 @@ fn play() -> Played {
     p.send(
         client(
             Some("c1"),
-            ClientMsg::JoinQueue(JoinQueue { mode: Mode::Clash }),
+            ClientMsg::JoinQueue(JoinQueue {
+                mode: Mode::Clash,
+                bot_level: BotLevel::Expert,
+            }),
         ),
         true,
     );
@@ -538,6 +542,7 @@ fn play() -> Played {
                 code: "P4RTY9".into(),
                 mode: Mode::Clash,
                 fill_with_bots: true,
+                bot_level: BotLevel::Casual,
                 host_name: "Bo".into(),
                 members: 2,
             }],
@@ -556,6 +561,7 @@ fn play() -> Played {
         mode: Mode::Journey,
         private: true,
         fill_with_bots: true,
+        bot_level: BotLevel::Beginner,
         host: ADA,
         members: vec![
             LobbyMember {
@@ -582,6 +588,7 @@ fn extra_client_frames(ada_turn: u32) -> Vec<ClientFrame> {
                 mode: Mode::Journey,
                 private: true,
                 fill_with_bots: true,
+                bot_level: BotLevel::Beginner,
             }),
         ),
         client(

@@ -73,6 +73,8 @@ pub struct LobbyInfo {
     pub mode: Mode,
     /// Empty seats get bots when the host starts.
     pub fill_with_bots: bool,
+    /// Level of those bots.
+    pub bot_level: crate::BotLevel,
     /// The host's display name.
     pub host_name: String,
     /// Members now (1..=4; a lobby with 4 is full and not listed).
@@ -153,6 +155,8 @@ pub struct LobbyState {
     pub private: bool,
     /// Empty seats get bots when the host starts.
     pub fill_with_bots: bool,
+    /// Level of those bots.
+    pub bot_level: crate::BotLevel,
     /// The host (may start the match).
     pub host: Uuid,
     /// Members in joining order (at most 4).
@@ -176,6 +180,10 @@ pub struct SeatInfo {
     /// True once the seat's player left the match (`seat_left`).
     #[serde(default)]
     pub left: bool,
+    /// The level of the bot that plays the seat (absent for a human's seat, and for
+    /// the bot of a seat whose player left, which plays at the server's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot_level: Option<crate::BotLevel>,
 }
 
 /// `match_started` payload.

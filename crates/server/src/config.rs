@@ -46,6 +46,12 @@ pub(crate) const DEFAULT_SHUTDOWN_GRACE_SECONDS: u32 = 10;
 pub(crate) const DEFAULT_ABANDON_SECONDS: u32 = 120;
 /// Default bot strategy.
 pub(crate) const DEFAULT_BOT_KIND: &str = "greedy";
+/// Default wall-clock budget of an expert decision, ms.
+pub(crate) const DEFAULT_BOT_BUDGET_MS: u64 = 20;
+/// Default node budget of an expert decision ([`bot::ExpertConfig::node_budget`]).
+pub(crate) const DEFAULT_BOT_NODES: usize = 16_000;
+/// Default expert searches at once.
+pub(crate) const DEFAULT_BOT_SEARCHES: usize = 2;
 /// Default seconds a lobby keeps the seat of a member whose connection dropped.
 pub(crate) const DEFAULT_LOBBY_GRACE_SECONDS: u32 = 15;
 /// Default for [`Config::rating_min_matches`].
@@ -106,9 +112,25 @@ pub struct Config {
     /// Milliseconds a bot waits before it submits its plan.
     #[arg(long, env = "LUDO_BOT_THINK_MS", default_value_t = DEFAULT_BOT_THINK_MS)]
     pub bot_think_ms: u64,
-    /// Bot strategy: `greedy` or `random`.
+    /// Bot level of a seat whose player left, of resumed matches stored without a
+    /// level, and the default of lobbies and quick play: `beginner`, `casual`,
+    /// `greedy`, `expert` (or `random`).
     #[arg(long, env = "LUDO_BOT_KIND", default_value = DEFAULT_BOT_KIND)]
     pub bot_kind: bot::BotKind,
+    /// Wall-clock budget of one `expert` decision, ms (its search runs on the
+    /// blocking thread pool, never on the event loop).
+    #[arg(long, env = "LUDO_BOT_BUDGET_MS", default_value_t = DEFAULT_BOT_BUDGET_MS,
+          value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    pub bot_budget_ms: u64,
+    /// Node budget of one `expert` decision (plans played; the search stops at this
+    /// or at the wall-clock budget, whichever comes first; 0: the wall clock alone).
+    #[arg(long, env = "LUDO_BOT_NODES", default_value_t = DEFAULT_BOT_NODES)]
+    pub bot_nodes: usize,
+    /// `expert` searches running at once, over all matches; a bot that finds them
+    /// all busy plays its greedy plan instead (overload makes bots weaker, not slower).
+    #[arg(long, env = "LUDO_BOT_SEARCHES", default_value_t = DEFAULT_BOT_SEARCHES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
+    pub bot_searches: usize,
     /// Largest client frame handled, bytes. Larger frames up to 4× this get a
     /// `too_large` error; beyond that the socket is closed (code 1009).
     #[arg(long, env = "LUDO_MAX_FRAME_BYTES", default_value_t = DEFAULT_MAX_FRAME_BYTES,
@@ -329,6 +351,9 @@ impl Default for Config {
             bot_fill_seconds: DEFAULT_BOT_FILL_SECONDS,
             bot_think_ms: DEFAULT_BOT_THINK_MS,
             bot_kind: bot::BotKind::Greedy,
+            bot_budget_ms: DEFAULT_BOT_BUDGET_MS,
+            bot_nodes: DEFAULT_BOT_NODES,
+            bot_searches: DEFAULT_BOT_SEARCHES,
             max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
             rate_per_second: DEFAULT_RATE_PER_SECOND,
             rate_burst: DEFAULT_RATE_BURST,

@@ -86,6 +86,8 @@ struct Lobby {
     mode: Mode,
     private: bool,
     fill_with_bots: bool,
+    /// Level of the bots that fill empty seats.
+    bot_level: protocol::BotLevel,
     host: Uuid,
     members: Vec<LobbyMember>,
     /// When it opened (a counter), for the public list's order among lobbies of
@@ -213,6 +215,7 @@ impl Inner {
         mode: Mode,
         private: bool,
         fill_with_bots: bool,
+        bot_level: protocol::BotLevel,
         player: Uuid,
         name: &str,
         rematch_of: Option<Uuid>,
@@ -226,6 +229,7 @@ impl Inner {
             mode,
             private,
             fill_with_bots,
+            bot_level,
             host: player,
             members: vec![LobbyMember {
                 player_id: player,
@@ -261,6 +265,7 @@ impl Inner {
                     code: code.clone(),
                     mode: l.mode,
                     fill_with_bots: l.fill_with_bots,
+                    bot_level: l.bot_level,
                     host_name: l
                         .members
                         .iter()
@@ -361,6 +366,7 @@ fn state_of(code: &str, l: &Lobby) -> LobbyState {
         mode: l.mode,
         private: l.private,
         fill_with_bots: l.fill_with_bots,
+        bot_level: l.bot_level,
         host: l.host,
         members: l.members.clone(),
     }
@@ -448,6 +454,7 @@ impl Lobbies {
                 req.mode,
                 req.private,
                 req.fill_with_bots,
+                req.bot_level,
                 player,
                 name,
                 None,
@@ -624,7 +631,7 @@ impl Lobbies {
             l
         };
         let filler = if lobby.fill_with_bots {
-            Occupant::Bot
+            Occupant::Bot(crate::room::kind_of(lobby.bot_level))
         } else {
             Occupant::Empty
         };
@@ -767,7 +774,17 @@ impl Lobbies {
                 self.join(state, player, name, &code)?;
                 return Ok(Rematch::Joined(code));
             }
-            let ls = g.open(state, code, mode, true, true, player, name, Some(match_id));
+            let ls = g.open(
+                state,
+                code,
+                mode,
+                true,
+                true,
+                protocol::BotLevel::default(),
+                player,
+                name,
+                Some(match_id),
+            );
             let code = ls.code.clone();
             let offer = ServerMsg::RematchOffered(protocol::RematchOffered {
                 match_id,

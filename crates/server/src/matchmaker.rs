@@ -48,6 +48,8 @@ pub enum MmCmd {
         /// ([`crate::cluster::queue`]): it keeps its place and its bot-fill wait.
         /// `None`: now.
         since_ms: Option<u64>,
+        /// Level of the bots if the bot-fill wait runs out for this player.
+        bot_level: protocol::BotLevel,
     },
     /// Leave whichever queue the player is in (no-op if none).
     Leave {
@@ -86,6 +88,8 @@ pub struct Drained {
     pub mode: Mode,
     /// When it joined (Unix ms, server clock).
     pub since_ms: u64,
+    /// The bot level it asked for.
+    pub bot_level: protocol::BotLevel,
 }
 
 /// The matchmaker stopped (server shutting down).
@@ -118,6 +122,8 @@ struct Waiting {
     name: String,
     /// When the player joined, Unix ms on the server clock.
     since_ms: u64,
+    /// The level of bots it asked for (`join_queue.bot_level`).
+    bot_level: protocol::BotLevel,
 }
 
 /// The two queues, oldest first.
@@ -156,13 +162,13 @@ pub(crate) async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
             biased;
             _ = shutdown.cancelled() => break,
             cmd = rx.recv() => match cmd {
-                Some(MmCmd::Join { player, name, mode, conn, req, since_ms }) => {
+                Some(MmCmd::Join { player, name, mode, conn, req, since_ms, bot_level }) => {
                     let now = clock.now_ms();
                     let since_ms = since_ms.map_or(now, |s| s.min(now));
                     let queue = q.of(mode);
                     // Oldest first (a player queued again keeps its place).
                     let at = queue.iter().position(|w| w.since_ms > since_ms).unwrap_or(queue.len());
-                    queue.insert(at, Waiting { player, name, since_ms });
+                    queue.insert(at, Waiting { player, name, since_ms, bot_level });
                     conn.ack(req);
                     form_full(&state, &mut q, mode);
                     status(&state, &mut q, mode, wait);
@@ -197,6 +203,7 @@ pub(crate) async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
                             name: w.name,
                             mode,
                             since_ms: w.since_ms,
+                            bot_level: w.bot_level,
                         }));
                     }
                     let _ = reply.send(out);
@@ -245,7 +252,8 @@ fn form_full(state: &AppState, q: &mut Queues, mode: Mode) {
     }
 }
 
-/// The bot-fill wait ran out: the waiting humans (at most three) get a match with bots.
+/// The bot-fill wait ran out: the waiting humans (at most three) get a match with bots
+/// of the level the longest-waiting of them asked for.
 fn fill_with_bots(state: &AppState, q: &mut Queues, mode: Mode) {
     form_full(state, q, mode);
     let humans: Vec<Waiting> = q.of(mode).drain(..).collect();
@@ -262,7 +270,9 @@ fn launch(state: &AppState, mode: Mode, humans: Vec<Waiting>) {
             name: w.name.clone(),
         })
         .collect();
-    occupants.resize(4, Occupant::Bot);
+    // Only a match of fewer than four humans gets bots: those of its oldest player's level.
+    let level = humans.first().map(|w| w.bot_level).unwrap_or_default();
+    occupants.resize(4, Occupant::Bot(crate::room::kind_of(level)));
     if let Err(e) = room::start(state, mode, occupants) {
         tracing::error!(error = %e, "could not start a quick-play match");
         let code = match e {

@@ -17,6 +17,7 @@
 //! | `ludo_persistence_dropped_total` | counter | writes sent after the writer task stopped (shutdown; never acknowledged, so never shown) |
 //! | `ludo_persistence_fenced_total` | counter | writes skipped because another node owns their match now (cluster mode) |
 //! | `ludo_persistence_commit_seconds`, `ludo_persistence_batch_ops` | histogram | first write of a batch queued → its commit, seconds; writes per committed batch |
+//! | `ludo_bot_search_fallbacks_total` | counter | `expert` decisions played as the greedy plan because every search slot (`--bot-searches`) was busy |
 //! | `ludo_rooms_resumed_total` | counter | running matches resumed from the store (at start, or taken over in cluster mode) |
 //! | `ludo_cluster_leases` | gauge | room leases this node holds (cluster mode) |
 //! | `ludo_cluster_takeovers_total`, `ludo_cluster_rooms_lost_total` | counter | matches claimed from another node's expired or released lease; rooms stopped because another node owns their match now |

@@ -58,6 +58,8 @@ struct Inner {
     edge: crate::edge::EdgeState,
     /// Cluster mode: this node's membership (leases, NATS); unset for one node.
     cluster: std::sync::OnceLock<Arc<crate::cluster::Cluster>>,
+    /// The bound on expert searches running at once (`--bot-searches`).
+    bot_pool: crate::room::BotPool,
 }
 
 impl AppState {
@@ -76,6 +78,7 @@ impl AppState {
     ) -> AppState {
         let (matchmaker, mm_rx) = matchmaker::channel();
         let edge = crate::edge::EdgeState::new(&config);
+        let bot_pool = crate::room::BotPool::new(config.bot_searches);
         let state = AppState(Arc::new(Inner {
             clock,
             edge,
@@ -90,6 +93,7 @@ impl AppState {
             next_conn_id: AtomicU64::new(1),
             store_ready: AtomicBool::new(false),
             cluster: std::sync::OnceLock::new(),
+            bot_pool,
         }));
         state.tasks().spawn(matchmaker::run(state.clone(), mm_rx));
         state
@@ -144,6 +148,10 @@ impl AppState {
     /// The write-behind persistence writer (rooms use it; never waits).
     pub fn writer(&self) -> &WriterHandle {
         &self.0.writer
+    }
+    /// The bound on expert bot searches running at once.
+    pub(crate) fn bot_pool(&self) -> &crate::room::BotPool {
+        &self.0.bot_pool
     }
     /// The registries of running rooms, live sessions and presence.
     pub fn registries(&self) -> &Arc<Registries> {

@@ -32,6 +32,10 @@ pub struct SeatEntry {
     pub is_bot: bool,
     /// Name shown for the seat.
     pub name: String,
+    /// The level of the seat's bot (`beginner`, `casual`, `greedy`, `expert`);
+    /// `None` for a human's seat and for matches stored before levels existed.
+    #[serde(default)]
+    pub bot_level: Option<String>,
 }
 
 /// A match to record when it starts.
@@ -150,6 +154,9 @@ pub struct SeatSummary {
     pub is_bot: bool,
     /// Name shown for the seat.
     pub name: String,
+    /// The level of the seat's bot, as in [`SeatEntry::bot_level`].
+    #[serde(default)]
+    pub bot_level: Option<String>,
     /// True once the seat's player left the match (it then ranks below every seat
     /// that stayed).
     pub left: bool,

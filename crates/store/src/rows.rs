@@ -16,7 +16,7 @@ pub(crate) const MATCH_COLUMNS: &str = "m.id, m.mode, m.rules, m.dice_commitment
 
 /// Columns of [`SeatRow`], for `FROM match_seats`.
 pub(crate) const SEAT_COLUMNS: &str =
-    "match_id, seat, player_id, is_bot, name, place, progress, combat, bonus, total, finished, \
+    "match_id, seat, player_id, is_bot, name, bot_level, place, progress, combat, bonus, total, finished, \
      left_seq, mu_before, sigma_before, mu_after, sigma_after";
 
 /// Columns of [`TurnRow`], for `FROM turns`.
@@ -44,6 +44,7 @@ pub(crate) struct SeatRow {
     pub player_id: Option<Uuid>,
     pub is_bot: bool,
     pub name: String,
+    pub bot_level: Option<String>,
     pub place: Option<i32>,
     pub progress: Option<i64>,
     pub combat: Option<i64>,
@@ -80,6 +81,7 @@ impl SeatRow {
             player_id: self.player_id,
             is_bot: self.is_bot,
             name: self.name.clone(),
+            bot_level: self.bot_level.clone(),
         })
     }
 
@@ -131,6 +133,7 @@ impl SeatRow {
             player_id: e.player_id,
             is_bot: e.is_bot,
             name: e.name,
+            bot_level: e.bot_level,
             left: self.left_seq.is_some(),
             standing: self.standing()?,
             rating: self.rating_change(),

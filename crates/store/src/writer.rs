@@ -483,6 +483,7 @@ mod tests {
                     player_id: None,
                     is_bot: true,
                     name: format!("Bot {}", seat.name()),
+                    bot_level: Some("greedy".into()),
                 })
                 .collect(),
             secret_seed: Some(seed),

@@ -15,8 +15,9 @@ use uuid::Uuid;
 const INSERT_MATCH: &str = "INSERT INTO matches \
     (id, mode, rules, dice_commitment, created_at, started_at, status, secret_seed) \
     VALUES ($1, $2, $3, $4, $5, $6, 'running', $7) ON CONFLICT (id) DO NOTHING";
-const INSERT_SEAT: &str = "INSERT INTO match_seats (match_id, seat, player_id, is_bot, name) \
-    VALUES ($1, $2, $3, $4, $5)";
+const INSERT_SEAT: &str =
+    "INSERT INTO match_seats (match_id, seat, player_id, is_bot, name, bot_level) \
+    VALUES ($1, $2, $3, $4, $5, $6)";
 const INSERT_TURNS_HEAD: &str =
     "INSERT INTO turns (match_id, turn_number, seat, dice, kind, plan, events, seq, clock_ms) ";
 const INSERT_CHAT_HEAD: &str = "INSERT INTO match_chat (match_id, seq, seat, name, text, sent_at) ";
@@ -355,6 +356,7 @@ impl Store {
                             .bind(s.player_id)
                             .bind(s.is_bot)
                             .bind(&s.name)
+                            .bind(&s.bot_level)
                             .execute(&mut *tx)
                             .await?;
                     }

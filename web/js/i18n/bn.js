@@ -64,6 +64,12 @@ export default {
   'seat.blue': 'নীল',
   'seat.yellow': 'হলুদ',
   'seat.withName': '{seat} ({name})',
+  'home.botLevel': 'বটের স্তর',
+  'level.beginner': 'শিক্ষানবিশ',
+  'level.casual': 'সাধারণ',
+  'level.greedy': 'লোভী',
+  'level.expert': 'দক্ষ',
+  'seat.botLevel': '{name} ({level})',
   'player.you': '{name} (আপনি)',
   'piece.royal': 'রাজকীয়',
 

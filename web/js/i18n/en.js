@@ -65,6 +65,12 @@ export default {
   'seat.blue': 'Blue',
   'seat.yellow': 'Yellow',
   'seat.withName': '{seat} ({name})',
+  'home.botLevel': 'Bot level',
+  'level.beginner': 'Beginner',
+  'level.casual': 'Casual',
+  'level.greedy': 'Greedy',
+  'level.expert': 'Expert',
+  'seat.botLevel': '{name} ({level})',
   'player.you': '{name} (you)',
   'piece.royal': 'royal',
 

@@ -65,6 +65,12 @@ export default {
   'seat.blue': 'नीला',
   'seat.yellow': 'पीला',
   'seat.withName': '{seat} ({name})',
+  'home.botLevel': 'बॉट का स्तर',
+  'level.beginner': 'नौसिखिया',
+  'level.casual': 'सामान्य',
+  'level.greedy': 'लालची',
+  'level.expert': 'विशेषज्ञ',
+  'seat.botLevel': '{name} ({level})',
   'player.you': '{name} (आप)',
   'piece.royal': 'शाही',
 

@@ -4,13 +4,24 @@
 //! cargo run -p bot --release --bin bot-duel -- --matches 200 --mode clash --turns 400 --seed 1
 //! ```
 //!
-//! For each lineup (two greedy bots on opposite seats, two on neighbouring seats, one
+//! `--levels expert,greedy,greedy,greedy` plays any lineup of bot kinds instead (seats
+//! rotating one place per match) and prints each kind's share of first places with
+//! its 95 % Wilson interval, mean totals and `choose` times (p50, p99), and each
+//! kind's Weng-Lin rating over those matches (the server's rating system):
+//!
+//! ```text
+//! cargo run -p bot --release --bin bot-duel -- --levels expert,greedy,greedy,greedy --matches 500 --mode journey
+//! ```
+//!
+//! Otherwise, for each lineup (two greedy bots on opposite seats, two on neighbouring seats, one
 //! greedy bot against three random ones; seats rotate by match) it prints the greedy
 //! side's share of first places (rule 9.2; a first place shared by k seats counts 1/k
 //! for each), the share equally strong bots would get, mean totals, how many matches
 //! hit the turn limit, the run time and the greedy bot's `choose` times.
 
-use bot::{simulate, DuelConfig, Lineup, MATCH_TURNS};
+use bot::{
+    duel_levels, level_ratings, simulate, BotKind, DuelConfig, LevelDuel, Lineup, MATCH_TURNS,
+};
 use clap::{Parser, ValueEnum};
 use engine::{Mode, RuleSet};
 use std::process::ExitCode;
@@ -58,6 +69,10 @@ struct Args {
     /// Lineups to play.
     #[arg(long, value_enum, default_value = "all")]
     lineup: LineupArg,
+    /// Any lineup of four bot kinds (random, beginner, casual, greedy, expert), comma
+    /// separated, instead of the greedy-against-random lineups.
+    #[arg(long, value_delimiter = ',')]
+    levels: Option<Vec<BotKind>>,
     /// Worker threads (default: the machine's cores).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
@@ -89,6 +104,59 @@ fn main() -> ExitCode {
         threads
     );
     let all = Instant::now();
+    if let Some(levels) = args.levels {
+        let Ok(lineup) = <[BotKind; 4]>::try_from(levels) else {
+            eprintln!("bot-duel: --levels takes exactly four kinds");
+            return ExitCode::FAILURE;
+        };
+        let d = LevelDuel {
+            rules: RuleSet::default(),
+            mode,
+            lineup,
+            matches: args.matches,
+            max_turns: args.turns,
+            seed: args.seed,
+            threads,
+        };
+        let (runs, shares) = match duel_levels(&d) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("bot-duel: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let names: Vec<&str> = lineup.iter().map(|k| k.name()).collect();
+        println!("lineup={} (seats rotate each match)", names.join(","));
+        for s in shares {
+            println!(
+                "{:<9} seats={} first={:.1}/{} share={:.1}% ci95=[{:.1}%, {:.1}%] fair_share={:.0}% \
+                 mean_total={:.0} choose: p50={:.0}us p99={:.0}us max={:.0}us",
+                s.kind.name(),
+                s.seats,
+                s.firsts,
+                args.matches,
+                100.0 * s.share,
+                100.0 * s.ci95.0,
+                100.0 * s.ci95.1,
+                100.0 * s.fair_share,
+                s.mean_total,
+                s.choose.p50_us,
+                s.choose.p99_us,
+                s.choose.max_us
+            );
+        }
+        for r in level_ratings(&runs) {
+            println!(
+                "{:<9} rating (Weng-Lin over these matches): mu={:.2} sigma={:.2} conservative={:.2}",
+                r.kind.name(),
+                r.mu,
+                r.sigma,
+                r.conservative()
+            );
+        }
+        println!("total time={:.1}s", all.elapsed().as_secs_f64());
+        return ExitCode::SUCCESS;
+    }
     for lineup in lineups {
         let cfg = DuelConfig {
             rules: RuleSet::default(),

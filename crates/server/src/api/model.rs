@@ -100,7 +100,10 @@ impl From<store::MatchSummary> for MatchSummary {
             seats: m
                 .seats
                 .into_iter()
-                .map(|s| seat_info(s.seat, s.player_id, s.name, s.is_bot, s.left))
+                .map(|s| {
+                    let level = level(s.bot_level.as_deref());
+                    seat_info(s.seat, s.player_id, s.name, s.is_bot, s.left, level)
+                })
                 .collect(),
             turns_played: m.turn_count,
             standings,
@@ -109,15 +112,30 @@ impl From<store::MatchSummary> for MatchSummary {
 }
 
 /// A seat as the wire shows it: `bot` is true for a bot and for a seat whose player
-/// left (a bot plays it from then on), as in `match_started`.
-fn seat_info(seat: Seat, player_id: Option<Uuid>, name: String, bot: bool, left: bool) -> SeatInfo {
+/// left (a bot plays it from then on), as in `match_started`; `bot_level` the stored
+/// level of a seated bot.
+fn seat_info(
+    seat: Seat,
+    player_id: Option<Uuid>,
+    name: String,
+    bot: bool,
+    left: bool,
+    bot_level: Option<protocol::BotLevel>,
+) -> SeatInfo {
     SeatInfo {
         seat,
         player_id,
         name,
         bot: bot || left,
         left,
+        bot_level,
     }
+}
+
+/// A stored bot level (`match_seats.bot_level`) as the wire names it; `None` for none
+/// (and for a name this build does not know).
+pub(crate) fn level(stored: Option<&str>) -> Option<protocol::BotLevel> {
+    stored.and_then(protocol::BotLevel::parse)
 }
 
 /// The wire form of a stored rating.
@@ -162,7 +180,8 @@ impl From<store::ReplayDoc> for MatchReplay {
             .into_iter()
             .map(|s| {
                 let left = d.replay.left.contains(&s.seat);
-                seat_info(s.seat, s.player_id, s.name, s.is_bot, left)
+                let level = level(s.bot_level.as_deref());
+                seat_info(s.seat, s.player_id, s.name, s.is_bot, left, level)
             })
             .collect();
         MatchReplay {
@@ -299,6 +318,7 @@ mod tests {
             player_id: None,
             is_bot: true,
             name: format!("Bot {}", seat.name()),
+            bot_level: None,
             left: false,
             standing: result.map(|(place, total)| Standing {
                 seat,

@@ -83,6 +83,9 @@ pub enum QueueCmd {
         /// again at a new matchmaker (it keeps its place and bot-fill wait).
         #[serde(default)]
         since_ms: Option<u64>,
+        /// `join_queue.bot_level`.
+        #[serde(default)]
+        bot_level: protocol::BotLevel,
     },
     /// `leave_queue`, or the socket closed (`closed`).
     Leave {
@@ -124,6 +127,8 @@ pub(super) struct Requeue {
     mode: Mode,
     /// When it first queued (Unix ms, this node's clock).
     since_ms: u64,
+    /// The bot level it asked for.
+    bot_level: protocol::BotLevel,
     /// Its socket here.
     conn: ConnHandle,
 }
@@ -174,10 +179,12 @@ impl Cluster {
                 name,
                 mode,
                 since_ms,
+                bot_level,
             } => Some(Requeue {
                 name: name.clone(),
                 mode: *mode,
                 since_ms: since_ms.unwrap_or_else(crate::clock::now_ms),
+                bot_level: *bot_level,
                 conn: conn.clone(),
             }),
             _ => None,
@@ -354,6 +361,7 @@ impl Cluster {
                 conn: r.conn,
                 req: None,
                 since_ms: Some(r.since_ms),
+                bot_level: r.bot_level,
             };
             if state.matchmaker().send(cmd).await.is_err() {
                 state.presence().release(player, Busy::Queued(r.mode));
@@ -385,6 +393,7 @@ impl Cluster {
                             name: d.name,
                             mode: d.mode,
                             since_ms: d.since_ms,
+                            bot_level: d.bot_level,
                             conn,
                         },
                     );
@@ -487,6 +496,7 @@ impl Cluster {
                     name: r.name.clone(),
                     mode: r.mode,
                     since_ms: Some(r.since_ms),
+                    bot_level: r.bot_level,
                 };
                 // Refused (no matchmaker yet, or the player was seated meanwhile):
                 // the next check tries again (a seated player's notice ends it).
@@ -572,6 +582,7 @@ impl Cluster {
                 name,
                 mode,
                 since_ms,
+                bot_level,
             } => {
                 if let Err(b) = state.presence().claim(player, Busy::Queued(mode)) {
                     return Err(Refused {
@@ -590,6 +601,7 @@ impl Cluster {
                     conn: rconn,
                     req,
                     since_ms,
+                    bot_level,
                 };
                 if state.matchmaker().send(cmd).await.is_err() {
                     self.stand_ins.remove(&player);

@@ -26,6 +26,7 @@
 //! changes once it is durable, tells everyone (`match_ended` with each rated seat's
 //! change), removes itself from the registries and returns.
 
+use super::bots::{self, BotSeat, Thinking, Thought};
 use super::{History, RoomCmd, RoomDeps};
 use crate::clock;
 use crate::ws::outbound::Fanout;
@@ -54,8 +55,8 @@ pub(crate) const STALL: Duration = Duration::from_secs(1);
 pub(crate) enum SeatKind {
     /// A human player (by id).
     Human(Uuid),
-    /// A bot and its strategy (with its own seeded generator).
-    Bot(Box<dyn bot::Strategy + Send>),
+    /// A bot: its level and strategy (with its own seeded generator).
+    Bot(BotSeat),
     /// Nobody.
     Empty,
 }
@@ -186,6 +187,11 @@ pub(crate) struct Room {
     away_since: Option<u64>,
     /// The `match_ended` shown (with rating changes), for snapshots after it.
     ended: Option<MatchEnded>,
+    /// A bot's search running on the blocking pool, if any (module `bots`).
+    thinking: Option<Thinking>,
+    /// A searched plan that came back while a write was pending: the turn it is
+    /// for, and the plan (played when the room acts for that turn).
+    bot_ready: Option<(u32, Plan)>,
 }
 
 /// What woke the room actor.
@@ -200,6 +206,8 @@ enum Wake {
     Cmd(RoomCmd),
     /// The engine's deadline or the bot / absent-seat moment came.
     Timer,
+    /// A bot's search finished (`None`: it panicked).
+    Thought(Option<Thought>),
 }
 
 /// How a room begins: a new match waiting for its `CreateMatch` commit, or a match
@@ -256,6 +264,8 @@ impl Room {
             auto_at: None,
             away_since: None,
             ended: None,
+            thinking: None,
+            bot_ready: None,
         }
     }
 
@@ -291,6 +301,7 @@ impl Room {
                 },
                 _ = sleep_until_ms(&clock, deadline) => Wake::Timer,
                 _ = sleep_until(auto) => Wake::Timer,
+                res = bots::thought(&mut self.thinking) => Wake::Thought(res.ok()),
             };
             // Everything this event shows leaves in one write per socket.
             let _batch = Batch::open();
@@ -317,6 +328,7 @@ impl Room {
                 }
                 Wake::Cmd(cmd) => self.on_cmd(cmd),
                 Wake::Timer => self.on_timer(),
+                Wake::Thought(t) => self.on_thought(t),
             }
         }
         self.unregister();
@@ -599,7 +611,7 @@ impl Room {
         let seat = Seat::from_index(i);
         self.m.leave(seat);
         let slot = &mut self.seats[i];
-        slot.kind = SeatKind::Bot(bot::new_bot(self.deps.settings.bot_kind, rand::random()));
+        slot.kind = SeatKind::Bot(self.deps.new_bot(self.deps.settings.bot_kind));
         slot.info.bot = true;
         slot.info.left = true;
         slot.conn = None;
@@ -759,7 +771,50 @@ impl Room {
             return; // the player came back: its own plan (or the turn timer) decides
         }
         let plan = match &mut self.seats[i].kind {
-            SeatKind::Bot(strategy) => strategy.choose(self.m.position(), self.m.rules()),
+            SeatKind::Bot(b) => {
+                if let Some((_, plan)) = self
+                    .bot_ready
+                    .take()
+                    .filter(|(t, _)| *t == turn.turn_number)
+                {
+                    plan
+                } else if self.thinking.is_some() {
+                    return; // a search is out; its `Thought` wakes the room
+                } else {
+                    let Some(strategy) = b.strategy.take() else {
+                        return; // unreachable: the strategy is out only while thinking
+                    };
+                    if b.kind.searches() {
+                        let pos = *self.m.position();
+                        match self.deps.bots.think(strategy, pos, self.m.rules().clone()) {
+                            Ok(rx) => {
+                                self.thinking = Some(Thinking {
+                                    seat: i,
+                                    turn_number: turn.turn_number,
+                                    rx,
+                                });
+                                return;
+                            }
+                            Err(strategy) => {
+                                // Every search slot is busy: the greedy plan, here.
+                                b.strategy = Some(strategy);
+                                metrics::counter!("ludo_bot_search_fallbacks_total").increment(1);
+                                bot::choose_plan(
+                                    bot::BotKind::Greedy,
+                                    self.m.position(),
+                                    self.m.rules(),
+                                    rand::random(),
+                                )
+                            }
+                        }
+                    } else {
+                        let mut strategy = strategy;
+                        let plan = strategy.choose(self.m.position(), self.m.rules());
+                        b.strategy = Some(strategy);
+                        plan
+                    }
+                }
+            }
             _ => engine::Plan::pass(),
         };
         let outcome = match self.m.submit(turn.seat, turn.turn_number, &plan, now) {
@@ -776,6 +831,38 @@ impl Room {
             }
         };
         self.after_turn(outcome, None, None);
+    }
+
+    /// A bot's search came back: its strategy returns to its seat, and its plan is
+    /// played if the turn it searched for is still the current one (at once, or when
+    /// the pending write is released); otherwise it is dropped (the turn timed out or
+    /// the match ended meanwhile).
+    fn on_thought(&mut self, thought: Option<Thought>) {
+        let Some(t) = self.thinking.take() else {
+            return;
+        };
+        match (thought, &mut self.seats[t.seat].kind) {
+            (Some(th), SeatKind::Bot(b)) => {
+                b.strategy = Some(th.strategy);
+                self.bot_ready = Some((t.turn_number, th.plan));
+            }
+            (None, SeatKind::Bot(b)) => {
+                tracing::error!(match_id = %self.id, "bot search panicked; a new bot takes the seat");
+                let kind = b.kind;
+                *b = self.deps.new_bot(kind);
+            }
+            _ => {}
+        }
+        if self.pending.is_some() || self.m.is_over() {
+            return;
+        }
+        let current = self.m.current_turn().map(|c| c.turn_number);
+        if current == Some(t.turn_number) && self.bot_ready.is_some() {
+            self.auto_move(self.deps.clock.now_ms());
+        } else {
+            self.bot_ready = None;
+            self.schedule_auto();
+        }
     }
 
     // ----- match messages -----

@@ -28,6 +28,8 @@ pub(crate) struct RoomDeps {
     /// Cluster mode (this node joined a cluster before serving): a write that fails
     /// was fenced, because another node owns the match now.
     pub(crate) clustered: bool,
+    /// The server's bound on expert searches running at once.
+    pub(crate) bots: super::bots::BotPool,
     /// The registries the room updates: its own entry and its players' presence.
     registries: Arc<Registries>,
 }
@@ -44,6 +46,10 @@ pub(crate) struct RoomSettings {
     pub(crate) bot_kind: bot::BotKind,
     /// How long a bot waits before it moves (`--bot-think-ms`).
     pub(crate) bot_think: Duration,
+    /// An expert's wall-clock budget per decision (`--bot-budget-ms`).
+    pub(crate) bot_budget: Duration,
+    /// An expert's node budget per decision (`--bot-nodes`; 0: unbounded).
+    pub(crate) bot_nodes: usize,
 }
 
 impl RoomDeps {
@@ -59,7 +65,10 @@ impl RoomDeps {
                 abandon_ms: u64::from(config.abandon_seconds) * 1000,
                 bot_kind: config.bot_kind,
                 bot_think: config.bot_think(),
+                bot_budget: Duration::from_millis(config.bot_budget_ms),
+                bot_nodes: config.bot_nodes,
             },
+            bots: state.bot_pool().clone(),
             shutdown: state.shutdown_token().clone(),
             clustered: state.cluster().is_some(),
             registries: state.registries().clone(),
@@ -72,6 +81,16 @@ impl RoomDeps {
         self.registries
             .presence()
             .release(player, Busy::Seated(match_id));
+    }
+
+    /// A new bot of `kind` for a seat, with this server's search budgets.
+    pub(crate) fn new_bot(&self, kind: bot::BotKind) -> super::bots::BotSeat {
+        super::bots::BotSeat::new(
+            kind,
+            rand::random(),
+            self.settings.bot_budget,
+            self.settings.bot_nodes,
+        )
     }
 
     /// Removes the room of `match_id` from the registry: requests naming the match

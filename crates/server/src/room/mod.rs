@@ -18,10 +18,13 @@
 //! (or `resync`/`spectate`) and receives a snapshot.
 
 mod actor;
+mod bots;
 mod deps;
 mod history;
 
 pub(crate) use actor::wire_change;
+pub(crate) use bots::BotPool;
+pub use bots::{kind_of, level_of};
 pub(crate) use deps::RoomDeps;
 pub use history::History;
 
@@ -48,8 +51,8 @@ pub enum Occupant {
         /// Display name.
         name: String,
     },
-    /// A bot (strategy from the server's configuration).
-    Bot,
+    /// A bot of this kind (level).
+    Bot(bot::BotKind),
     /// Nobody: the seat's turns are passed (lobbies started without bots).
     Empty,
 }
@@ -258,19 +261,21 @@ pub fn start_listed(
                         name,
                         bot: false,
                         left: false,
+                        bot_level: None,
                     },
                     actor::SeatKind::Human(player_id),
                     state.reach(player_id),
                 ),
-                Occupant::Bot => (
+                Occupant::Bot(kind) => (
                     SeatInfo {
                         seat,
                         player_id: None,
                         name: bot_name(seat),
                         bot: true,
                         left: false,
+                        bot_level: level_of(kind),
                     },
-                    actor::SeatKind::Bot(bot::new_bot(state.config().bot_kind, rand::random())),
+                    actor::SeatKind::Bot(bots::configured(state.config(), kind)),
                     None,
                 ),
                 Occupant::Empty => (
@@ -280,6 +285,7 @@ pub fn start_listed(
                         name: "(empty)".into(),
                         bot: false,
                         left: false,
+                        bot_level: None,
                     },
                     actor::SeatKind::Empty,
                     None,
@@ -311,6 +317,7 @@ pub fn start_listed(
                     player_id: s.info.player_id,
                     is_bot: s.info.bot,
                     name: s.info.name.clone(),
+                    bot_level: s.info.bot_level.map(|l| l.name().to_string()),
                 })
                 .collect(),
             secret_seed: Some(seed),
@@ -393,16 +400,21 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
         .into_iter()
         .map(|e| {
             let gone = left.contains(&e.seat);
+            // A stored level names the seat's bot; a seat whose player left, and a
+            // bot stored before levels existed, play at the server's default.
+            let stored_level = e.bot_level.as_deref().and_then(protocol::BotLevel::parse);
+            let bot_kind = stored_level.map_or(state.config().bot_kind, kind_of);
             let info = SeatInfo {
                 seat: e.seat,
                 player_id: e.player_id,
                 name: e.name,
                 bot: e.is_bot || gone,
                 left: gone,
+                bot_level: stored_level,
             };
             let (kind, conn) = match (e.is_bot || gone, e.player_id) {
                 (true, _) => (
-                    actor::SeatKind::Bot(bot::new_bot(state.config().bot_kind, rand::random())),
+                    actor::SeatKind::Bot(bots::configured(state.config(), bot_kind)),
                     None,
                 ),
                 (false, Some(p)) => (actor::SeatKind::Human(p), state.session(p)),

@@ -290,7 +290,7 @@ impl Session {
     /// A signed-in player's request, answered by the function of its kind.
     async fn request(&mut self, player: &store::Player, r: Request, req: Option<String>) {
         match r {
-            Request::JoinQueue(j) => self.join_queue(player, j.mode, req).await,
+            Request::JoinQueue(j) => self.join_queue(player, j.mode, j.bot_level, req).await,
             Request::LeaveQueue => self.leave_queue(player, req).await,
             Request::CreateLobby(c) => self.create_lobby(player, &c, req).await,
             Request::JoinLobby(j) => self.join_lobby(player, &j.code, req).await,
@@ -356,7 +356,13 @@ impl Session {
 
     /// `join_queue`: claims the player as queued (`already_busy` if it is busy), then
     /// the matchmaker (this node's, or in a cluster the matchmaker node's) answers.
-    async fn join_queue(&self, player: &store::Player, mode: engine::Mode, req: Option<String>) {
+    async fn join_queue(
+        &self,
+        player: &store::Player,
+        mode: engine::Mode,
+        bot_level: protocol::BotLevel,
+        req: Option<String>,
+    ) {
         if !self.new_matches_open(&req) || !self.free_in_cluster(player, &req).await {
             return;
         }
@@ -372,6 +378,7 @@ impl Session {
                 name: player.name.clone(),
                 mode,
                 since_ms: None,
+                bot_level,
             };
             // On success the matchmaker answered through its stand-in.
             match c
@@ -394,6 +401,7 @@ impl Session {
             conn: rconn,
             req: req.clone(),
             since_ms: None,
+            bot_level,
         };
         if state.matchmaker().send(cmd).await.is_err() {
             state.presence().release(player.id, Busy::Queued(mode));
@@ -707,6 +715,7 @@ impl Session {
                 name: s.name.clone(),
                 bot: s.is_bot || doc.replay.left.contains(&s.seat),
                 left: doc.replay.left.contains(&s.seat),
+                bot_level: crate::api::model::level(s.bot_level.as_deref()),
             })
             .collect();
         let your_seat = seats

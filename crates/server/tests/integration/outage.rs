@@ -34,7 +34,12 @@ async fn outage(direct: Store, db_url: String) {
     let id = room::start(
         &srv.state,
         Mode::Clash,
-        vec![human(&ana), Occupant::Bot, Occupant::Bot, Occupant::Bot],
+        vec![
+            human(&ana),
+            Occupant::Bot(bot::BotKind::Greedy),
+            Occupant::Bot(bot::BotKind::Greedy),
+            Occupant::Bot(bot::BotKind::Greedy),
+        ],
     )
     .unwrap();
     let st = expect_started(&mut ana).await;

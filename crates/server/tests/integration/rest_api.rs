@@ -48,7 +48,12 @@ async fn play_match(
     protocol::MatchEnded,
     Vec<u32>,
 ) {
-    let occupants = vec![human(&a), human(&b), Occupant::Bot, Occupant::Bot];
+    let occupants = vec![
+        human(&a),
+        human(&b),
+        Occupant::Bot(bot::BotKind::Greedy),
+        Occupant::Bot(bot::BotKind::Greedy),
+    ];
     let id = room::start(&srv.state, Mode::Journey, occupants).expect("room starts");
     let (sa, sb) = (expect_started(&mut a).await, expect_started(&mut b).await);
     assert_eq!((sa.match_id, sb.match_id), (id, id));

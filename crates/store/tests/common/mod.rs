@@ -76,12 +76,14 @@ pub(crate) fn seats(humans: &[(Uuid, &str)]) -> Vec<SeatEntry> {
                 player_id: Some(id),
                 is_bot: false,
                 name: name.to_string(),
+                bot_level: None,
             },
             None => SeatEntry {
                 seat,
                 player_id: None,
                 is_bot: true,
                 name: format!("Bot {}", i + 1),
+                bot_level: Some("expert".into()),
             },
         })
         .collect()

@@ -1,0 +1,234 @@
+//! The expert bot: Monte Carlo search with determinised dice over the greedy bot's
+//! best candidate plans.
+//!
+//! Each turn it
+//! 1. ranks the legal candidate plans with the greedy search and keeps the best
+//!    [`ExpertConfig::candidates`] of them;
+//! 2. plays each candidate, then rolls out the next [`ExpertConfig::depth`] turns of
+//!    the match (the opponents' turns, and its own next one for `depth` ≥ 4): every
+//!    turn rolls `dice_per_turn` dice with the engine's exact dice model (each face
+//!    1..=6 equally likely, [`engine::Dice`]), applies them to the roll store (rule
+//!    4.1) and plays the plan a narrow greedy policy chooses;
+//! 3. values the position the rollout reaches with the greedy heuristic for its own
+//!    seat (own total against the opponents', piece progress, capture threats).
+//!
+//! Rollout `r` uses the same dice for every candidate (common random numbers), so the
+//! candidates are compared on equal luck. Rollouts go round-robin over the candidates
+//! while the node budget (plans played, a deterministic bound, checked before each
+//! rollout) and the optional wall-clock budget last; the candidate with the best mean
+//! value is played (the greedy order breaks ties; the greedy choice is played when no
+//! rollout fits).
+
+use crate::eval::{evaluate, Weights};
+use crate::greedy::{GreedyBot, GreedyConfig};
+use crate::threat::{dice_tail, ThreatMap};
+use crate::{legal_or_pass, Strategy};
+use engine::{Dice, Plan, Position, RuleSet, Seed};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+use std::time::{Duration, Instant};
+
+/// How much the expert searches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpertConfig {
+    /// Best greedy candidates compared by rollouts (4).
+    pub candidates: usize,
+    /// Turns played in each rollout after the candidate (4: one round of the
+    /// opponents' turns and the bot's own next turn, so the rolls it keeps are
+    /// valued by how it uses them).
+    pub depth: u32,
+    /// Deterministic budget: plans played (rollout policy searches and leaf
+    /// evaluations) per decision, after the candidate ranking (16 000; about 10 ms
+    /// in a release build on the benchmark machine, see `BENCHMARKS.md`).
+    pub node_budget: usize,
+    /// Wall-clock budget per decision (`None`: only the node budget bounds the
+    /// search, and the bot is deterministic for its seed). The search stops at
+    /// whichever budget runs out first; a rollout in progress is finished (one
+    /// rollout is well under a millisecond in a release build).
+    pub time_budget: Option<Duration>,
+    /// The greedy search that ranks the candidates.
+    pub ranking: GreedyConfig,
+    /// The greedy search the rollouts play every turn with: the greedy bot's
+    /// heuristic with a narrower search (beam 1, no random candidates). A weaker
+    /// rollout policy (at most 40 plans a turn) measured no better than the greedy
+    /// bot itself: the opponents the rollouts imagine must play like real ones.
+    pub policy: GreedyConfig,
+}
+
+/// The default wall-clock budget of a decision on the server: 20 ms.
+pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_millis(20);
+
+impl Default for ExpertConfig {
+    fn default() -> Self {
+        ExpertConfig {
+            candidates: 4,
+            depth: 4,
+            node_budget: 16_000,
+            time_budget: None,
+            ranking: GreedyConfig::default(),
+            policy: GreedyConfig {
+                beam: 1,
+                royal_beam: 1,
+                random_plans: 0,
+                ..GreedyConfig::default()
+            },
+        }
+    }
+}
+
+/// A bot that searches: greedy candidates compared by Monte Carlo rollouts over
+/// determinised dice (see the module docs). Deterministic for its seed when it has no
+/// time budget.
+#[derive(Debug, Clone)]
+pub struct ExpertBot {
+    config: ExpertConfig,
+    ranker: GreedyBot,
+    policy: GreedyBot,
+    rng: ChaCha20Rng,
+    /// `dice_per_turn` and its tail table, cached between turns.
+    tail: (u8, Vec<f32>),
+}
+
+/// What one decision did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SearchStats {
+    /// Plans played during the rollouts (what [`ExpertConfig::node_budget`] bounds).
+    pub nodes: usize,
+    /// Complete rollouts (over all candidates).
+    pub rollouts: usize,
+    /// Candidates compared.
+    pub candidates: usize,
+}
+
+impl ExpertBot {
+    /// An expert with the default configuration (node budget only) seeded with `seed`.
+    pub fn new(seed: u64) -> ExpertBot {
+        ExpertBot::with_config(seed, ExpertConfig::default())
+    }
+
+    /// An expert with `config`.
+    pub fn with_config(seed: u64, config: ExpertConfig) -> ExpertBot {
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let ranker = GreedyBot::with_config(rng.next_u64(), config.ranking.clone());
+        let policy = GreedyBot::with_config(rng.next_u64(), config.policy.clone());
+        ExpertBot {
+            config,
+            ranker,
+            policy,
+            rng,
+            tail: (0, Vec::new()),
+        }
+    }
+
+    /// Chooses the plan and reports the search's work.
+    pub fn choose_stats(&mut self, pos: &Position, rules: &RuleSet) -> (Plan, SearchStats) {
+        let started = Instant::now();
+        let mut stats = SearchStats::default();
+        let Some(me) = pos.to_move() else {
+            return (Plan::pass(), stats);
+        };
+        if self.tail.0 != rules.dice_per_turn || self.tail.1.is_empty() {
+            self.tail = (rules.dice_per_turn, dice_tail(rules.dice_per_turn));
+        }
+        let (ranked, _) = self
+            .ranker
+            .ranked(pos, rules, self.config.candidates.max(1));
+        let Some(greedy_best) = ranked.first().map(|(p, _)| p.clone()) else {
+            return (Plan::pass(), stats);
+        };
+        stats.candidates = ranked.len();
+        if ranked.len() == 1 {
+            return (legal_or_pass(pos, rules, greedy_best), stats);
+        }
+        // The position after each candidate (all are legal: the ranking validated them).
+        let after: Vec<Position> = ranked
+            .iter()
+            .map(|(p, _)| match pos.play(rules, p) {
+                Ok((next, _)) => next,
+                Err(_) => *pos,
+            })
+            .collect();
+        let mut sums = vec![0.0f64; ranked.len()];
+        let mut counts = vec![0u32; ranked.len()];
+        let (node_budget, time_budget) = (self.config.node_budget, self.config.time_budget);
+        let budget_left =
+            |nodes: usize| nodes < node_budget && time_budget.is_none_or(|t| started.elapsed() < t);
+        'search: while budget_left(stats.nodes) {
+            // One round: the same dice for every candidate.
+            let mut seed = [0u8; 32];
+            self.rng.fill_bytes(&mut seed);
+            let before = stats.nodes;
+            for (i, start) in after.iter().enumerate() {
+                if !budget_left(stats.nodes) {
+                    break 'search;
+                }
+                let (value, nodes) = self.rollout(*start, me, rules, Seed(seed));
+                sums[i] += value as f64;
+                counts[i] += 1;
+                stats.nodes += nodes;
+                stats.rollouts += 1;
+            }
+            if stats.nodes == before {
+                break; // unreachable: every rollout counts at least its leaf
+            }
+        }
+        // Best mean over the candidates that had a rollout; the earlier (greedier)
+        // candidate wins ties; the greedy choice when none had one.
+        let mut best: Option<(usize, f64)> = None;
+        for i in 0..sums.len() {
+            if counts[i] == 0 {
+                continue;
+            }
+            let mean = sums[i] / counts[i] as f64;
+            if best.is_none_or(|(_, m)| mean > m) {
+                best = Some((i, mean));
+            }
+        }
+        let Some((best, _)) = best else {
+            return (legal_or_pass(pos, rules, greedy_best), stats);
+        };
+        let plan = ranked[best].0.clone();
+        (legal_or_pass(pos, rules, plan), stats)
+    }
+
+    /// Plays `depth` turns from `pos` (each: roll, fast greedy plan) with dice from
+    /// `seed`, then values the result for `me`. Returns the value and the plans played.
+    fn rollout(
+        &mut self,
+        mut pos: Position,
+        me: engine::Seat,
+        rules: &RuleSet,
+        seed: Seed,
+    ) -> (f32, usize) {
+        let mut dice = Dice::new(seed);
+        let mut nodes = 0usize;
+        let mut roll = [0u8; 32];
+        let n = (rules.dice_per_turn as usize).min(roll.len());
+        for _ in 0..self.config.depth {
+            if pos.to_move().is_none() {
+                break;
+            }
+            for d in roll.iter_mut().take(n) {
+                *d = dice.roll();
+            }
+            if pos.apply_roll(rules, &roll[..n]).is_err() {
+                break;
+            }
+            let (plan, evals) = self.policy.choose_counted(&pos, rules);
+            nodes += evals.max(1);
+            match pos.play(rules, &plan) {
+                Ok((next, _)) => pos = next,
+                Err(_) => break, // unreachable: the policy returns legal plans
+            }
+        }
+        let w: &Weights = &self.config.policy.weights;
+        let threat = ThreatMap::build(&pos, me, &self.tail.1, w);
+        (evaluate(&pos, me, 0, &threat, rules, w), nodes + 1)
+    }
+}
+
+impl Strategy for ExpertBot {
+    fn choose(&mut self, pos: &Position, rules: &RuleSet) -> Plan {
+        self.choose_stats(pos, rules).0
+    }
+}
