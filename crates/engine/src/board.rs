@@ -412,7 +412,11 @@ mod tests {
         assert_eq!(Location::schema_name(), "Location");
         let schema = schemars::schema_for!(Vec<Location>);
         let json = serde_json::to_value(&schema).unwrap();
-        assert!(json["$defs"]["Location"].is_object(), "{json}");
+        assert_eq!(
+            json["$defs"]["Location"]["pattern"],
+            "^(yard|home|ring:([0-9]|[1-5][0-9]|6[0-7])|hp:[1-7])$",
+            "{json}"
+        );
     }
 
     /// `Location::ring`: the ring index on the ring, nothing elsewhere.
