@@ -217,6 +217,42 @@ export class LudoClient {
     });
   }
 
+  /** The socket's `readyState` (WebSocket's 0–3; 3, closed, between sockets). */
+  get readyState(): number {
+    return this.ws?.readyState ?? 3;
+  }
+
+  /** Whether the socket is open and signed in (`welcome` received). */
+  get connected(): boolean {
+    return this.ws?.readyState === OPEN && this.welcome !== null;
+  }
+
+  /** Sends message `t` without an `id` (no answer awaited); dropped when not connected. */
+  send<T extends ClientMessageType>(t: T, d?: PayloadOf<T>): void {
+    this.raw((d === undefined ? { t } : { t, d }) as ClientFrame);
+  }
+
+  /**
+   * Asks for everything after the last delivered `seq` of `matchId` (`resync`; from
+   * its start when it is not followed yet). Frames arriving meanwhile are held and
+   * delivered in order.
+   */
+  resync(matchId: string): void {
+    this.resyncing.delete(matchId);
+    this.resync_(matchId);
+  }
+
+  /** Asks for a `snapshot` of `matchId`: forgets its `seq` and resyncs from 0. */
+  snapshot(matchId: string): void {
+    this.lastSeq.set(matchId, 0);
+    this.resync(matchId);
+  }
+
+  /** Starts following `matchId` from `seq` (e.g. state restored by the app). */
+  follow(matchId: string, seq: number): void {
+    this.lastSeq.set(matchId, seq);
+  }
+
   /** Enter quick play (`join_queue`). */
   joinQueue(mode: PayloadOf<'join_queue'>['mode']): Promise<Ack> {
     return this.request('join_queue', { mode });
@@ -435,7 +471,7 @@ export class LudoClient {
       } else {
         this.hold(matchId, f);
         this.lastSeq.set(matchId, 0);
-        this.resync(matchId);
+        this.resync_(matchId);
       }
       return;
     }
@@ -448,10 +484,10 @@ export class LudoClient {
       return;
     }
     this.hold(matchId, f);
-    this.resync(matchId);
+    this.resync_(matchId);
   }
 
-  private resync(matchId: string): void {
+  private resync_(matchId: string): void {
     if (this.resyncing.has(matchId)) return;
     this.resyncing.add(matchId);
     this.raw({ t: 'resync', d: { match_id: matchId, last_seq: this.lastSeq.get(matchId) ?? 0 } });
