@@ -8,7 +8,9 @@
 #    with cargo-nextest: each test in its own process under the time limits of
 #    .config/nextest.toml (4 min, 10 for the process tests), so a hang fails with the
 #    test's name; then the doc tests with cargo test (nextest does not run them);
-# 3. runs the browser test (headless Chromium via playwright-core) when web/ has one.
+# 3. runs the client SDK's checks and Node tests against the real server
+#    (scripts/sdk-test.sh: generated types up to date, tsc build, a whole match);
+# 4. runs the browser test (headless Chromium via playwright-core) when web/ has one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +29,8 @@ fi
 step() { local t0=$SECONDS; "$@"; echo "[test.sh] $(( SECONDS - t0 )) s: $*"; }
 step cargo nextest run --workspace --locked
 step cargo test --workspace --locked --doc
+
+step bash scripts/sdk-test.sh
 
 if [ -f web/tests/package.json ]; then
   step bash scripts/browser-test.sh

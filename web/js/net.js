@@ -1,9 +1,12 @@
 // Talking to the server: REST (`/api/v1/...`) and the WebSocket protocol of proto/
-// (frames `{"t", "d", "id"?}` out, `{"t", "d", "seq"?}` in), with reconnects, the
-// per-match sequence numbers and resync after a gap.
+// (frames `{"t", "d", "id"?}` out, `{"t", "d", "seq"?}` in). The WebSocket side is a
+// thin adapter over the client SDK (sdk/, built into js/sdk/ by
+// scripts/build-web-sdk.sh), which does the reconnects with backoff and jitter, the
+// per-match sequence numbers, resync after a gap and the request ids.
 
-/** Protocol version this client speaks (proto/README.md). */
-export const PROTOCOL_VERSION = 3;
+import { LudoClient, PROTOCOL_VERSION } from './sdk/index.js';
+
+export { PROTOCOL_VERSION };
 
 /** An HTTP error with the server's error code and message, when it sent them. */
 export class ApiError extends Error {
@@ -43,24 +46,27 @@ export class ProtocolError extends Error {
   }
 }
 
+/** The SDK's connection states as the app's status message keys. */
+const STATUS_KEYS = {
+  connecting: ['conn.connecting', false],
+  reconnecting: ['conn.reconnecting', false],
+  open: ['conn.connected', true],
+  replaced: ['conn.replaced', false],
+};
+
 /**
- * One logical connection: reconnects with backoff, says `hello` with the stored
- * token and the last `seq` of each followed match each time, and delivers server
- * frames in `seq` order per match. Listeners:
- * `onFrame(frame)` for every in-order frame, `onStatus(messageKey, connected)`,
- * `onWelcome(welcome)` after each successful hello, `onAuthFailed(error)`.
+ * One logical connection (the SDK's `LudoClient`): reconnects with backoff, says
+ * `hello` with the stored token and the last `seq` of each followed match each
+ * time, and delivers server frames in `seq` order per match. Listeners:
+ * `onFrame(frame)` for every in-order frame (not `welcome`, `ack`, or the `error`
+ * answering a request; `frame.rx` is the local time it was delivered),
+ * `onStatus(messageKey, connected)`, `onWelcome(welcome)` after each successful
+ * hello, `onAuthFailed(error)`.
  */
 export class Connection {
   constructor(token) {
     this.token = token;
-    this.ws = null;
-    this.nextId = 1;
-    this.pending = new Map(); // id -> {resolve, reject, timer}
-    this.lastSeq = new Map(); // match_id -> last in-order seq
-    this.held = new Map(); // match_id -> frames that came after a gap
-    this.resyncing = new Set();
-    this.closed = false;
-    this.backoff = 500;
+    this.client = null;
     this.onFrame = () => {};
     this.onStatus = () => {};
     this.onWelcome = () => {};
@@ -72,205 +78,76 @@ export class Connection {
     return `${proto}//${location.host}/ws`;
   }
 
+  /** The socket's state, as `{ readyState }` (WebSocket.OPEN once open). */
+  get ws() {
+    return this.client ? { readyState: this.client.readyState } : null;
+  }
+
   /** Opens the socket (and re-opens it after a drop until `close()`). */
   connect() {
-    this.closed = false;
+    this.client?.close();
     this.onStatus('conn.connecting', false);
-    const ws = new WebSocket(this.url());
-    this.ws = ws;
-    ws.onopen = () => {
-      const d = { token: this.token, protocol_version: PROTOCOL_VERSION, client: 'web/1' };
-      // The last seq of each followed match: the server replays a short gap of a
-      // running match after `welcome` (or sends a snapshot), no `resync` needed.
-      const seen = [...this.lastSeq].filter(([, seq]) => seq > 0);
-      if (seen.length) d.last_seq = Object.fromEntries(seen);
-      this.raw({ t: 'hello', d });
-    };
-    ws.onmessage = (m) => {
-      let f;
-      try {
-        f = JSON.parse(m.data);
-      } catch {
-        return;
-      }
+    const c = new LudoClient(this.url(), this.token, {
+      client: 'web/1',
+      backoffInitialMs: 500,
+      backoffMaxMs: 8000,
+    });
+    this.client = c;
+    c.on('status', (s) => {
+      if (this.client !== c) return;
+      const key = STATUS_KEYS[s];
+      if (key) this.onStatus(...key);
+    });
+    c.on('frame', (f) => {
+      if (this.client !== c) return;
       f.rx = Date.now();
-      this.receive(f);
-    };
-    ws.onclose = (ev) => {
-      if (this.ws !== ws) return;
-      clearInterval(this.pinger);
-      for (const [, p] of this.pending) {
-        clearTimeout(p.timer);
-        p.reject(new ProtocolError('disconnected', 'The connection dropped; try again.'));
+      if (f.t === 'welcome') {
+        this.onWelcome(f.d);
+      } else if (f.t === 'ack') {
+        // answers a request (its promise)
+      } else if (f.t === 'error' && (f.d.code === 'not_authenticated' || f.d.code === 'unsupported_version')) {
+        this.onAuthFailed(new ProtocolError(f.d.code, f.d.message));
+      } else if (f.t === 'error' && f.d.in_reply_to != null) {
+        // rejects its request's promise
+      } else {
+        this.onFrame(f);
       }
-      this.pending.clear();
-      this.resyncing.clear();
-      if (this.closed) return;
-      // 4000: the same player signed in on another tab or device, which now holds
-      // the session; reconnecting would only take it back (proto/README.md §2).
-      if (ev.code === 4000) {
-        this.closed = true;
-        this.onStatus('conn.replaced', false);
-        return;
-      }
-      this.onStatus('conn.reconnecting', false);
-      setTimeout(() => !this.closed && this.connect(), this.backoff);
-      this.backoff = Math.min(this.backoff * 2, 8000);
-    };
+    });
   }
 
   /** Closes for good (sign out). */
   close() {
-    this.closed = true;
-    this.ws?.close();
-  }
-
-  raw(frame) {
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
+    this.client?.close();
   }
 
   /** Sends a message without waiting for an answer. */
   send(t, d) {
-    const f = { t };
-    if (d !== undefined) f.d = d;
-    this.raw(f);
+    this.client?.send(t, d);
   }
 
   /**
-   * Sends a message with an `id` and resolves with the `ack` (or the first answer
-   * whose type is in `answers`), rejects with a ProtocolError on the `error` that
-   * names it, or after `timeoutMs`.
+   * Sends a message with an `id` and resolves with the `ack`, rejects with a
+   * ProtocolError on the `error` that names it, or after 10 s (`timeout`).
    */
-  request(t, d, { timeoutMs = 10000 } = {}) {
-    const id = `c${this.nextId++}`;
-    const f = { t, id };
-    if (d !== undefined) f.d = d;
-    return new Promise((resolve, reject) => {
-      if (this.ws?.readyState !== WebSocket.OPEN) {
-        reject(new ProtocolError('disconnected', 'Not connected to the server.'));
-        return;
-      }
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new ProtocolError('timeout', `No answer to ${t}.`));
-      }, timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
-      this.raw(f);
+  request(t, d) {
+    if (!this.client) return Promise.reject(new ProtocolError('disconnected', 'Not connected to the server.'));
+    return this.client.request(t, d).catch((e) => {
+      throw new ProtocolError(e.code, e.code === 'disconnected' ? 'The connection dropped; try again.' : e.message);
     });
-  }
-
-  settle(id, ok, value) {
-    const p = this.pending.get(id);
-    if (!p) return false;
-    clearTimeout(p.timer);
-    this.pending.delete(id);
-    (ok ? p.resolve : p.reject)(value);
-    return true;
   }
 
   /** Starts following a match from `seq` (e.g. after `match_started` or a snapshot). */
   follow(matchId, seq) {
-    this.lastSeq.set(matchId, seq);
+    this.client?.follow(matchId, seq);
   }
 
   /** Asks for a snapshot of a match: the whole position again (resync from 0). */
   snapshot(matchId) {
-    this.lastSeq.set(matchId, 0);
-    this.resync(matchId);
+    this.client?.snapshot(matchId);
   }
 
   /** Asks for everything after the last seen `seq` of a match (0: from its start). */
   resync(matchId) {
-    if (this.resyncing.has(matchId)) return;
-    this.resyncing.add(matchId);
-    this.send('resync', { match_id: matchId, last_seq: this.lastSeq.get(matchId) ?? 0 });
-  }
-
-  receive(f) {
-    const d = f.d ?? {};
-    switch (f.t) {
-      case 'welcome':
-        this.backoff = 500;
-        this.onStatus('conn.connected', true);
-        clearInterval(this.pinger);
-        this.pinger = setInterval(() => this.send('ping'), 20000);
-        this.onWelcome(d);
-        return;
-      case 'ack':
-        this.settle(d.id, true, d);
-        return;
-      case 'error':
-        if (d.code === 'not_authenticated' || d.code === 'unsupported_version') {
-          this.closed = true;
-          this.onAuthFailed(new ProtocolError(d.code, d.message));
-          this.ws?.close();
-          return;
-        }
-        if (d.in_reply_to && this.settle(d.in_reply_to, false, new ProtocolError(d.code, d.message))) return;
-        this.onFrame(f);
-        return;
-      default:
-        break;
-    }
-    const matchId = d.match_id;
-    if (f.seq === undefined || f.seq === null || !matchId) {
-      this.onFrame(f);
-      return;
-    }
-    if (f.t === 'snapshot') {
-      this.resyncing.delete(matchId);
-      this.lastSeq.set(matchId, d.seq ?? f.seq);
-      this.onFrame(f);
-      this.drain(matchId);
-      return;
-    }
-    const last = this.lastSeq.get(matchId);
-    if (last === undefined) {
-      if (f.t === 'match_started' || f.seq === 1) {
-        this.lastSeq.set(matchId, f.seq);
-        this.onFrame(f);
-        this.drain(matchId);
-      } else {
-        this.hold(matchId, f);
-        this.lastSeq.set(matchId, 0);
-        this.resync(matchId);
-      }
-      return;
-    }
-    if (f.seq <= last) return; // already seen
-    if (f.seq === last + 1) {
-      this.lastSeq.set(matchId, f.seq);
-      this.resyncing.delete(matchId);
-      this.onFrame(f);
-      this.drain(matchId);
-      return;
-    }
-    this.hold(matchId, f);
-    this.resync(matchId);
-  }
-
-  hold(matchId, f) {
-    if (!this.held.has(matchId)) this.held.set(matchId, []);
-    this.held.get(matchId).push(f);
-  }
-
-  drain(matchId) {
-    const list = this.held.get(matchId);
-    if (!list) return;
-    list.sort((a, b) => a.seq - b.seq);
-    while (list.length) {
-      const last = this.lastSeq.get(matchId) ?? 0;
-      const f = list[0];
-      if (f.seq <= last) {
-        list.shift();
-      } else if (f.seq === last + 1) {
-        list.shift();
-        this.lastSeq.set(matchId, f.seq);
-        this.onFrame(f);
-      } else {
-        break;
-      }
-    }
-    if (!list.length) this.held.delete(matchId);
+    this.client?.resync(matchId);
   }
 }

@@ -8,9 +8,12 @@
 use crate::api::extract::ApiPath;
 use crate::api::model::{MatchReplay, MatchSummary};
 use crate::api::openapi::ErrorBody;
+use crate::api::web;
 use crate::error::ApiError;
 use crate::state::AppState;
 use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use protocol::RestErrorCode;
@@ -114,6 +117,11 @@ pub(crate) async fn summary(
 /// `dice_commitment` published at the start. Read from the store: turns not yet
 /// stored by the persistence writer appear once stored. The `verify-replay URL`
 /// tool (crate `client`) re-plays it and names the first differing turn.
+///
+/// Caching: an ended match's replay never changes, so it carries an `ETag` and
+/// `Cache-Control: public, max-age=31536000, immutable`, and a request whose
+/// `If-None-Match` names that tag gets `304 Not Modified` without a body; a running
+/// match's replay is `Cache-Control: no-store`.
 #[utoipa::path(
     get,
     path = "/api/v1/matches/{match_id}/replay",
@@ -128,7 +136,10 @@ pub(crate) async fn summary(
             until the match has ended), `turns` (each turn's number, seat, dice, plan, kind and \
             events, in order), `left` (seats whose player left, in leaving order) and `end` \
             (reason and standings; null until ended). \
-            `verify-replay URL` re-plays it."),
+            `verify-replay URL` re-plays it. An ended match's replay has an `ETag` and \
+            `Cache-Control: public, max-age=31536000, immutable`."),
+        (status = 304, description = "Not modified: the match has ended and `If-None-Match` \
+            names its replay's `ETag`. No body."),
         (status = 400, description = "`invalid_id`: the id is not a UUID.", body = ErrorBody),
         (status = 404, description = "`match_not_found`: no match with this id is stored.", body = ErrorBody),
         (status = 500, description = "`internal`: a store failure.", body = ErrorBody),
@@ -138,11 +149,40 @@ pub(crate) async fn summary(
 pub(crate) async fn replay(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<Uuid>,
-) -> Result<Json<MatchReplay>, ApiError> {
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     let doc = state
         .store()
         .replay(id)
         .await?
         .ok_or_else(|| match_not_found(id))?;
-    Ok(Json(doc.into()))
+    let doc: MatchReplay = doc.into();
+    if doc.replay.end.is_none() {
+        // A running match's replay grows with every turn: always ask again.
+        let cache = [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))];
+        return Ok((cache, Json(doc)).into_response());
+    }
+    // An ended match's replay never changes: cache it for a year, revalidate by ETag.
+    let body = serde_json::to_vec(&doc)
+        .map_err(|e| ApiError::new(RestErrorCode::Internal, e.to_string()))?;
+    let etag = web::etag_of(&body);
+    let cache = HeaderValue::from_static(ENDED_REPLAY_CACHE);
+    if web::none_match(&headers, &etag) {
+        return Ok(web::not_modified(etag, cache));
+    }
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
+            (header::ETAG, etag),
+            (header::CACHE_CONTROL, cache),
+        ],
+        body,
+    )
+        .into_response())
 }
+
+/// `Cache-Control` of an ended match's replay (it never changes): public, one year.
+const ENDED_REPLAY_CACHE: &str = "public, max-age=31536000, immutable";

@@ -19,6 +19,7 @@ use axum::http::{Method, Uri};
 use axum::routing::any;
 use axum::Router;
 use protocol::RestErrorCode;
+use tower_http::compression::CompressionLayer;
 use tower_http::trace::TraceLayer;
 
 /// 404 `not_found` with the JSON error body for any `/api/…` path no route claims
@@ -42,7 +43,8 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
 /// OpenAPI document), `/healthz`, `/readyz`, the WebSocket endpoint `/ws`, and the
 /// browser client's static files for every other path (`web`); wrapped in the
 /// edge's HTTP layers (`crate::edge::http::layer`: security headers, `Origin`
-/// policy and CORS, body timeout, JSON error bodies).
+/// policy and CORS, body timeout, JSON error bodies) and compressed (gzip or Brotli,
+/// by `Accept-Encoding`).
 pub fn app(state: AppState) -> Router {
     let router = Router::new()
         .merge(guests::router())
@@ -58,6 +60,10 @@ pub fn app(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed);
     let router = web::with_web(router, state.config());
     crate::edge::http::layer(router, state.config())
+        // gzip or Brotli by `Accept-Encoding`, for REST answers and static files alike
+        // (tower-http's default predicate skips bodies under 32 bytes, images and
+        // the WebSocket upgrade, which has no body).
+        .layer(CompressionLayer::new().gzip(true).br(true))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -2,12 +2,91 @@
 //! fallback, so a path that no API route claims is looked up among the client's
 //! files — `/` and `/index.html`, and the files under `/css/` and `/js/` — and
 //! anything else (the folder's tests, README, `node_modules` after a browser test
-//! run) is a plain 404.
+//! run) is a plain 404. The installable app's `manifest.webmanifest`, `icon.svg` and
+//! service worker `sw.js` are served at the root too (the worker's scope is `/`).
+//!
+//! Caching ([`revalidated`]): every file carries a weak `ETag` (SHA-256 of its bytes)
+//! and `Cache-Control: no-cache`, so a browser asks again on each load and an
+//! unchanged file is answered `304 Not Modified` without a body. This is the
+//! equivalent of content-hashed asset names without a build step: a new release is
+//! picked up on the next load, and a repeat visit transfers no client code (the
+//! service worker then serves the shell even offline). Compression (gzip, Brotli)
+//! is the edge's (`crate::edge::http::layer`).
 
 use crate::config::Config;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use axum::Router;
+use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use tower_http::services::{ServeDir, ServeFile};
+
+/// Largest static file [`revalidated`] hashes (bytes); a larger one is served as is,
+/// without an `ETag`.
+const MAX_HASHED_FILE: usize = 8 << 20;
+
+/// `Cache-Control` of every client file: cache, but revalidate before each use.
+const REVALIDATE: &str = "no-cache";
+
+/// The weak entity tag of `bytes`: `W/"<first 128 bits of SHA-256, hex>"`. Weak,
+/// because the same tag names the identity and the compressed forms of the file.
+pub(crate) fn etag_of(bytes: &[u8]) -> HeaderValue {
+    let digest = Sha256::digest(bytes);
+    HeaderValue::from_str(&format!("W/\"{}\"", hex::encode(&digest[..16])))
+        .expect("hex is a valid header value")
+}
+
+/// Whether the request's `If-None-Match` names `etag` (or is `*`); weak comparison
+/// (RFC 9110 §13.1.2), so `W/"x"` and `"x"` both match `W/"x"`.
+pub(crate) fn none_match(headers: &HeaderMap, etag: &HeaderValue) -> bool {
+    let want = etag.to_str().unwrap_or_default().trim_start_matches("W/");
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.trim_start_matches("W/") == want)
+}
+
+/// `304 Not Modified` with `etag` and `cache_control`, no body.
+pub(crate) fn not_modified(etag: HeaderValue, cache_control: HeaderValue) -> Response {
+    (
+        StatusCode::NOT_MODIFIED,
+        [(header::ETAG, etag), (header::CACHE_CONTROL, cache_control)],
+    )
+        .into_response()
+}
+
+/// Middleware over the client's files: a `200` gets its [`etag_of`] and
+/// `Cache-Control: no-cache`; a request whose `If-None-Match` names that tag gets
+/// [`not_modified`] instead. Other statuses pass unchanged.
+async fn revalidated(req: Request, next: Next) -> Response {
+    let conditional = req.headers().clone();
+    let res = next.run(req).await;
+    if res.status() != StatusCode::OK {
+        return res;
+    }
+    let (mut parts, body) = res.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_HASHED_FILE).await else {
+        return (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "file too large or unreadable",
+        )
+            .into_response();
+    };
+    let etag = etag_of(&bytes);
+    let cache = HeaderValue::from_static(REVALIDATE);
+    if none_match(&conditional, &etag) {
+        return not_modified(etag, cache);
+    }
+    parts.headers.insert(header::ETAG, etag);
+    parts.headers.insert(header::CACHE_CONTROL, cache);
+    Response::from_parts(parts, Body::from(bytes))
+}
 
 /// The repository's `web/` folder as seen from this crate's source (`crates/server`).
 const SOURCE_WEB_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../web");
@@ -49,14 +128,22 @@ pub(crate) fn with_web<S: Clone + Send + Sync + 'static>(
 }
 
 /// The client's files in `dir`: `index.html` at `/` and `/index.html`, the folders
-/// `css/` and `js/`; every other path 404.
+/// `css/` and `js/`, the web app manifest, its icon and the service worker; every
+/// other path 404. Each answer goes through [`revalidated`].
 fn client_files(dir: &std::path::Path) -> Router {
     let index = ServeFile::new(dir.join("index.html"));
     Router::new()
         .route_service("/", index.clone())
         .route_service("/index.html", index)
+        .route_service(
+            "/manifest.webmanifest",
+            ServeFile::new(dir.join("manifest.webmanifest")),
+        )
+        .route_service("/icon.svg", ServeFile::new(dir.join("icon.svg")))
+        .route_service("/sw.js", ServeFile::new(dir.join("sw.js")))
         .nest_service("/css", ServeDir::new(dir.join("css")))
         .nest_service("/js", ServeDir::new(dir.join("js")))
+        .layer(axum::middleware::from_fn(revalidated))
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 mod backends;
 mod common;
 
+mod delivery;
+
 mod bad_input;
 mod bot_levels;
 mod edge;
