@@ -221,10 +221,16 @@ pub struct TurnStarted {
     pub exit_credits: u32,
     /// When the turn is passed automatically, Unix time in milliseconds.
     pub turn_deadline_ms: u64,
-    /// Milliseconds left on the turn timer when sent.
+    /// Milliseconds left on the turn timer when this frame was sent (a gap replay
+    /// after `hello.last_seq` or `resync` sends the turn in progress with its times
+    /// as of the replay): count down from `turn_remaining_ms` from the moment it
+    /// arrives (`proto/README.md` §7).
     pub turn_remaining_ms: u64,
-    /// Milliseconds left on the match clock when sent.
+    /// Milliseconds left on the match clock when this frame was sent.
     pub match_remaining_ms: u64,
+    /// The server's clock when this frame was sent, Unix milliseconds
+    /// (`turn_deadline_ms − turn_remaining_ms`, unless the turn is already due).
+    pub now_ms: u64,
 }
 
 /// `turn_resolved` payload. It carries no position (protocol version 3): every

@@ -186,6 +186,10 @@ pub(crate) struct Room {
     away_since: Option<u64>,
     /// The `match_ended` shown (with rating changes), for snapshots after it.
     ended: Option<MatchEnded>,
+    /// The `seq` and turn number of the last `turn_started` shown: a gap replay
+    /// sends that frame re-stamped with the remaining times of the moment it is
+    /// sent (issue 37), not the stale ones of its first sending.
+    turn_frame: Option<(u64, u32)>,
 }
 
 /// What woke the room actor.
@@ -256,6 +260,7 @@ impl Room {
             auto_at: None,
             away_since: None,
             ended: None,
+            turn_frame: None,
         }
     }
 
@@ -415,6 +420,7 @@ impl Room {
                     if let Some(t) = self.m.current_turn() {
                         let msg =
                             ServerMsg::TurnStarted(self.turn_started(t, self.deps.clock.now_ms()));
+                        self.turn_frame = Some((seq, t.turn_number));
                         self.broadcast(seq, encode(Some(seq), &msg));
                     }
                 }
@@ -950,16 +956,34 @@ impl Room {
 
     /// The frames after `last_seq` when the history still keeps them all (none when
     /// `last_seq` is the current `seq`), otherwise a snapshot (`last_seq` 0, older
-    /// than the history, or ahead of the match).
+    /// than the history, or ahead of the match). The turn in progress's
+    /// `turn_started`, when replayed, is encoded again with its remaining times and
+    /// `now_ms` as of now (same `seq`, same turn): a client counting down from
+    /// `turn_remaining_ms` on arrival is right however long it was away.
     fn send_since(&self, conn: &ConnHandle, last_seq: u64, your_seat: Option<Seat>) {
         match self.history.since(last_seq) {
             Some(frames) => {
-                for f in frames {
-                    conn.send(f);
+                for (seq, f) in frames {
+                    match self.restamped(seq) {
+                        Some(fresh) => conn.send(fresh),
+                        None => conn.send(f),
+                    };
                 }
             }
             None => self.send_snapshot(conn, your_seat),
         }
+    }
+
+    /// The `turn_started` frame of `seq` as of now, when `seq` is that of the turn
+    /// still in progress; `None` for any other frame (sent as kept).
+    fn restamped(&self, seq: u64) -> Option<Frame> {
+        let (turn_seq, turn_number) = self.turn_frame?;
+        let t = self
+            .m
+            .current_turn()
+            .filter(|t| seq == turn_seq && t.turn_number == turn_number)?;
+        let msg = ServerMsg::TurnStarted(self.turn_started(t, self.deps.clock.now_ms()));
+        Some(encode(Some(seq), &msg))
     }
 
     fn send_snapshot(&self, conn: &ConnHandle, your_seat: Option<Seat>) {

@@ -1,0 +1,132 @@
+//! Issue 37: phones in the real world — clocks that are true on arrival after a
+//! reconnect.
+
+use crate::common::*;
+use engine::{Seat, TurnKind};
+use protocol::{ServerFrame, ServerMsg, TurnStarted};
+use serde_json::json;
+
+fn turn_started(f: &ServerFrame) -> TurnStarted {
+    match &f.msg {
+        ServerMsg::TurnStarted(t) => t.clone(),
+        other => panic!("expected turn_started, got {other:?}"),
+    }
+}
+
+/// Yellow's socket drops before its own `turn_started` (turn 4, seq 8) reaches it;
+/// it is back 12 s later with `hello.last_seq` 6. The replayed `turn_started` is
+/// the same turn with the same `seq` and deadline, but stamped as of its replay:
+/// 18,000 ms left (not the 30,000 of its first sending), `now_ms` the server's time
+/// of the replay, and the match clock likewise. A `resync` 2 s later says 16,000.
+/// Counting down from arrival (`proto/README.md` §7), Yellow passes when its display
+/// shows 8 s left: the pass is accepted (`kind: "pass"`, not a timeout).
+#[tokio::test]
+async fn a_replayed_turn_started_carries_the_times_left_when_it_is_replayed() {
+    let (s, clock) = start_manual(test_config()).await;
+    let (mut clients, started) = lobby_of_four(&s, false, 4).await;
+    let id = started[0].match_id;
+    let (g, y) = (
+        index_of(&started, Seat::Green),
+        index_of(&started, Seat::Yellow),
+    );
+    let (y_id, y_token) = (clients[y].player_id, clients[y].token.clone());
+    // Yellow has processed up to seq 6 (turn 3's turn_started), then its socket drops.
+    pass_first_turns(&mut clients, &started, id, 2).await;
+    clients[y]
+        .recv_until(|m| matches!(m, ServerMsg::TurnStarted(t) if t.turn_number == 3))
+        .await;
+    clients[y].ws.close(None).await.unwrap();
+    s.eventually("yellow's socket is gone", |st| st.session(y_id).is_none())
+        .await;
+    // Blue passes turn 3: seq 7 (turn_resolved) and seq 8 (Yellow's turn_started).
+    clients[index_of(&started, Seat::Blue)]
+        .send(json!({"t": "pass", "d": {"match_id": id, "turn_number": 3}}))
+        .await;
+    let (resolved, _) = clients[g]
+        .recv_until(|m| matches!(m, ServerMsg::TurnResolved(r) if r.turn_number == 3))
+        .await;
+    let live_frame = clients[g].recv().await;
+    let live = turn_started(&live_frame);
+    assert_eq!((resolved.seq, live_frame.seq), (Some(7), Some(8)));
+    assert_eq!(
+        (
+            live.seat,
+            live.turn_number,
+            live.now_ms,
+            live.turn_deadline_ms,
+            live.turn_remaining_ms
+        ),
+        (Seat::Yellow, 4, T0, T0 + 30_000, 30_000)
+    );
+
+    // 12 s later Yellow is back with last_seq 6.
+    clock.advance_ms(12_000);
+    let mut back = s.connect().await;
+    back.player_id = y_id;
+    back.send(
+        json!({"t": "hello", "d": {"token": y_token, "protocol_version": 3,
+        "client": "test", "last_seq": {id.to_string(): 6}}}),
+    )
+    .await;
+    match back.recv().await.msg {
+        ServerMsg::Welcome(w) => assert_eq!(w.active_matches, vec![id]),
+        other => panic!("expected welcome, got {other:?}"),
+    }
+    assert_eq!(
+        back.recv().await,
+        resolved,
+        "seq 7 is replayed as it was sent"
+    );
+    let replayed = back.recv().await;
+    assert_eq!(replayed.seq, Some(8));
+    let t = turn_started(&replayed);
+    assert_eq!(
+        t,
+        TurnStarted {
+            turn_remaining_ms: 18_000,
+            match_remaining_ms: live.match_remaining_ms - 12_000,
+            now_ms: T0 + 12_000,
+            ..live.clone()
+        },
+        "the turn in progress, with the times left at its replay"
+    );
+
+    // Through resync, 2 s later: 16,000 ms left.
+    clock.advance_ms(2_000);
+    back.send(json!({"t": "resync", "id": "r", "d": {"match_id": id, "last_seq": 7}}))
+        .await;
+    let (_, got) = back
+        .recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "r"))
+        .await;
+    assert!(got.is_empty(), "{got:?}");
+    let again = back.recv().await;
+    assert_eq!(again.seq, Some(8));
+    let t = turn_started(&again);
+    assert_eq!(
+        (t.turn_remaining_ms, t.now_ms, t.turn_deadline_ms),
+        (16_000, T0 + 14_000, T0 + 30_000)
+    );
+
+    // Yellow's display (arrival + 16,000 ms) shows 8 s left: it passes, in time.
+    clock.advance_ms(8_000);
+    back.send(json!({"t": "pass", "id": "p", "d": {"match_id": id, "turn_number": 4}}))
+        .await;
+    let (f, skipped) = back
+        .recv_until(|m| matches!(m, ServerMsg::TurnResolved(_)))
+        .await;
+    assert!(
+        skipped
+            .iter()
+            .any(|f| matches!(&f.msg, ServerMsg::Ack(a) if a.id == "p")),
+        "the pass is acknowledged: {skipped:?}"
+    );
+    match f.msg {
+        ServerMsg::TurnResolved(r) => {
+            assert_eq!(
+                (r.turn_number, r.seat, r.kind),
+                (4, Seat::Yellow, TurnKind::Pass)
+            )
+        }
+        _ => unreachable!(),
+    }
+}
