@@ -533,6 +533,16 @@ fn play() -> Played {
         }),
     });
     p.server
+        .push(unsequenced(ServerMsg::SeatAway(crate::SeatPresence {
+            match_id: MATCH_ID,
+            seat: Seat::Blue,
+        })));
+    p.server
+        .push(unsequenced(ServerMsg::SeatBack(crate::SeatPresence {
+            match_id: MATCH_ID,
+            seat: Seat::Blue,
+        })));
+    p.server
         .push(unsequenced(ServerMsg::LobbyList(crate::LobbyList {
             lobbies: vec![crate::LobbyInfo {
                 code: "P4RTY9".into(),

@@ -58,6 +58,16 @@ pub enum ServerMsg {
     SeatLeft(SeatLeft),
     /// The open public lobbies (after `subscribe_lobbies`, and on every change).
     LobbyList(LobbyList),
+    /// A seat is away (`proto/README.md` §6.2): its player let `away_after_timeouts`
+    /// turns in a row time out (2 by default) while connected, or one while
+    /// disconnected. Its turns are now passed at once (`kind: "pass"`) until it is
+    /// back. Not sequenced: a state notice, sent again after every reconnect,
+    /// `resync` and `spectate` for each seat that is away then.
+    SeatAway(SeatPresence),
+    /// An away seat is back: its player sent a match message (plan, pass, chat,
+    /// `resync`, `spectate`) or reconnected; its turns wait for it again. Not
+    /// sequenced.
+    SeatBack(SeatPresence),
     /// Another player of a match you played offers a rematch: join its lobby with
     /// `join_lobby` and `code` to accept.
     RematchOffered(RematchOffered),
@@ -406,6 +416,15 @@ pub struct SeatLeft {
     pub seat: Seat,
 }
 
+/// `seat_away` / `seat_back` payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatPresence {
+    /// The match.
+    pub match_id: Uuid,
+    /// The seat that is away (`seat_away`) or back (`seat_back`).
+    pub seat: Seat,
+}
+
 impl ServerMsg {
     /// The message's type tag.
     pub fn type_name(&self) -> &'static str {
@@ -425,6 +444,8 @@ impl ServerMsg {
             ServerMsg::SeatLeft(_) => "seat_left",
             ServerMsg::LobbyList(_) => "lobby_list",
             ServerMsg::RematchOffered(_) => "rematch_offered",
+            ServerMsg::SeatAway(_) => "seat_away",
+            ServerMsg::SeatBack(_) => "seat_back",
         }
     }
 
@@ -442,7 +463,7 @@ impl ServerMsg {
     }
 
     /// Every server message type tag.
-    pub const TYPES: [&'static str; 15] = [
+    pub const TYPES: [&'static str; 17] = [
         "welcome",
         "queue_status",
         "lobby_state",
@@ -458,5 +479,7 @@ impl ServerMsg {
         "seat_left",
         "lobby_list",
         "rematch_offered",
+        "seat_away",
+        "seat_back",
     ];
 }

@@ -44,6 +44,8 @@ pub(crate) const DEFAULT_IDLE_SECONDS: u32 = 60;
 pub(crate) const DEFAULT_SHUTDOWN_GRACE_SECONDS: u32 = 10;
 /// Default seconds every human of a match may be away before it ends as abandoned.
 pub(crate) const DEFAULT_ABANDON_SECONDS: u32 = 120;
+/// Default turns in a row a connected seat may let time out before it is away.
+pub(crate) const DEFAULT_AWAY_AFTER_TIMEOUTS: u32 = 2;
 /// Default bot strategy.
 pub(crate) const DEFAULT_BOT_KIND: &str = "greedy";
 /// Default seconds a lobby keeps the seat of a member whose connection dropped.
@@ -162,6 +164,13 @@ pub struct Config {
     #[arg(long, env = "LUDO_ABANDON_SECONDS", default_value_t = DEFAULT_ABANDON_SECONDS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub abandon_seconds: u32,
+    /// Turns in a row a connected seat's player may let time out (rule 4.6) before
+    /// the seat is away (`seat_away`): its turns are then passed at once until its
+    /// player sends a match message again (`seat_back`). A disconnected seat is away
+    /// after one.
+    #[arg(long, env = "LUDO_AWAY_AFTER_TIMEOUTS", default_value_t = DEFAULT_AWAY_AFTER_TIMEOUTS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub away_after_timeouts: u32,
     /// Folder of the browser client served at `/` (static files). Without it: the
     /// source tree's `web/` (next to `crates/`) or `./web`, whichever holds an
     /// `index.html`; with neither, no client is served.
@@ -323,6 +332,7 @@ impl Default for Config {
             idle_seconds: DEFAULT_IDLE_SECONDS,
             shutdown_grace_seconds: DEFAULT_SHUTDOWN_GRACE_SECONDS,
             abandon_seconds: DEFAULT_ABANDON_SECONDS,
+            away_after_timeouts: DEFAULT_AWAY_AFTER_TIMEOUTS,
             web_dir: None,
             log_json: false,
             header_timeout_ms: DEFAULT_HEADER_TIMEOUT_MS,

@@ -69,9 +69,14 @@ pub(crate) struct SeatSlot {
     /// The human's live connection, if any. `None` while disconnected: the seat is
     /// kept and its turns are passed.
     pub conn: Option<ConnHandle>,
-    /// True once a turn of this human timed out while they were away: later turns are
-    /// passed at once instead of waiting for the turn timer again. A reconnect clears it.
+    /// The seat is away (`seat_away`): a turn of this human timed out while they
+    /// were disconnected, or `away_after_timeouts` in a row while connected. Its
+    /// turns are passed at once instead of waiting for the turn timer again. A
+    /// reconnect or any match message from the player clears it (`seat_back`).
     pub away: bool,
+    /// Turns of this human that timed out in a row (a plan or pass of its own, or
+    /// any match message, resets it).
+    pub timeouts: u32,
 }
 
 impl SeatSlot {
@@ -98,6 +103,9 @@ enum Out {
     /// A match message with its `seq`, encoded once when it was made (its content
     /// does not depend on when it is shown).
     Msg(u64, Frame),
+    /// An unsequenced notice to everyone in the room (`seat_away`), shown after the
+    /// turn that caused it.
+    Notice(Frame),
     /// The `ack` of an accepted request.
     Ack(ConnHandle, Option<String>),
     /// `match_ended` with its `seq`, encoded at release with the rating changes the
@@ -425,6 +433,7 @@ impl Room {
                     }
                 }
                 Out::Msg(seq, frame) => self.broadcast(seq, frame),
+                Out::Notice(frame) => self.notify(frame, None),
                 Out::Ack(conn, req) => conn.ack(req),
                 Out::Ended(seq, msg, ratings) => {
                     let msg = match ratings.get() {
@@ -516,6 +525,7 @@ impl Room {
             conn.send_error(ErrorCode::NotInMatch, "you have no seat in this match", req);
             return;
         };
+        self.present(i, None);
         let seat = Seat::from_index(i);
         // (At or after the match deadline the engine answers match_over.)
         let late = at_ms < self.m.deadline_ms()
@@ -566,8 +576,10 @@ impl Room {
             // A seated player asking to watch gets its seat back instead.
             self.attach(i, &conn);
             self.send_snapshot(&conn, Some(Seat::from_index(i)));
+            self.send_away(&conn);
         } else {
             self.send_snapshot(&conn, None);
+            self.send_away(&conn);
             self.spectators.insert(conn.id(), conn);
         }
     }
@@ -657,6 +669,9 @@ impl Room {
             );
             return;
         }
+        if let Some(s) = seat {
+            self.present(s.index(), None);
+        }
         // The text passed the protocol's text policy (`protocol::text::chat`) when
         // the connection decoded it.
         let name = seat.map_or(name, |s| self.seats[s.index()].info.name.clone());
@@ -689,9 +704,75 @@ impl Room {
         let slot = &mut self.seats[i];
         if slot.conn.as_ref().map(ConnHandle::id) != Some(conn.id()) {
             slot.conn = Some(conn.clone());
-            slot.away = false;
             self.track_presence();
+        }
+        // The attached socket gets its own view (replay or snapshot) next, already
+        // without the seat away; everyone else is told it is back.
+        self.present(i, Some(conn.id()));
+    }
+
+    /// Seat `i`'s player is here (it reconnected or sent a match message): its
+    /// timeout streak restarts, and an away seat is back (`seat_back` to everyone)
+    /// and its turns wait for it again. `skip`: a connection not to tell.
+    fn present(&mut self, i: usize, skip: Option<u64>) {
+        let slot = &mut self.seats[i];
+        slot.timeouts = 0;
+        if slot.away {
+            slot.away = false;
+            let back = encode(
+                None,
+                &ServerMsg::SeatBack(protocol::SeatPresence {
+                    match_id: self.id,
+                    seat: Seat::from_index(i),
+                }),
+            );
+            self.notify(back, skip);
+        }
+        if self.pending.is_none() && !self.m.is_over() {
             self.schedule_auto();
+        }
+    }
+
+    /// The `seat_away` notice of seat `i`.
+    fn away_notice(&self, i: usize) -> Frame {
+        encode(
+            None,
+            &ServerMsg::SeatAway(protocol::SeatPresence {
+                match_id: self.id,
+                seat: Seat::from_index(i),
+            }),
+        )
+    }
+
+    /// Sends `conn` a `seat_away` for every seat away now (after a replay or a
+    /// snapshot: the notices are not kept in the history).
+    fn send_away(&self, conn: &ConnHandle) {
+        for (i, s) in self.seats.iter().enumerate() {
+            if s.away {
+                conn.send(self.away_notice(i));
+            }
+        }
+    }
+
+    /// Queues an unsequenced `frame` to every connected seat and spectator (not kept
+    /// for resync). A connection whose queue is closed or full is dropped as in
+    /// [`Room::broadcast`]. `skip`: a connection not to send it to.
+    fn notify(&mut self, frame: Frame, skip: Option<u64>) {
+        let mut fan = Fanout::new(frame);
+        let mut lost = false;
+        for s in &mut self.seats {
+            if let Some(c) = s.conn.as_ref().filter(|c| Some(c.id()) != skip) {
+                if !fan.send(c) {
+                    s.conn = None;
+                    lost = true;
+                }
+            }
+        }
+        self.spectators
+            .retain(|id, c| Some(*id) == skip || fan.send(c));
+        fan.finish();
+        if lost {
+            self.track_presence();
         }
     }
 
@@ -721,11 +802,23 @@ impl Room {
         if let Some(exp) = self.m.expire(now) {
             match exp {
                 Expiry::TurnTimedOut(outcome) => {
-                    let slot = &mut self.seats[outcome.record.seat.index()];
-                    if matches!(slot.kind, SeatKind::Human(_)) && !slot.connected() {
-                        slot.away = true;
+                    let i = outcome.record.seat.index();
+                    let after = self.deps.settings.away_after_timeouts;
+                    let slot = &mut self.seats[i];
+                    let mut now_away = false;
+                    if matches!(slot.kind, SeatKind::Human(_)) {
+                        slot.timeouts += 1;
+                        now_away = !slot.away && (!slot.connected() || slot.timeouts >= after);
+                        slot.away |= now_away;
                     }
-                    self.after_turn(outcome, None, None)
+                    self.after_turn(outcome, None, None);
+                    if now_away {
+                        let notice = self.away_notice(i);
+                        match &mut self.pending {
+                            Some(p) => p.out.push(Out::Notice(notice)),
+                            None => self.notify(notice, None),
+                        }
+                    }
                 }
                 Expiry::MatchEnded(end) => self.end(end),
             }
@@ -745,11 +838,13 @@ impl Room {
             self.auto_at = None;
             return;
         };
-        let someone_here = self.seats.iter().any(SeatSlot::connected);
+        // An away seat, even a connected one, does not count: with every connected
+        // human away the turn timer passes each turn, as with nobody connected.
+        let someone_here = self.seats.iter().any(|s| s.connected() && !s.away);
         let slot = &self.seats[turn.seat.index()];
         self.auto_at = match slot.kind {
             SeatKind::Bot(_) => Some(self.turn_began + self.deps.settings.bot_think),
-            SeatKind::Human(_) if slot.connected() || !slot.away => None,
+            SeatKind::Human(_) if !slot.away => None,
             SeatKind::Human(_) | SeatKind::Empty if someone_here => Some(Instant::now()),
             _ => None,
         };
@@ -761,7 +856,7 @@ impl Room {
             return;
         };
         let i = turn.seat.index();
-        if matches!(self.seats[i].kind, SeatKind::Human(_)) && self.seats[i].connected() {
+        if matches!(self.seats[i].kind, SeatKind::Human(_)) && !self.seats[i].away {
             return; // the player came back: its own plan (or the turn timer) decides
         }
         let plan = match &mut self.seats[i].kind {
@@ -972,6 +1067,7 @@ impl Room {
             }
             None => self.send_snapshot(conn, your_seat),
         }
+        self.send_away(conn);
     }
 
     /// The `turn_started` frame of `seq` as of now, when `seq` is that of the turn

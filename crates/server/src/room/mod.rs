@@ -290,6 +290,7 @@ pub fn start_listed(
                 kind,
                 conn,
                 away: false,
+                timeouts: 0,
             }
         })
         .collect();
@@ -413,6 +414,7 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
                 kind,
                 conn,
                 away: false,
+                timeouts: 0,
             }
         })
         .collect();

@@ -130,3 +130,86 @@ async fn a_replayed_turn_started_carries_the_times_left_when_it_is_replayed() {
         _ => unreachable!(),
     }
 }
+
+/// Away seats (issue 37.2). Two humans and two bots; B stays connected but sends
+/// nothing. Its first two turns each run the whole 30 s turn timer and time out;
+/// after the second (`away_after_timeouts` 2) everyone sees `seat_away`, and B's
+/// later turns are passed at once (`kind: "pass"`) with the room's clock standing
+/// still. B sends a chat line: everyone sees `seat_back`, and B's next turn waits for
+/// it again (the room sends nothing after its `turn_started`).
+#[tokio::test]
+async fn a_silent_connected_seat_is_away_after_two_timeouts_until_it_speaks() {
+    let (s, clock) = start_manual(test_config()).await;
+    let (mut clients, started) = lobby_of_four(&s, true, 2).await;
+    let id = started[0].match_id;
+    let (a_seat, b_seat) = (started[0].your_seat.unwrap(), started[1].your_seat.unwrap());
+    let mut b = clients.pop().unwrap();
+    let mut a = clients.pop().unwrap();
+    let mut b_timeouts = 0;
+    let mut b_passes = 0;
+    let mut away_seen = false;
+    // A passes its own turns; B's turns are timed out on the manual clock until B
+    // is away, then must pass at once.
+    while b_passes < 2 {
+        let f = a.recv().await;
+        match f.msg {
+            ServerMsg::TurnStarted(t) if t.seat == a_seat => {
+                a.send(json!({"t": "pass", "d": {"match_id": id, "turn_number": t.turn_number}}))
+                    .await;
+            }
+            ServerMsg::TurnStarted(t) if t.seat == b_seat && !away_seen => {
+                assert!(
+                    b_timeouts < 2,
+                    "B's turn {} waits though B is away",
+                    t.turn_number
+                );
+                clock.advance_ms(30_000);
+            }
+            ServerMsg::TurnResolved(r) if r.seat == b_seat => {
+                if away_seen {
+                    assert_eq!(r.kind, TurnKind::Pass, "an away seat's turn passes at once");
+                    b_passes += 1;
+                } else {
+                    assert_eq!(r.kind, TurnKind::Timeout);
+                    b_timeouts += 1;
+                }
+            }
+            ServerMsg::SeatAway(p) => {
+                assert_eq!((p.match_id, p.seat, b_timeouts), (id, b_seat, 2));
+                away_seen = true;
+            }
+            ServerMsg::SeatBack(p) => panic!("B is not back: {p:?}"),
+            _ => {}
+        }
+    }
+    let waited = clock.now_ms() - T0;
+    assert_eq!(waited, 60_000, "only B's first two turns ran their timer");
+    // B speaks: it is back at once, for everyone.
+    b.send(json!({"t": "chat", "id": "c", "d": {"match_id": id, "text": "back"}}))
+        .await;
+    b.recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "c"))
+        .await;
+    // A sees seat_back; B's next turn then waits for B again.
+    let mut back_seen = false;
+    loop {
+        let f = a.recv().await;
+        match f.msg {
+            ServerMsg::SeatBack(p) => {
+                assert_eq!((f.seq, p.match_id, p.seat), (None, id, b_seat));
+                back_seen = true;
+            }
+            ServerMsg::TurnStarted(t) if t.seat == a_seat => {
+                a.send(json!({"t": "pass", "d": {"match_id": id, "turn_number": t.turn_number}}))
+                    .await;
+            }
+            ServerMsg::TurnStarted(t) if t.seat == b_seat && back_seen => {
+                expect_room_at(&mut a, id, f.seq.unwrap()).await;
+                break;
+            }
+            ServerMsg::TurnResolved(r) if r.seat == b_seat && back_seen => {
+                panic!("B's turn resolved without B: {r:?}")
+            }
+            _ => {}
+        }
+    }
+}
