@@ -49,7 +49,9 @@ pub(crate) const DEFAULT_AWAY_AFTER_TIMEOUTS: u32 = 2;
 /// Default bot strategy.
 pub(crate) const DEFAULT_BOT_KIND: &str = "greedy";
 /// Default seconds a lobby keeps the seat of a member whose connection dropped.
-pub(crate) const DEFAULT_LOBBY_GRACE_SECONDS: u32 = 15;
+pub(crate) const DEFAULT_LOBBY_GRACE_SECONDS: u32 = 60;
+/// Default seconds a queued player whose connection dropped keeps its queue place.
+pub(crate) const DEFAULT_QUEUE_GRACE_SECONDS: u32 = 10;
 /// Default for [`Config::rating_min_matches`].
 pub(crate) const DEFAULT_RATING_MIN_MATCHES: u32 = 5;
 
@@ -233,6 +235,12 @@ pub struct Config {
     #[arg(long, env = "LUDO_LOBBY_GRACE_SECONDS", default_value_t = DEFAULT_LOBBY_GRACE_SECONDS,
           value_parser = clap::value_parser!(u32).range(0..=3_600))]
     pub lobby_grace_seconds: u32,
+    /// Seconds a quick-play queue keeps the place (and the bot-fill wait) of a
+    /// player whose connection dropped; a player that signs in again within it is
+    /// still queued (0: leave at once). A match formed meanwhile seats it.
+    #[arg(long, env = "LUDO_QUEUE_GRACE_SECONDS", default_value_t = DEFAULT_QUEUE_GRACE_SECONDS,
+          value_parser = clap::value_parser!(u32).range(0..=600))]
+    pub queue_grace_seconds: u32,
     // --- ratings ---
     /// Rated matches of a mode (matches with two or more human players) a player
     /// needs to be listed on that mode's leaderboard.
@@ -345,6 +353,7 @@ impl Default for Config {
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
             lobby_grace_seconds: DEFAULT_LOBBY_GRACE_SECONDS,
+            queue_grace_seconds: DEFAULT_QUEUE_GRACE_SECONDS,
             rating_min_matches: DEFAULT_RATING_MIN_MATCHES,
             nats_url: None,
             node_id: None,
@@ -393,6 +402,11 @@ impl Config {
     /// How long a lobby keeps a disconnected member's seat.
     pub fn lobby_grace(&self) -> Duration {
         Duration::from_secs(self.lobby_grace_seconds.into())
+    }
+
+    /// How long a quick-play queue keeps a disconnected player's place.
+    pub fn queue_grace(&self) -> Duration {
+        Duration::from_secs(self.queue_grace_seconds.into())
     }
 
     /// The hard WebSocket message limit: frames above it close the socket.
@@ -524,10 +538,11 @@ mod tests {
     }
 
     #[test]
-    fn lobby_grace_defaults_to_15_seconds() {
+    fn lobby_grace_defaults_to_60_seconds() {
         let c = Config::try_parse_from(["ludo-server"]).unwrap();
-        assert_eq!(c.lobby_grace_seconds, 15);
-        assert_eq!(Config::default().lobby_grace(), Duration::from_secs(15));
+        assert_eq!(c.lobby_grace_seconds, 60);
+        assert_eq!(Config::default().lobby_grace(), Duration::from_secs(60));
+        assert_eq!(c.queue_grace_seconds, 10);
         let c = Config::try_parse_from(["ludo-server", "--lobby-grace-seconds", "0"]).unwrap();
         assert_eq!(c.lobby_grace(), Duration::ZERO);
     }

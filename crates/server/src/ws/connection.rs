@@ -1139,10 +1139,15 @@ impl Session {
                     self.state.presence().release(p.id, b);
                 }
                 Some(Busy::Queued(_)) if current => {
-                    let cmd = crate::matchmaker::MmCmd::Leave {
-                        player: p.id,
-                        conn: None,
-                        req: None,
+                    // A blip keeps the queue place (`--queue-grace-seconds`).
+                    let cmd = if self.state.config().queue_grace().is_zero() {
+                        crate::matchmaker::MmCmd::Leave {
+                            player: p.id,
+                            conn: None,
+                            req: None,
+                        }
+                    } else {
+                        crate::matchmaker::MmCmd::Away { player: p.id }
                     };
                     let _ = self.state.matchmaker().send(cmd).await;
                 }

@@ -213,3 +213,135 @@ async fn a_silent_connected_seat_is_away_after_two_timeouts_until_it_speaks() {
         }
     }
 }
+
+/// Issue 37.4: a queued player's socket blips for 5 s (default queue grace 10 s).
+/// Signed in again it is still queued, told so (`queue_status` after `welcome`),
+/// with the same bot timer: 20 s bot-fill, 5 s gone → bots in 15 s; the match with
+/// bots starts when the clock reads join + 20 s, not a millisecond earlier.
+#[tokio::test]
+async fn a_queued_player_back_within_10_s_keeps_its_place_and_bot_timer() {
+    let (s, clock) = start_manual(server::Config {
+        bot_fill_seconds: 20,
+        ..test_config()
+    })
+    .await;
+    let mut c = s.player("Blip").await;
+    let (id, token) = (c.player_id, c.token.clone());
+    c.send(json!({"t": "join_queue", "d": {"mode": "clash"}}))
+        .await;
+    let (f, _) = c
+        .recv_until(|m| matches!(m, ServerMsg::QueueStatus(_)))
+        .await;
+    assert!(matches!(f.msg, ServerMsg::QueueStatus(q) if q.bots_in_seconds == 20));
+    c.ws.close(None).await.unwrap();
+    drop(c);
+    s.eventually("the socket is gone", |st| st.session(id).is_none())
+        .await;
+    clock.advance_ms(5_000);
+    let (mut c, active) = s.reconnect(id, &token).await;
+    assert!(active.is_empty());
+    let (f, _) = c
+        .recv_until(|m| matches!(m, ServerMsg::QueueStatus(_)))
+        .await;
+    match f.msg {
+        ServerMsg::QueueStatus(q) => assert_eq!((q.waiting, q.bots_in_seconds), (1, 15)),
+        _ => unreachable!(),
+    }
+    // The grace period's end (join + 5 s + 10 s) passes: still queued.
+    clock.advance_ms(10_000);
+    c.send(json!({"t": "ping"})).await;
+    c.recv_until(|m| matches!(m, ServerMsg::Pong)).await;
+    assert!(s.state.presence().get(id).is_some(), "still queued");
+    clock.advance_ms(4_999);
+    c.send(json!({"t": "ping"})).await;
+    let (_, before) = c.recv_until(|m| matches!(m, ServerMsg::Pong)).await;
+    assert!(
+        !before
+            .iter()
+            .any(|f| matches!(f.msg, ServerMsg::MatchStarted(_))),
+        "{before:?}"
+    );
+    clock.advance_ms(1);
+    expect_started(&mut c).await;
+}
+
+/// A queued player away longer than the queue grace (10 s) leaves the queue then,
+/// not before: at 9,999 ms it is still queued, at 10,000 ms it is free.
+#[tokio::test]
+async fn a_queued_player_away_past_10_s_leaves_the_queue() {
+    let (s, clock) = start_manual(test_config()).await;
+    let mut c = s.player("Gone").await;
+    let id = c.player_id;
+    c.send(json!({"t": "join_queue", "d": {"mode": "journey"}}))
+        .await;
+    c.recv_until(|m| matches!(m, ServerMsg::QueueStatus(_)))
+        .await;
+    c.ws.close(None).await.unwrap();
+    drop(c);
+    s.eventually("the socket is gone", |st| st.session(id).is_none())
+        .await;
+    // (Another player's join is handled after the drop: a ping of the matchmaker.)
+    let mut other = s.player("Other").await;
+    other
+        .send(json!({"t": "join_queue", "d": {"mode": "clash"}}))
+        .await;
+    other
+        .recv_until(|m| matches!(m, ServerMsg::QueueStatus(_)))
+        .await;
+    clock.advance_ms(9_999);
+    other.send(json!({"t": "leave_queue", "id": "l"})).await;
+    other
+        .recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "l"))
+        .await;
+    assert!(s.state.presence().get(id).is_some(), "still queued");
+    clock.advance_ms(1);
+    s.eventually("out of the queue", |st| st.presence().get(id).is_none())
+        .await;
+}
+
+/// Issue 37.4: under the default lobby grace (60 s) a host away 45 s (a phone
+/// sharing the lobby code through a messenger) is still the host on return, and is
+/// told so: `lobby_state` right after `welcome`. Tokio's clock is paused and moved.
+#[tokio::test]
+async fn a_lobby_host_away_45_s_is_still_host_on_return() {
+    let s = start(test_config()).await;
+    assert_eq!(s.state.config().lobby_grace_seconds, 60, "the default");
+    let mut host = s.player("Ada").await;
+    let mut bo = s.player("Bo").await;
+    host.send(json!({"t": "create_lobby", "d": {"mode": "journey"}}))
+        .await;
+    let (f, _) = host
+        .recv_until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await;
+    let ServerMsg::LobbyState(l) = f.msg else {
+        unreachable!()
+    };
+    bo.send(json!({"t": "join_lobby", "id": "j", "d": {"code": l.code}}))
+        .await;
+    bo.recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "j"))
+        .await;
+    let (host_id, token) = (host.player_id, host.token.clone());
+    host.ws.close(None).await.unwrap();
+    drop(host);
+    s.eventually("the host's socket is gone", |st| {
+        st.session(host_id).is_none()
+    })
+    .await;
+    tokio::time::pause();
+    tokio::time::advance(std::time::Duration::from_secs(45)).await;
+    tokio::time::resume();
+    let mut back = s.connect().await;
+    back.send(
+        json!({"t": "hello", "d": {"token": token, "protocol_version": 3, "client": "test"}}),
+    )
+    .await;
+    assert!(matches!(back.recv().await.msg, ServerMsg::Welcome(_)));
+    let f = back.recv().await;
+    let ServerMsg::LobbyState(now) = f.msg else {
+        panic!("expected lobby_state right after welcome, got {:?}", f.msg)
+    };
+    assert_eq!(
+        (now.code, now.host, now.members.len()),
+        (l.code, host_id, 2)
+    );
+}
