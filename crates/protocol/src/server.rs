@@ -391,6 +391,11 @@ pub struct ErrorMsg {
 pub struct Ack {
     /// The `id` of the accepted client frame.
     pub id: String,
+    /// Only in the answer to a resend of a plan (or pass) that was already applied
+    /// (its first sending's `ack` was lost): the `seq` of the `turn_resolved` that
+    /// applied it. Nothing is applied again (`proto/README.md` §6). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied_seq: Option<u64>,
 }
 
 /// `chat` payload (server → client).

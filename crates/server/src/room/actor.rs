@@ -77,6 +77,10 @@ pub(crate) struct SeatSlot {
     /// Turns of this human that timed out in a row (a plan or pass of its own, or
     /// any match message, resets it).
     pub timeouts: u32,
+    /// The last plan (or pass) of this human the room applied: its turn number,
+    /// the plan, and the `seq` of its `turn_resolved`. A resend of it (its `ack`
+    /// was lost) is answered `ack` with `applied_seq`, not `stale_turn`.
+    pub applied: Option<(u32, Plan, u64)>,
 }
 
 impl SeatSlot {
@@ -526,6 +530,17 @@ impl Room {
             return;
         };
         self.present(i, None);
+        if let Some((_, _, seq)) = self.seats[i].applied.as_ref().filter(|(t, p, _)| {
+            *t == turn_number
+                && p == plan
+                && self
+                    .m
+                    .current_turn()
+                    .is_none_or(|c| c.turn_number != turn_number)
+        }) {
+            conn.ack_applied(req, *seq);
+            return;
+        }
         let seat = Seat::from_index(i);
         // (At or after the match deadline the engine answers match_over.)
         let late = at_ms < self.m.deadline_ms()
@@ -546,7 +561,11 @@ impl Room {
         }
         match self.m.submit(seat, turn_number, plan, at_ms) {
             Err(e) => conn.send_error(ErrorCode::from(&e), e.to_string(), req),
-            Ok(outcome) => self.after_turn(outcome, Some((conn, req)), Some(received)),
+            Ok(outcome) => {
+                // `after_turn` gives its turn_resolved the next seq.
+                self.seats[i].applied = Some((turn_number, plan.clone(), self.assigned + 1));
+                self.after_turn(outcome, Some((conn, req)), Some(received))
+            }
         }
     }
 

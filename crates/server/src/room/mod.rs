@@ -291,6 +291,7 @@ pub fn start_listed(
                 conn,
                 away: false,
                 timeouts: 0,
+                applied: None,
             }
         })
         .collect();
@@ -415,6 +416,7 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
                 conn,
                 away: false,
                 timeouts: 0,
+                applied: None,
             }
         })
         .collect();

@@ -607,15 +607,16 @@ async fn sockets_relayed_by_a_trusted_proxy_are_capped_per_forwarded_client() {
     drop((a2, b));
 }
 
-/// Issue 37.3: many players behind one address (a carrier's NAT). With a cap of 4
-/// sockets per address, four players seated in a running match drop and come back
-/// from 127.0.0.1; signed in as seat holders they no longer count against the
-/// address, so four more sockets that say nothing are still let in, and the fifth
-/// of those is refused: 429 `rate_limited` with `Retry-After`, naming the limit.
+/// Issue 37.3: many players behind one address (a carrier's NAT). With a cap of 8
+/// connections per address, four players seated in a running match drop and come
+/// back from 127.0.0.1; signed in as seat holders they no longer count against the
+/// address, so eight more sockets that say nothing are still let in, and the ninth
+/// is refused: 429 `rate_limited` with `Retry-After`, naming the limit. (8, not 4:
+/// setting the match up also opens HTTP connections for the guests.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn seat_holders_do_not_count_against_their_address() {
     let s = start(server::Config {
-        max_connections_per_ip: 4,
+        max_connections_per_ip: 8,
         header_timeout_ms: 30_000,
         ..test_config()
     })
@@ -641,7 +642,7 @@ async fn seat_holders_do_not_count_against_their_address() {
     s.eventually("four sockets open", |st| st.edge().open_connections() == 4)
         .await;
     let mut held = Vec::new();
-    for i in 0..4 {
+    for i in 0..8 {
         let mut tcp = connect_from(1, s.addr).await;
         tcp.write_all(HALF_HEADERS.as_bytes()).await.unwrap();
         held.push(tcp);
@@ -651,8 +652,8 @@ async fn seat_holders_do_not_count_against_their_address() {
         })
         .await;
     }
-    let fifth = connect_from(1, s.addr).await;
-    let (answer, _) = read_until_closed(fifth, Duration::from_secs(2)).await;
+    let ninth = connect_from(1, s.addr).await;
+    let (answer, _) = read_until_closed(ninth, Duration::from_secs(2)).await;
     assert!(answer.starts_with("HTTP/1.1 429 "), "{answer}");
     assert!(answer.contains("\r\nretry-after: 1\r\n"), "{answer}");
     let v: Value = serde_json::from_str(answer.split_once("\r\n\r\n").unwrap().1).unwrap();

@@ -345,3 +345,65 @@ async fn a_lobby_host_away_45_s_is_still_host_on_return() {
         (l.code, host_id, 2)
     );
 }
+
+/// Issue 37.5: a resend of a plan that was already applied (its `ack` was lost) is
+/// answered `ack` with `applied_seq`, the `seq` of the `turn_resolved` that applied
+/// it, and nothing is applied again; it is no `stale_turn`. Another plan for that
+/// turn still is refused (`stale_turn`: the turn is over).
+#[tokio::test]
+async fn a_resend_of_an_applied_plan_is_acknowledged_with_its_seq() {
+    let (s, _clock) = start_manual(test_config()).await;
+    let (mut clients, started) = lobby_of_four(&s, false, 4).await;
+    let id = started[0].match_id;
+    let g = index_of(&started, Seat::Green);
+    let gc = &mut clients[g];
+    gc.recv_until(|m| matches!(m, ServerMsg::TurnStarted(t) if t.turn_number == 1))
+        .await;
+    let pass = |req: &str| json!({"t": "pass", "id": req, "d": {"match_id": id, "turn_number": 1}});
+    gc.send(pass("p1")).await;
+    let (f, _) = gc
+        .recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "p1"))
+        .await;
+    assert_eq!(
+        f.msg,
+        ServerMsg::Ack(protocol::Ack {
+            id: "p1".into(),
+            applied_seq: None
+        })
+    );
+    let (resolved, _) = gc
+        .recv_until(|m| matches!(m, ServerMsg::TurnResolved(_)))
+        .await;
+    assert_eq!(resolved.seq, Some(3));
+    // The same pass again, as after a lost ack.
+    gc.send(pass("p1-again")).await;
+    let (f, skipped) = gc
+        .recv_until(|m| matches!(m, ServerMsg::Ack(_) | ServerMsg::Error(_)))
+        .await;
+    assert_eq!(
+        f.msg,
+        ServerMsg::Ack(protocol::Ack {
+            id: "p1-again".into(),
+            applied_seq: Some(3)
+        })
+    );
+    assert!(
+        !skipped
+            .iter()
+            .any(|f| matches!(f.msg, ServerMsg::TurnResolved(_))),
+        "nothing applied again: {skipped:?}"
+    );
+    // A different plan for turn 1 is late.
+    gc.send(
+        json!({"t": "submit_turn", "id": "other", "d": {"match_id": id, "turn_number": 1,
+        "plan": {"direction": "backward", "exits": [], "moves": {}}}}),
+    )
+    .await;
+    let (f, _) = gc
+        .recv_until(|m| matches!(m, ServerMsg::Ack(_) | ServerMsg::Error(_)))
+        .await;
+    assert!(
+        matches!(&f.msg, ServerMsg::Error(e) if e.code == protocol::ErrorCode::StaleTurn && e.in_reply_to.as_deref() == Some("other")),
+        "{f:?}"
+    );
+}
