@@ -384,7 +384,10 @@ function setTurn(l, t, rx) {
     l.turnDeadline = null;
     return;
   }
-  l.offset = t.turn_deadline_ms - t.turn_remaining_ms - rx;
+  // proto/README.md §7: the frame is stamped as of its sending (a replay too), so
+  // the server's clock is now_ms at arrival `rx`; the countdown never reads a
+  // device clock against a deadline.
+  l.offset = t.now_ms - rx;
   l.turnDeadline = t.turn_deadline_ms;
   l.matchDeadline = rx + l.offset + t.match_remaining_ms;
   const seat = l.state.seats[t.seat];

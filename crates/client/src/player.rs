@@ -62,24 +62,19 @@ pub struct MatchOutcome {
     pub submits: u32,
 }
 
-/// A client of a loopback server (whose clock is this machine's) sends no plan when
-/// less than this is left before the turn's deadline or the match's end: it would
+/// A client of a loopback server (whose one-way latency is far below this) sends no
+/// plan when less than this is left before the turn's deadline or the match's end: it would
 /// arrive at or after it and be refused (`stale_turn`, rule 4.6; `match_over`,
 /// rule 9.1). Such a turn is left to time out.
 pub const LATE_MARGIN: Duration = Duration::from_millis(200);
 
-/// True when `t`'s turn deadline or the match's end is less than [`LATE_MARGIN`]
-/// away. The match's end is `turn_deadline − turn_remaining_ms` (the server's time
-/// when it sent the frame) + `match_remaining_ms`.
-fn too_late(t: &protocol::TurnStarted) -> bool {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
-    let match_end = t
-        .turn_deadline_ms
-        .saturating_sub(t.turn_remaining_ms)
-        .saturating_add(t.match_remaining_ms);
-    now + LATE_MARGIN.as_millis() as u64 >= t.turn_deadline_ms.min(match_end)
+/// True when the tracked turn's deadline or the match's end is less than
+/// [`LATE_MARGIN`] away, counted down from the frame's arrival
+/// ([`MatchTracker::turn_deadline`], `proto/README.md` §7).
+fn too_late(tracker: &MatchTracker) -> bool {
+    tracker
+        .turn_deadline()
+        .is_some_and(|d| Instant::now() + LATE_MARGIN >= d)
 }
 
 /// True for the errors that mean the tracked position was wrong (rule 4.5 plan errors).
@@ -187,10 +182,10 @@ async fn resend_unacked(
     let Some(p) = pending.as_mut().filter(|p| p.orphaned && !p.acked) else {
         return Ok(());
     };
-    let Some(t) = tracker.my_turn().filter(|t| t.turn_number == p.turn) else {
+    if tracker.my_turn().is_none_or(|t| t.turn_number != p.turn) {
         return Ok(());
-    };
-    if session.endpoint().is_loopback() && too_late(t) {
+    }
+    if session.endpoint().is_loopback() && too_late(tracker) {
         tracing::debug!(%match_id, turn = p.turn, "unacknowledged plan seen too late: left to time out");
         return Ok(());
     }
@@ -301,7 +296,7 @@ pub async fn play_match(
             // Think time is over: choose and submit.
             let (_, turn) = think.take().expect("woken for the think timer");
             if let Some(t) = tracker.my_turn().filter(|t| t.turn_number == turn) {
-                if session.endpoint().is_loopback() && too_late(t) {
+                if session.endpoint().is_loopback() && too_late(&tracker) {
                     // Seen too late (e.g. replayed after a reconnect): the server passes
                     // the turn at its deadline; a plan now would only be refused.
                     tracing::debug!(%match_id, turn, "turn seen too late: left to time out");

@@ -12,6 +12,7 @@
 use crate::error::{ClientError, Result};
 use engine::{standings, Mode, Plan, Position, RuleSet, Seat, TurnKind};
 use protocol::{MatchEnded, MatchStarted, SeatInfo, ServerMsg, Snapshot, TurnStarted};
+use tokio::time::Instant;
 use uuid::Uuid;
 
 /// What applying one message changed.
@@ -49,6 +50,8 @@ pub struct MatchTracker {
     your_seat: Option<Seat>,
     position: Position,
     turn: Option<TurnStarted>,
+    /// When `turn` arrived (was applied), on this machine's monotonic clock.
+    turn_at: Option<Instant>,
     turns_resolved: u32,
     ended: Option<MatchEnded>,
     verify_events: bool,
@@ -95,6 +98,7 @@ impl MatchTracker {
             your_seat: m.your_seat,
             position: Position::start(m.mode, m.rules.start_exit_credits),
             turn: None,
+            turn_at: None,
             turns_resolved: 0,
             ended: None,
             verify_events: true,
@@ -111,6 +115,7 @@ impl MatchTracker {
             your_seat: s.your_seat,
             position: s.position,
             turn: s.turn.clone(),
+            turn_at: s.turn.as_ref().map(|_| Instant::now()),
             turns_resolved: s.turns_played,
             ended: s.ended.clone(),
             verify_events: true,
@@ -160,6 +165,19 @@ impl MatchTracker {
     /// The end, once the match has ended.
     pub fn ended(&self) -> Option<&MatchEnded> {
         self.ended.as_ref()
+    }
+
+    /// When the turn in progress times out or the match clock runs out, whichever
+    /// comes first, on this machine's monotonic clock: the moment its `turn_started`
+    /// (or snapshot) was applied plus `turn_remaining_ms` (resp.
+    /// `match_remaining_ms`). That is the one countdown method of `proto/README.md`
+    /// §7: the server stamps those times as of sending, also in a gap replay, so
+    /// neither this device's clock nor how long it was away matters. Apply frames
+    /// as they arrive for it to hold. `None` when no turn runs.
+    pub fn turn_deadline(&self) -> Option<Instant> {
+        let (t, at) = (self.turn.as_ref()?, self.turn_at?);
+        let left = t.turn_remaining_ms.min(t.match_remaining_ms);
+        Some(at + std::time::Duration::from_millis(left))
     }
 
     /// The turn in progress when it is the tracked player's.
@@ -221,6 +239,7 @@ impl MatchTracker {
                 }
                 self.position = next;
                 self.turn = None;
+                self.turn_at = None;
                 self.turns_resolved += 1;
                 Ok(Applied::TurnResolved {
                     turn_number: r.turn_number,
@@ -236,6 +255,7 @@ impl MatchTracker {
             ServerMsg::MatchEnded(e) if e.match_id == self.match_id => {
                 self.ended = Some(e.clone());
                 self.turn = None;
+                self.turn_at = None;
                 Ok(Applied::Ended)
             }
             _ => Ok(Applied::Ignored),
@@ -260,6 +280,7 @@ impl MatchTracker {
         }
         self.position = with_roll(&self.position, &self.rules, t)?;
         self.turn = Some(t.clone());
+        self.turn_at = Some(Instant::now());
         Ok(Applied::TurnStarted {
             turn_number: t.turn_number,
             mine: Some(t.seat) == self.your_seat,
@@ -310,6 +331,7 @@ mod tests {
             turn_deadline_ms: t.deadline_ms,
             turn_remaining_ms: 0,
             match_remaining_ms: 0,
+            now_ms: t.deadline_ms,
         })
     }
 
@@ -374,6 +396,38 @@ mod tests {
             }
             assert_eq!(t.turns_resolved(), 600, "{mode:?}: 600 turns tracked");
         }
+    }
+
+    /// `proto/README.md` §7: the turn's deadline is its arrival plus
+    /// `turn_remaining_ms` (or `match_remaining_ms` when the match clock runs out
+    /// first) on the monotonic clock, whatever `turn_deadline_ms` and `now_ms` say
+    /// (a device clock 5 min off changes nothing); no turn, no deadline.
+    #[tokio::test(start_paused = true)]
+    async fn the_turn_deadline_counts_down_from_arrival() {
+        let m = Match::new(RuleSet::default(), Mode::Journey, Seed([2; 32]), 0).unwrap();
+        let cur = m.current_turn().cloned().unwrap();
+        let ServerMsg::TurnStarted(mut ts) = turn_started(&cur) else {
+            unreachable!()
+        };
+        (ts.turn_remaining_ms, ts.match_remaining_ms) = (18_000, 1_000_000);
+        ts.now_ms = ts.turn_deadline_ms + 300_000;
+        let mut t = MatchTracker::from_started(&started(&m, Mode::Journey));
+        assert_eq!(t.turn_deadline(), None);
+        tokio::time::advance(std::time::Duration::from_secs(3)).await;
+        let arrived = Instant::now();
+        t.apply(&ServerMsg::TurnStarted(ts.clone())).unwrap();
+        tokio::time::advance(std::time::Duration::from_secs(2)).await;
+        assert_eq!(
+            t.turn_deadline(),
+            Some(arrived + std::time::Duration::from_millis(18_000))
+        );
+        ts.match_remaining_ms = 5_000;
+        let mut t = MatchTracker::from_started(&started(&m, Mode::Journey));
+        t.apply(&ServerMsg::TurnStarted(ts)).unwrap();
+        assert_eq!(
+            t.turn_deadline(),
+            Some(Instant::now() + std::time::Duration::from_millis(5_000))
+        );
     }
 
     /// Rule 4.1: a `turn_started` whose roll store, exit credits or dropped dice do

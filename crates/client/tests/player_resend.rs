@@ -110,7 +110,15 @@ async fn ack_resync(ws: &mut Ws, last_seq: u64) {
 
 async fn ack(ws: &mut Ws, f: &ClientFrame) {
     let id = f.id.clone().expect("requests carry an id");
-    send(ws, None, &ServerMsg::Ack(Ack { id })).await;
+    send(
+        ws,
+        None,
+        &ServerMsg::Ack(Ack {
+            id,
+            applied_seq: None,
+        }),
+    )
+    .await;
 }
 
 /// The turn a `submit_turn` or `pass` names and the plan it carries.

@@ -32,6 +32,7 @@ impl TurnStarted {
             turn_deadline_ms: start.deadline_ms,
             turn_remaining_ms: start.deadline_ms.saturating_sub(now_ms),
             match_remaining_ms: match_deadline_ms.saturating_sub(now_ms),
+            now_ms,
         }
     }
 }

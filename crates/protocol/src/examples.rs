@@ -379,7 +379,13 @@ fn play() -> Played {
         ),
         true,
     );
-    p.recv(unsequenced(ServerMsg::Ack(Ack { id: "c1".into() })), false);
+    p.recv(
+        unsequenced(ServerMsg::Ack(Ack {
+            id: "c1".into(),
+            applied_seq: None,
+        })),
+        false,
+    );
     let queue = |waiting, bots_in_seconds| {
         unsequenced(ServerMsg::QueueStatus(QueueStatus {
             mode: Mode::Clash,
@@ -424,7 +430,13 @@ fn play() -> Played {
         .mv(PieceId::G1, &t1.roll_store);
     p.note("She exits G1 (one exit credit) and moves it by all three dice.");
     p.send(submit("c3", t1.turn_number, good.clone()), true);
-    p.recv(unsequenced(ServerMsg::Ack(Ack { id: "c3".into() })), true);
+    p.recv(
+        unsequenced(ServerMsg::Ack(Ack {
+            id: "c3".into(),
+            applied_seq: None,
+        })),
+        true,
+    );
     let frames = sim.play_turn(Some(good), Some(9_000));
     p.recv_all(frames);
     for _ in 0..3 {
@@ -474,7 +486,13 @@ fn play() -> Played {
     let turn = sim.m.current_turn().expect("Ada's turn is running").clone();
     let plan = random_plan(sim.m.position(), sim.m.rules(), &mut sim.rng);
     p.send(submit("c4", turn.turn_number, plan.clone()), false);
-    p.recv(unsequenced(ServerMsg::Ack(Ack { id: "c4".into() })), false);
+    p.recv(
+        unsequenced(ServerMsg::Ack(Ack {
+            id: "c4".into(),
+            applied_seq: None,
+        })),
+        false,
+    );
     let frames = sim.play_turn(Some(plan), None);
     p.recv_all(frames);
     p.send(client(None, ClientMsg::Ping), true);
@@ -536,6 +554,16 @@ fn play() -> Played {
             seat: Seat::Red,
         }),
     });
+    p.server
+        .push(unsequenced(ServerMsg::SeatAway(crate::SeatPresence {
+            match_id: MATCH_ID,
+            seat: Seat::Blue,
+        })));
+    p.server
+        .push(unsequenced(ServerMsg::SeatBack(crate::SeatPresence {
+            match_id: MATCH_ID,
+            seat: Seat::Blue,
+        })));
     p.server
         .push(unsequenced(ServerMsg::LobbyList(crate::LobbyList {
             lobbies: vec![crate::LobbyInfo {

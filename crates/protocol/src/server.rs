@@ -58,6 +58,16 @@ pub enum ServerMsg {
     SeatLeft(SeatLeft),
     /// The open public lobbies (after `subscribe_lobbies`, and on every change).
     LobbyList(LobbyList),
+    /// A seat is away (`proto/README.md` §6.2): its player let `away_after_timeouts`
+    /// turns in a row time out (2 by default) while connected, or one while
+    /// disconnected. Its turns are now passed at once (`kind: "pass"`) until it is
+    /// back. Not sequenced: a state notice, sent again after every reconnect,
+    /// `resync` and `spectate` for each seat that is away then.
+    SeatAway(SeatPresence),
+    /// An away seat is back: its player sent a match message (plan, pass, chat,
+    /// `resync`, `spectate`) or reconnected; its turns wait for it again. Not
+    /// sequenced.
+    SeatBack(SeatPresence),
     /// Another player of a match you played offers a rematch: join its lobby with
     /// `join_lobby` and `code` to accept.
     RematchOffered(RematchOffered),
@@ -229,10 +239,16 @@ pub struct TurnStarted {
     pub exit_credits: u32,
     /// When the turn is passed automatically, Unix time in milliseconds.
     pub turn_deadline_ms: u64,
-    /// Milliseconds left on the turn timer when sent.
+    /// Milliseconds left on the turn timer when this frame was sent (a gap replay
+    /// after `hello.last_seq` or `resync` sends the turn in progress with its times
+    /// as of the replay): count down from `turn_remaining_ms` from the moment it
+    /// arrives (`proto/README.md` §7).
     pub turn_remaining_ms: u64,
-    /// Milliseconds left on the match clock when sent.
+    /// Milliseconds left on the match clock when this frame was sent.
     pub match_remaining_ms: u64,
+    /// The server's clock when this frame was sent, Unix milliseconds
+    /// (`turn_deadline_ms − turn_remaining_ms`, unless the turn is already due).
+    pub now_ms: u64,
 }
 
 /// `turn_resolved` payload. It carries no position (protocol version 3): every
@@ -383,6 +399,11 @@ pub struct ErrorMsg {
 pub struct Ack {
     /// The `id` of the accepted client frame.
     pub id: String,
+    /// Only in the answer to a resend of a plan (or pass) that was already applied
+    /// (its first sending's `ack` was lost): the `seq` of the `turn_resolved` that
+    /// applied it. Nothing is applied again (`proto/README.md` §6). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied_seq: Option<u64>,
 }
 
 /// `chat` payload (server → client).
@@ -408,6 +429,15 @@ pub struct SeatLeft {
     pub seat: Seat,
 }
 
+/// `seat_away` / `seat_back` payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatPresence {
+    /// The match.
+    pub match_id: Uuid,
+    /// The seat that is away (`seat_away`) or back (`seat_back`).
+    pub seat: Seat,
+}
+
 impl ServerMsg {
     /// The message's type tag.
     pub fn type_name(&self) -> &'static str {
@@ -427,6 +457,8 @@ impl ServerMsg {
             ServerMsg::SeatLeft(_) => "seat_left",
             ServerMsg::LobbyList(_) => "lobby_list",
             ServerMsg::RematchOffered(_) => "rematch_offered",
+            ServerMsg::SeatAway(_) => "seat_away",
+            ServerMsg::SeatBack(_) => "seat_back",
         }
     }
 
@@ -444,7 +476,7 @@ impl ServerMsg {
     }
 
     /// Every server message type tag.
-    pub const TYPES: [&'static str; 15] = [
+    pub const TYPES: [&'static str; 17] = [
         "welcome",
         "queue_status",
         "lobby_state",
@@ -460,5 +492,7 @@ impl ServerMsg {
         "seat_left",
         "lobby_list",
         "rematch_offered",
+        "seat_away",
+        "seat_back",
     ];
 }

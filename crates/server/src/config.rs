@@ -44,6 +44,8 @@ pub(crate) const DEFAULT_IDLE_SECONDS: u32 = 60;
 pub(crate) const DEFAULT_SHUTDOWN_GRACE_SECONDS: u32 = 10;
 /// Default seconds every human of a match may be away before it ends as abandoned.
 pub(crate) const DEFAULT_ABANDON_SECONDS: u32 = 120;
+/// Default turns in a row a connected seat may let time out before it is away.
+pub(crate) const DEFAULT_AWAY_AFTER_TIMEOUTS: u32 = 2;
 /// Default bot strategy.
 pub(crate) const DEFAULT_BOT_KIND: &str = "greedy";
 /// Default wall-clock budget of an expert decision, ms.
@@ -53,7 +55,9 @@ pub(crate) const DEFAULT_BOT_NODES: usize = 16_000;
 /// Default expert searches at once.
 pub(crate) const DEFAULT_BOT_SEARCHES: usize = 2;
 /// Default seconds a lobby keeps the seat of a member whose connection dropped.
-pub(crate) const DEFAULT_LOBBY_GRACE_SECONDS: u32 = 15;
+pub(crate) const DEFAULT_LOBBY_GRACE_SECONDS: u32 = 60;
+/// Default seconds a queued player whose connection dropped keeps its queue place.
+pub(crate) const DEFAULT_QUEUE_GRACE_SECONDS: u32 = 10;
 /// Default for [`Config::rating_min_matches`].
 pub(crate) const DEFAULT_RATING_MIN_MATCHES: u32 = 5;
 
@@ -192,6 +196,13 @@ pub struct Config {
     #[arg(long, env = "LUDO_ABANDON_SECONDS", default_value_t = DEFAULT_ABANDON_SECONDS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub abandon_seconds: u32,
+    /// Turns in a row a connected seat's player may let time out (rule 4.6) before
+    /// the seat is away (`seat_away`): its turns are then passed at once until its
+    /// player sends a match message again (`seat_back`). A disconnected seat is away
+    /// after one.
+    #[arg(long, env = "LUDO_AWAY_AFTER_TIMEOUTS", default_value_t = DEFAULT_AWAY_AFTER_TIMEOUTS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub away_after_timeouts: u32,
     /// Folder of the browser client served at `/` (static files). Without it: the
     /// source tree's `web/` (next to `crates/`) or `./web`, whichever holds an
     /// `index.html`; with neither, no client is served.
@@ -254,6 +265,12 @@ pub struct Config {
     #[arg(long, env = "LUDO_LOBBY_GRACE_SECONDS", default_value_t = DEFAULT_LOBBY_GRACE_SECONDS,
           value_parser = clap::value_parser!(u32).range(0..=3_600))]
     pub lobby_grace_seconds: u32,
+    /// Seconds a quick-play queue keeps the place (and the bot-fill wait) of a
+    /// player whose connection dropped; a player that signs in again within it is
+    /// still queued (0: leave at once). A match formed meanwhile seats it.
+    #[arg(long, env = "LUDO_QUEUE_GRACE_SECONDS", default_value_t = DEFAULT_QUEUE_GRACE_SECONDS,
+          value_parser = clap::value_parser!(u32).range(0..=600))]
+    pub queue_grace_seconds: u32,
     // --- ratings ---
     /// Rated matches of a mode (matches with two or more human players) a player
     /// needs to be listed on that mode's leaderboard.
@@ -366,6 +383,7 @@ impl Default for Config {
             idle_seconds: DEFAULT_IDLE_SECONDS,
             shutdown_grace_seconds: DEFAULT_SHUTDOWN_GRACE_SECONDS,
             abandon_seconds: DEFAULT_ABANDON_SECONDS,
+            away_after_timeouts: DEFAULT_AWAY_AFTER_TIMEOUTS,
             web_dir: None,
             log_json: false,
             header_timeout_ms: DEFAULT_HEADER_TIMEOUT_MS,
@@ -378,6 +396,7 @@ impl Default for Config {
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
             lobby_grace_seconds: DEFAULT_LOBBY_GRACE_SECONDS,
+            queue_grace_seconds: DEFAULT_QUEUE_GRACE_SECONDS,
             rating_min_matches: DEFAULT_RATING_MIN_MATCHES,
             rules_file: None,
             nats_url: None,
@@ -427,6 +446,11 @@ impl Config {
     /// How long a lobby keeps a disconnected member's seat.
     pub fn lobby_grace(&self) -> Duration {
         Duration::from_secs(self.lobby_grace_seconds.into())
+    }
+
+    /// How long a quick-play queue keeps a disconnected player's place.
+    pub fn queue_grace(&self) -> Duration {
+        Duration::from_secs(self.queue_grace_seconds.into())
     }
 
     /// The hard WebSocket message limit: frames above it close the socket.
@@ -601,10 +625,11 @@ mod tests {
     }
 
     #[test]
-    fn lobby_grace_defaults_to_15_seconds() {
+    fn lobby_grace_defaults_to_60_seconds() {
         let c = Config::try_parse_from(["ludo-server"]).unwrap();
-        assert_eq!(c.lobby_grace_seconds, 15);
-        assert_eq!(Config::default().lobby_grace(), Duration::from_secs(15));
+        assert_eq!(c.lobby_grace_seconds, 60);
+        assert_eq!(Config::default().lobby_grace(), Duration::from_secs(60));
+        assert_eq!(c.queue_grace_seconds, 10);
         let c = Config::try_parse_from(["ludo-server", "--lobby-grace-seconds", "0"]).unwrap();
         assert_eq!(c.lobby_grace(), Duration::ZERO);
     }

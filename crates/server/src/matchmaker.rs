@@ -69,6 +69,13 @@ pub enum MmCmd {
         /// The player's new connection.
         conn: ConnHandle,
     },
+    /// The connection of `player` closed: it keeps its place (and bot-fill wait)
+    /// for `--queue-grace-seconds`; signed in again by then ([`MmCmd::Status`]) it
+    /// is still queued, otherwise it leaves as with [`MmCmd::Leave`].
+    Away {
+        /// The player.
+        player: Uuid,
+    },
     /// Cluster: this node is no longer the cluster's matchmaker. Empties both
     /// queues (presences untouched, no message sent) and answers who waited there.
     Drain {
@@ -124,6 +131,8 @@ struct Waiting {
     since_ms: u64,
     /// The level of bots it asked for (`join_queue.bot_level`).
     bot_level: protocol::BotLevel,
+    /// When its connection dropped (Unix ms, server clock), while it is away.
+    gone_ms: Option<u64>,
 }
 
 /// The two queues, oldest first.
@@ -131,6 +140,8 @@ struct Waiting {
 struct Queues {
     journey: VecDeque<Waiting>,
     clash: VecDeque<Waiting>,
+    /// How long an away player keeps its place, ms (`--queue-grace-seconds`).
+    grace_ms: u64,
 }
 
 impl Queues {
@@ -149,14 +160,24 @@ pub(crate) async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
     let wait = state.config().bot_fill_wait().as_millis() as u64;
     let clock = state.clock().clone();
     let shutdown = state.shutdown_token().clone();
-    let mut q = Queues::default();
+    let mut q = Queues {
+        grace_ms: state.config().queue_grace().as_millis() as u64,
+        ..Queues::default()
+    };
     loop {
         for mode in MODES {
             crate::metrics::queue_waiting(mode, q.of(mode).len());
         }
-        let wake = MODES
-            .iter()
-            .filter_map(|&m| q.of(m).front().map(|w| w.since_ms + wait))
+        let wake = [q.journey.front(), q.clash.front()]
+            .into_iter()
+            .flatten()
+            .map(|w| w.since_ms + wait)
+            .chain(
+                q.journey
+                    .iter()
+                    .chain(q.clash.iter())
+                    .filter_map(|w| w.gone_ms.map(|g| g + q.grace_ms)),
+            )
             .min();
         tokio::select! {
             biased;
@@ -168,7 +189,7 @@ pub(crate) async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
                     let queue = q.of(mode);
                     // Oldest first (a player queued again keeps its place).
                     let at = queue.iter().position(|w| w.since_ms > since_ms).unwrap_or(queue.len());
-                    queue.insert(at, Waiting { player, name, since_ms, bot_level });
+                    queue.insert(at, Waiting { player, name, since_ms, bot_level, gone_ms: None });
                     conn.ack(req);
                     form_full(&state, &mut q, mode);
                     status(&state, &mut q, mode, wait);
@@ -187,7 +208,21 @@ pub(crate) async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
                         c.ack(req);
                     }
                 }
+                Some(MmCmd::Away { player }) => {
+                    let now = clock.now_ms();
+                    for mode in MODES {
+                        for w in q.of(mode).iter_mut().filter(|w| w.player == player) {
+                            w.gone_ms = Some(now);
+                        }
+                    }
+                }
                 Some(MmCmd::Status { player, conn }) => {
+                    // The player is back: its place is kept for good.
+                    for mode in MODES {
+                        for w in q.of(mode).iter_mut().filter(|w| w.player == player) {
+                            w.gone_ms = None;
+                        }
+                    }
                     let mode = MODES
                         .into_iter()
                         .find(|&m| q.of(m).iter().any(|w| w.player == player));
@@ -213,6 +248,20 @@ pub(crate) async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
             _ = sleep_until(&clock, wake) => {
                 let now = clock.now_ms();
                 for mode in MODES {
+                    // Away past the grace period: out of the queue.
+                    let grace = q.grace_ms;
+                    let before = q.of(mode).len();
+                    q.of(mode).retain(|w| {
+                        let over = w.gone_ms.is_some_and(|g| g + grace <= now);
+                        if over {
+                            state.presence().release(w.player, Busy::Queued(mode));
+                            dequeued(&state, w.player, mode);
+                        }
+                        !over
+                    });
+                    if q.of(mode).len() != before {
+                        status(&state, &mut q, mode, wait);
+                    }
                     if q.of(mode).front().is_some_and(|w| w.since_ms + wait <= now) {
                         fill_with_bots(&state, &mut q, mode);
                         status(&state, &mut q, mode, wait);
@@ -231,10 +280,13 @@ async fn sleep_until(clock: &crate::clock::Clock, at_ms: Option<u64>) {
     }
 }
 
-/// Drops waiting players whose connection is gone (their presence is freed).
+/// Drops waiting players whose connection is gone, unless they are within their
+/// grace period (their presence is freed).
 fn prune(state: &AppState, q: &mut Queues, mode: Mode) {
+    let (now, grace) = (state.clock().now_ms(), q.grace_ms);
     q.of(mode).retain(|w| {
-        let live = state.reach(w.player).is_some_and(|c| !c.is_closed());
+        let live = state.reach(w.player).is_some_and(|c| !c.is_closed())
+            || w.gone_ms.is_some_and(|g| now < g + grace);
         if !live {
             state.presence().release(w.player, Busy::Queued(mode));
             dequeued(state, w.player, mode);

@@ -37,14 +37,32 @@ pub(crate) const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
 pub(crate) const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// The answer written to a refused connection (before it is closed).
-const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 78\r\n\r\n{\"error\":{\"code\":\"unavailable\",\"message\":\"too many connections, retry later\"}}";
+const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 90\r\n\r\n{\"error\":{\"code\":\"unavailable\",\"message\":\"the server is at max_connections, retry later\"}}";
+
+/// The answer written to a connection refused by the per-address cap: 429 (this
+/// address's limit, not the server's), naming the limit, with `Retry-After`.
+const REFUSED_PER_IP: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 109\r\n\r\n{\"error\":{\"code\":\"rate_limited\",\"message\":\"too many connections from this address (max_connections_per_ip)\"}}";
 
 /// One accepted connection's share of the connection caps; released when the last
 /// holder (the HTTP connection task, or the WebSocket it was upgraded to) drops it.
 #[derive(Debug)]
 pub(crate) struct ConnSlot {
     _permit: OwnedSemaphorePermit,
-    _per_ip: Option<AddrGuard>,
+    /// The share of the per-address cap, given back early by a WebSocket whose
+    /// player holds a seat or a lobby place ([`ConnSlot::release_address_share`]).
+    per_ip: std::sync::Mutex<Option<AddrGuard>>,
+}
+
+impl ConnSlot {
+    /// Gives back this connection's share of the per-address cap now (the global
+    /// cap's permit is kept until the connection closes): a socket signed in as the
+    /// holder of a seat in a running match, or of a lobby place, no longer counts
+    /// against its address, so any number of such players behind one address (a
+    /// carrier's NAT) get back in.
+    pub(crate) fn release_address_share(&self) {
+        let share = self.per_ip.lock().map(|mut g| g.take());
+        drop(share);
+    }
 }
 
 /// Why `accept` failed, for the loop's reaction.
@@ -100,7 +118,7 @@ pub(crate) async fn serve(
         };
         let edge = state.edge();
         let Ok(permit) = edge.connection_permits().clone().try_acquire_owned() else {
-            refuse(tcp, "max_connections");
+            refuse(tcp, "max_connections", REFUSED);
             continue;
         };
         let per_ip = if trusted.contains(&peer.ip()) {
@@ -109,14 +127,14 @@ pub(crate) async fn serve(
             match edge.per_ip().try_acquire(peer.ip()) {
                 Some(g) => Some(g),
                 None => {
-                    refuse(tcp, "max_connections_per_ip");
+                    refuse(tcp, "max_connections_per_ip", REFUSED_PER_IP);
                     continue;
                 }
             }
         };
         let slot = Arc::new(ConnSlot {
             _permit: permit,
-            _per_ip: per_ip,
+            per_ip: std::sync::Mutex::new(per_ip),
         });
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
@@ -150,12 +168,12 @@ pub(crate) async fn serve(
     Ok(())
 }
 
-/// Answers a connection over a cap with [`REFUSED`] (if the socket takes it at
-/// once) and closes it.
-fn refuse(tcp: TcpStream, cap: &'static str) {
+/// Answers a connection over a cap with `answer` ([`REFUSED`] or
+/// [`REFUSED_PER_IP`], if the socket takes it at once) and closes it.
+fn refuse(tcp: TcpStream, cap: &'static str, answer: &[u8]) {
     metrics::counter!("ludo_connections_refused_total", "cap" => cap).increment(1);
     tracing::debug!(cap, "connection refused");
-    let _ = tcp.try_write(REFUSED);
+    let _ = tcp.try_write(answer);
 }
 
 fn log_conn_end(r: Result<(), hyper::Error>, peer: SocketAddr) {
@@ -171,11 +189,29 @@ fn log_conn_end(r: Result<(), hyper::Error>, peer: SocketAddr) {
 mod tests {
     use super::*;
 
+    /// The server's own cap is 503 `unavailable`; an address's cap is 429
+    /// `rate_limited` naming `max_connections_per_ip`; both with `Retry-After: 1`
+    /// and a body of the length they state.
     #[test]
-    fn the_refusal_is_a_complete_json_503() {
-        let text = std::str::from_utf8(REFUSED).unwrap();
+    fn the_refusals_are_complete_json_503_and_429() {
+        for (answer, status, code, names) in [
+            (REFUSED, "503 ", "unavailable", "max_connections"),
+            (
+                REFUSED_PER_IP,
+                "429 ",
+                "rate_limited",
+                "max_connections_per_ip",
+            ),
+        ] {
+            check_refusal(answer, status, code, names);
+        }
+    }
+
+    fn check_refusal(answer: &[u8], status: &str, code: &str, names: &str) {
+        let text = std::str::from_utf8(answer).unwrap();
         let (head, body) = text.split_once("\r\n\r\n").unwrap();
-        assert!(head.starts_with("HTTP/1.1 503 "));
+        assert!(head.starts_with(&format!("HTTP/1.1 {status}")), "{head}");
+        assert!(head.contains("\r\nretry-after: 1\r\n"), "{head}");
         let len: usize = head
             .lines()
             .find_map(|l| l.strip_prefix("content-length: "))
@@ -184,7 +220,12 @@ mod tests {
             .unwrap();
         assert_eq!(len, body.len());
         let v: serde_json::Value = serde_json::from_str(body).unwrap();
-        assert_eq!(v["error"]["code"], "unavailable");
+        assert_eq!(v["error"]["code"], code);
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("{names},")) || message.contains(&format!("{names})")),
+            "{message}"
+        );
     }
 
     #[test]

@@ -70,9 +70,18 @@ pub(crate) struct SeatSlot {
     /// The human's live connection, if any. `None` while disconnected: the seat is
     /// kept and its turns are passed.
     pub conn: Option<ConnHandle>,
-    /// True once a turn of this human timed out while they were away: later turns are
-    /// passed at once instead of waiting for the turn timer again. A reconnect clears it.
+    /// The seat is away (`seat_away`): a turn of this human timed out while they
+    /// were disconnected, or `away_after_timeouts` in a row while connected. Its
+    /// turns are passed at once instead of waiting for the turn timer again. A
+    /// reconnect or any match message from the player clears it (`seat_back`).
     pub away: bool,
+    /// Turns of this human that timed out in a row (a plan or pass of its own, or
+    /// any match message, resets it).
+    pub timeouts: u32,
+    /// The last plan (or pass) of this human the room applied: its turn number,
+    /// the plan, and the `seq` of its `turn_resolved`. A resend of it (its `ack`
+    /// was lost) is answered `ack` with `applied_seq`, not `stale_turn`.
+    pub applied: Option<(u32, Plan, u64)>,
 }
 
 impl SeatSlot {
@@ -99,6 +108,9 @@ enum Out {
     /// A match message with its `seq`, encoded once when it was made (its content
     /// does not depend on when it is shown).
     Msg(u64, Frame),
+    /// An unsequenced notice to everyone in the room (`seat_away`), shown after the
+    /// turn that caused it.
+    Notice(Frame),
     /// The `ack` of an accepted request.
     Ack(ConnHandle, Option<String>),
     /// `match_ended` with its `seq`, encoded at release with the rating changes the
@@ -192,6 +204,10 @@ pub(crate) struct Room {
     /// A searched plan that came back while a write was pending: the turn it is
     /// for, and the plan (played when the room acts for that turn).
     bot_ready: Option<(u32, Plan)>,
+    /// The `seq` and turn number of the last `turn_started` shown: a gap replay
+    /// sends that frame re-stamped with the remaining times of the moment it is
+    /// sent (issue 37), not the stale ones of its first sending.
+    turn_frame: Option<(u64, u32)>,
 }
 
 /// What woke the room actor.
@@ -266,6 +282,7 @@ impl Room {
             ended: None,
             thinking: None,
             bot_ready: None,
+            turn_frame: None,
         }
     }
 
@@ -427,10 +444,12 @@ impl Room {
                     if let Some(t) = self.m.current_turn() {
                         let msg =
                             ServerMsg::TurnStarted(self.turn_started(t, self.deps.clock.now_ms()));
+                        self.turn_frame = Some((seq, t.turn_number));
                         self.broadcast(seq, encode(Some(seq), &msg));
                     }
                 }
                 Out::Msg(seq, frame) => self.broadcast(seq, frame),
+                Out::Notice(frame) => self.notify(frame, None),
                 Out::Ack(conn, req) => conn.ack(req),
                 Out::Ended(seq, msg, ratings) => {
                     let msg = match ratings.get() {
@@ -522,6 +541,18 @@ impl Room {
             conn.send_error(ErrorCode::NotInMatch, "you have no seat in this match", req);
             return;
         };
+        self.present(i, None);
+        if let Some((_, _, seq)) = self.seats[i].applied.as_ref().filter(|(t, p, _)| {
+            *t == turn_number
+                && p == plan
+                && self
+                    .m
+                    .current_turn()
+                    .is_none_or(|c| c.turn_number != turn_number)
+        }) {
+            conn.ack_applied(req, *seq);
+            return;
+        }
         let seat = Seat::from_index(i);
         // (At or after the match deadline the engine answers match_over.)
         let late = at_ms < self.m.deadline_ms()
@@ -542,7 +573,11 @@ impl Room {
         }
         match self.m.submit(seat, turn_number, plan, at_ms) {
             Err(e) => conn.send_error(ErrorCode::from(&e), e.to_string(), req),
-            Ok(outcome) => self.after_turn(outcome, Some((conn, req)), Some(received)),
+            Ok(outcome) => {
+                // `after_turn` gives its turn_resolved the next seq.
+                self.seats[i].applied = Some((turn_number, plan.clone(), self.assigned + 1));
+                self.after_turn(outcome, Some((conn, req)), Some(received))
+            }
         }
     }
 
@@ -572,8 +607,10 @@ impl Room {
             // A seated player asking to watch gets its seat back instead.
             self.attach(i, &conn);
             self.send_snapshot(&conn, Some(Seat::from_index(i)));
+            self.send_away(&conn);
         } else {
             self.send_snapshot(&conn, None);
+            self.send_away(&conn);
             self.spectators.insert(conn.id(), conn);
         }
     }
@@ -663,6 +700,9 @@ impl Room {
             );
             return;
         }
+        if let Some(s) = seat {
+            self.present(s.index(), None);
+        }
         // The text passed the protocol's text policy (`protocol::text::chat`) when
         // the connection decoded it.
         let name = seat.map_or(name, |s| self.seats[s.index()].info.name.clone());
@@ -695,9 +735,75 @@ impl Room {
         let slot = &mut self.seats[i];
         if slot.conn.as_ref().map(ConnHandle::id) != Some(conn.id()) {
             slot.conn = Some(conn.clone());
-            slot.away = false;
             self.track_presence();
+        }
+        // The attached socket gets its own view (replay or snapshot) next, already
+        // without the seat away; everyone else is told it is back.
+        self.present(i, Some(conn.id()));
+    }
+
+    /// Seat `i`'s player is here (it reconnected or sent a match message): its
+    /// timeout streak restarts, and an away seat is back (`seat_back` to everyone)
+    /// and its turns wait for it again. `skip`: a connection not to tell.
+    fn present(&mut self, i: usize, skip: Option<u64>) {
+        let slot = &mut self.seats[i];
+        slot.timeouts = 0;
+        if slot.away {
+            slot.away = false;
+            let back = encode(
+                None,
+                &ServerMsg::SeatBack(protocol::SeatPresence {
+                    match_id: self.id,
+                    seat: Seat::from_index(i),
+                }),
+            );
+            self.notify(back, skip);
+        }
+        if self.pending.is_none() && !self.m.is_over() {
             self.schedule_auto();
+        }
+    }
+
+    /// The `seat_away` notice of seat `i`.
+    fn away_notice(&self, i: usize) -> Frame {
+        encode(
+            None,
+            &ServerMsg::SeatAway(protocol::SeatPresence {
+                match_id: self.id,
+                seat: Seat::from_index(i),
+            }),
+        )
+    }
+
+    /// Sends `conn` a `seat_away` for every seat away now (after a replay or a
+    /// snapshot: the notices are not kept in the history).
+    fn send_away(&self, conn: &ConnHandle) {
+        for (i, s) in self.seats.iter().enumerate() {
+            if s.away {
+                conn.send(self.away_notice(i));
+            }
+        }
+    }
+
+    /// Queues an unsequenced `frame` to every connected seat and spectator (not kept
+    /// for resync). A connection whose queue is closed or full is dropped as in
+    /// [`Room::broadcast`]. `skip`: a connection not to send it to.
+    fn notify(&mut self, frame: Frame, skip: Option<u64>) {
+        let mut fan = Fanout::new(frame);
+        let mut lost = false;
+        for s in &mut self.seats {
+            if let Some(c) = s.conn.as_ref().filter(|c| Some(c.id()) != skip) {
+                if !fan.send(c) {
+                    s.conn = None;
+                    lost = true;
+                }
+            }
+        }
+        self.spectators
+            .retain(|id, c| Some(*id) == skip || fan.send(c));
+        fan.finish();
+        if lost {
+            self.track_presence();
         }
     }
 
@@ -727,11 +833,23 @@ impl Room {
         if let Some(exp) = self.m.expire(now) {
             match exp {
                 Expiry::TurnTimedOut(outcome) => {
-                    let slot = &mut self.seats[outcome.record.seat.index()];
-                    if matches!(slot.kind, SeatKind::Human(_)) && !slot.connected() {
-                        slot.away = true;
+                    let i = outcome.record.seat.index();
+                    let after = self.deps.settings.away_after_timeouts;
+                    let slot = &mut self.seats[i];
+                    let mut now_away = false;
+                    if matches!(slot.kind, SeatKind::Human(_)) {
+                        slot.timeouts += 1;
+                        now_away = !slot.away && (!slot.connected() || slot.timeouts >= after);
+                        slot.away |= now_away;
                     }
-                    self.after_turn(outcome, None, None)
+                    self.after_turn(outcome, None, None);
+                    if now_away {
+                        let notice = self.away_notice(i);
+                        match &mut self.pending {
+                            Some(p) => p.out.push(Out::Notice(notice)),
+                            None => self.notify(notice, None),
+                        }
+                    }
                 }
                 Expiry::MatchEnded(end) => self.end(end),
             }
@@ -751,11 +869,13 @@ impl Room {
             self.auto_at = None;
             return;
         };
-        let someone_here = self.seats.iter().any(SeatSlot::connected);
+        // An away seat, even a connected one, does not count: with every connected
+        // human away the turn timer passes each turn, as with nobody connected.
+        let someone_here = self.seats.iter().any(|s| s.connected() && !s.away);
         let slot = &self.seats[turn.seat.index()];
         self.auto_at = match slot.kind {
             SeatKind::Bot(_) => Some(self.turn_began + self.deps.settings.bot_think),
-            SeatKind::Human(_) if slot.connected() || !slot.away => None,
+            SeatKind::Human(_) if !slot.away => None,
             SeatKind::Human(_) | SeatKind::Empty if someone_here => Some(Instant::now()),
             _ => None,
         };
@@ -767,7 +887,7 @@ impl Room {
             return;
         };
         let i = turn.seat.index();
-        if matches!(self.seats[i].kind, SeatKind::Human(_)) && self.seats[i].connected() {
+        if matches!(self.seats[i].kind, SeatKind::Human(_)) && !self.seats[i].away {
             return; // the player came back: its own plan (or the turn timer) decides
         }
         let plan = match &mut self.seats[i].kind {
@@ -1037,16 +1157,35 @@ impl Room {
 
     /// The frames after `last_seq` when the history still keeps them all (none when
     /// `last_seq` is the current `seq`), otherwise a snapshot (`last_seq` 0, older
-    /// than the history, or ahead of the match).
+    /// than the history, or ahead of the match). The turn in progress's
+    /// `turn_started`, when replayed, is encoded again with its remaining times and
+    /// `now_ms` as of now (same `seq`, same turn): a client counting down from
+    /// `turn_remaining_ms` on arrival is right however long it was away.
     fn send_since(&self, conn: &ConnHandle, last_seq: u64, your_seat: Option<Seat>) {
         match self.history.since(last_seq) {
             Some(frames) => {
-                for f in frames {
-                    conn.send(f);
+                for (seq, f) in frames {
+                    match self.restamped(seq) {
+                        Some(fresh) => conn.send(fresh),
+                        None => conn.send(f),
+                    };
                 }
             }
             None => self.send_snapshot(conn, your_seat),
         }
+        self.send_away(conn);
+    }
+
+    /// The `turn_started` frame of `seq` as of now, when `seq` is that of the turn
+    /// still in progress; `None` for any other frame (sent as kept).
+    fn restamped(&self, seq: u64) -> Option<Frame> {
+        let (turn_seq, turn_number) = self.turn_frame?;
+        let t = self
+            .m
+            .current_turn()
+            .filter(|t| seq == turn_seq && t.turn_number == turn_number)?;
+        let msg = ServerMsg::TurnStarted(self.turn_started(t, self.deps.clock.now_ms()));
+        Some(encode(Some(seq), &msg))
     }
 
     fn send_snapshot(&self, conn: &ConnHandle, your_seat: Option<Seat>) {

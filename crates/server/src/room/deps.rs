@@ -42,6 +42,9 @@ pub(crate) struct RoomSettings {
     /// How long a match waits with no human connected before it ends as abandoned,
     /// ms (`--abandon-seconds` × 1000).
     pub(crate) abandon_ms: u64,
+    /// Turns in a row a connected seat may time out before it is away
+    /// (`--away-after-timeouts`).
+    pub(crate) away_after_timeouts: u32,
     /// The strategy of bot seats.
     pub(crate) bot_kind: bot::BotKind,
     /// How long a bot waits before it moves (`--bot-think-ms`).
@@ -63,6 +66,7 @@ impl RoomDeps {
             settings: RoomSettings {
                 resync_frames: config.resync_frames,
                 abandon_ms: u64::from(config.abandon_seconds) * 1000,
+                away_after_timeouts: config.away_after_timeouts,
                 bot_kind: config.bot_kind,
                 bot_think: config.bot_think(),
                 bot_budget: Duration::from_millis(config.bot_budget_ms),

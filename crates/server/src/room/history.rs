@@ -72,10 +72,11 @@ impl History {
         }
     }
 
-    /// The frames after `last_seq`, in order, when every one of them is still kept;
-    /// `None` when a snapshot is needed instead (`last_seq` is 0, older than the ring,
-    /// ahead of the match, or a resumed match has sent nothing new yet).
-    pub fn since(&self, last_seq: u64) -> Option<Vec<Frame>> {
+    /// The frames after `last_seq` with their `seq`, in order, when every one of
+    /// them is still kept; `None` when a snapshot is needed instead (`last_seq` is 0,
+    /// older than the ring, ahead of the match, or a resumed match has sent nothing
+    /// new yet).
+    pub fn since(&self, last_seq: u64) -> Option<Vec<(u64, Frame)>> {
         if last_seq == 0 || last_seq > self.seq || self.restarted {
             return None;
         }
@@ -90,7 +91,7 @@ impl History {
             self.frames
                 .iter()
                 .filter(|(s, _)| *s > last_seq)
-                .map(|(_, f)| f.clone())
+                .cloned()
                 .collect(),
         )
     }
@@ -109,8 +110,13 @@ mod tests {
         h
     }
 
-    fn texts(v: Vec<Frame>) -> Vec<String> {
-        v.into_iter().map(|f| f.as_str().to_string()).collect()
+    fn texts(v: Vec<(u64, Frame)>) -> Vec<String> {
+        v.into_iter()
+            .map(|(s, f)| {
+                assert_eq!(f.as_str(), s.to_string(), "each frame with its own seq");
+                f.as_str().to_string()
+            })
+            .collect()
     }
 
     #[test]

@@ -296,6 +296,8 @@ pub fn start_listed(
                 kind,
                 conn,
                 away: false,
+                timeouts: 0,
+                applied: None,
             }
         })
         .collect();
@@ -425,6 +427,8 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
                 kind,
                 conn,
                 away: false,
+                timeouts: 0,
+                applied: None,
             }
         })
         .collect();

@@ -38,9 +38,39 @@ pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The WebSocket a connection's reader reads: tokio-tungstenite over the socket.
 type Socket = WebSocketStream<SocketIo>;
 
+/// An upgraded socket's shares of the connection caps: its connection slot (the
+/// global cap's permit, kept until the socket closes, and the per-address share)
+/// and, for a client behind a trusted proxy, its share of the forwarded address's
+/// cap. A `hello` from the holder of a seat in a running match or of a lobby place
+/// gives both per-address shares back ([`AddressShare::release`]).
+pub(crate) struct AddressShare {
+    /// The TCP connection's slot (`None` off the edge's listener, as in tests).
+    pub(crate) slot: Option<std::sync::Arc<crate::edge::listener::ConnSlot>>,
+    /// The forwarded client's share (`--trusted-proxies`).
+    pub(crate) proxied: Option<crate::edge::addr::AddrGuard>,
+}
+
+impl AddressShare {
+    /// Stops counting this socket against its address (issue 37: players of running
+    /// matches and lobby members behind one carrier NAT all get back in; sockets that
+    /// hold nothing stay bounded per address).
+    fn release(&mut self) {
+        if let Some(s) = &self.slot {
+            s.release_address_share();
+        }
+        self.proxied = None;
+    }
+}
+
 /// Serves one upgraded socket until it closes: `tcp` with `read_buf`, the bytes
-/// the client sent after its upgrade request, read before the socket.
-pub(crate) async fn serve(tcp: TcpStream, read_buf: axum::body::Bytes, state: AppState) {
+/// the client sent after its upgrade request, read before the socket; `share`, its
+/// shares of the connection caps, held until then.
+pub(crate) async fn serve(
+    tcp: TcpStream,
+    read_buf: axum::body::Bytes,
+    state: AppState,
+    share: AddressShare,
+) {
     let (rd, wr) = tcp.into_split();
     let out = SocketOut::new(wr, state.config().outbound_queue);
     let conn = ConnHandle::socket(state.next_conn_id(), out);
@@ -69,7 +99,7 @@ pub(crate) async fn serve(tcp: TcpStream, read_buf: axum::body::Bytes, state: Ap
     let writer = state
         .tasks()
         .spawn(super::outbound::write_task(conn.clone(), ping_every));
-    let mut session = Session::new(state, conn.clone());
+    let mut session = Session::new(state, conn.clone(), share);
     let mut socket = socket;
     session.read_loop(&mut socket).await;
     // Boxed, as a request's handling in `on_frame`: it is not part of the reading.
@@ -100,10 +130,12 @@ struct Session {
     strikes: u32,
     /// Matches this connection spectates (to detach from on close).
     watching: HashSet<Uuid>,
+    /// The socket's shares of the connection caps.
+    share: AddressShare,
 }
 
 impl Session {
-    fn new(state: AppState, conn: ConnHandle) -> Session {
+    fn new(state: AppState, conn: ConnHandle, share: AddressShare) -> Session {
         let cfg = state.config();
         let rate = NonZeroU32::new(cfg.rate_per_second).unwrap_or(NonZeroU32::MIN);
         let burst = NonZeroU32::new(cfg.rate_burst).unwrap_or(NonZeroU32::MIN);
@@ -115,6 +147,7 @@ impl Session {
             state,
             conn,
             player: None,
+            share,
             strikes: 0,
             watching: HashSet::new(),
         }
@@ -943,6 +976,9 @@ impl Session {
             c.announce_hello(player.id).await;
         }
         let active = self.active_matches(player.id).await;
+        if !active.is_empty() || self.state.presence().get(player.id) == Some(Busy::Lobby) {
+            self.share.release();
+        }
         tracing::debug!(conn = self.conn.id(), player = %player.id, client = %h.client.chars().take(64).collect::<String>(), "hello");
         self.conn.send_msg(
             None,
@@ -1112,10 +1148,15 @@ impl Session {
                     self.state.presence().release(p.id, b);
                 }
                 Some(Busy::Queued(_)) if current => {
-                    let cmd = crate::matchmaker::MmCmd::Leave {
-                        player: p.id,
-                        conn: None,
-                        req: None,
+                    // A blip keeps the queue place (`--queue-grace-seconds`).
+                    let cmd = if self.state.config().queue_grace().is_zero() {
+                        crate::matchmaker::MmCmd::Leave {
+                            player: p.id,
+                            conn: None,
+                            req: None,
+                        }
+                    } else {
+                        crate::matchmaker::MmCmd::Away { player: p.id }
                     };
                     let _ = self.state.matchmaker().send(cmd).await;
                 }

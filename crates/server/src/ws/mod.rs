@@ -112,7 +112,10 @@ async fn upgrade(
     let upgraded = hyper::upgrade::on(&mut req);
     let tasks = state.tasks().clone();
     tasks.spawn(async move {
-        let _held = (slot, proxied);
+        let share = connection::AddressShare {
+            slot: slot.map(|Extension(s)| s),
+            proxied,
+        };
         let upgraded = match upgraded.await {
             Ok(u) => u,
             Err(e) => {
@@ -122,7 +125,9 @@ async fn upgrade(
         };
         // The edge serves every connection as `TokioIo<TcpStream>` (edge::listener).
         match upgraded.downcast::<TokioIo<TcpStream>>() {
-            Ok(parts) => connection::serve(parts.io.into_inner(), parts.read_buf, state).await,
+            Ok(parts) => {
+                connection::serve(parts.io.into_inner(), parts.read_buf, state, share).await
+            }
             Err(_) => tracing::error!("upgraded connection is not a TCP socket; closed"),
         }
     });

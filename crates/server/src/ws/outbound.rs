@@ -448,7 +448,28 @@ impl ConnHandle {
     /// as answered (see [`ConnHandle::for_request`]).
     pub fn ack(&self, id: Option<String>) {
         if let Some(id) = id {
-            self.send_msg(None, &ServerMsg::Ack(protocol::Ack { id }));
+            self.send_msg(
+                None,
+                &ServerMsg::Ack(protocol::Ack {
+                    id,
+                    applied_seq: None,
+                }),
+            );
+        }
+        self.answered();
+    }
+
+    /// Queues the `ack` of a resent plan that was already applied by the
+    /// `turn_resolved` of `seq` (`applied_seq`), when the request had an `id`.
+    pub fn ack_applied(&self, id: Option<String>, seq: u64) {
+        if let Some(id) = id {
+            self.send_msg(
+                None,
+                &ServerMsg::Ack(protocol::Ack {
+                    id,
+                    applied_seq: Some(seq),
+                }),
+            );
         }
         self.answered();
     }

@@ -238,8 +238,12 @@ async fn one_address_is_capped_at_its_connection_budget() {
     let t0 = Instant::now();
     let (answer, _) = read_until_closed(sixth, Duration::from_secs(2)).await;
     assert!(t0.elapsed() < Duration::from_millis(500));
+    // (429 naming the address's limit, with Retry-After: not "server down".)
     assert!(
-        answer.is_empty() || answer.starts_with("HTTP/1.1 503 "),
+        answer.is_empty()
+            || (answer.starts_with("HTTP/1.1 429 ")
+                && answer.contains("retry-after: 1")
+                && answer.contains("max_connections_per_ip")),
         "{answer}"
     );
     // ... another address is served.
@@ -601,4 +605,67 @@ async fn sockets_relayed_by_a_trusted_proxy_are_capped_per_forwarded_client() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     drop((a2, b));
+}
+
+/// Issue 37.3: many players behind one address (a carrier's NAT). With a cap of 8
+/// connections per address, four players seated in a running match drop and come
+/// back from 127.0.0.1; signed in as seat holders they no longer count against the
+/// address, so eight more sockets that say nothing are still let in, and the ninth
+/// is refused: 429 `rate_limited` with `Retry-After`, naming the limit. (8, not 4:
+/// setting the match up also opens HTTP connections for the guests.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seat_holders_do_not_count_against_their_address() {
+    let s = start(server::Config {
+        max_connections_per_ip: 8,
+        header_timeout_ms: 30_000,
+        ..test_config()
+    })
+    .await;
+    let (clients, _) = lobby_of_four(&s, false, 4).await;
+    let who: Vec<_> = clients
+        .iter()
+        .map(|c| (c.player_id, c.token.clone()))
+        .collect();
+    for mut c in clients {
+        c.ws.close(None).await.unwrap();
+    }
+    s.eventually("the old sockets are gone", |st| {
+        st.edge().open_connections() == 0
+    })
+    .await;
+    let mut back = Vec::new();
+    for (id, token) in &who {
+        let (c, active) = s.reconnect(*id, token).await;
+        assert_eq!(active.len(), 1, "seated in the running match");
+        back.push(c);
+    }
+    s.eventually("four sockets open", |st| st.edge().open_connections() == 4)
+        .await;
+    let mut held = Vec::new();
+    for i in 0..8 {
+        let mut tcp = connect_from(1, s.addr).await;
+        tcp.write_all(HALF_HEADERS.as_bytes()).await.unwrap();
+        held.push(tcp);
+        let n = 5 + i;
+        s.eventually("the silent socket is let in", |st| {
+            st.edge().open_connections() == n
+        })
+        .await;
+    }
+    let ninth = connect_from(1, s.addr).await;
+    let (answer, _) = read_until_closed(ninth, Duration::from_secs(2)).await;
+    assert!(answer.starts_with("HTTP/1.1 429 "), "{answer}");
+    assert!(answer.contains("\r\nretry-after: 1\r\n"), "{answer}");
+    let v: Value = serde_json::from_str(answer.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert_eq!(v["error"]["code"], "rate_limited");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("max_connections_per_ip"),
+        "{v}"
+    );
+    for c in &mut back {
+        c.assert_open().await;
+    }
 }

@@ -15,6 +15,7 @@ mod lifecycle;
 mod matchmaking;
 mod openapi_file;
 mod outage;
+mod phones;
 mod play;
 mod public_lobbies;
 mod ratings;

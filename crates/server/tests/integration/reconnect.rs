@@ -173,13 +173,33 @@ async fn resync_replays_a_short_gap_and_snapshots_a_long_one() {
         live.iter().map(|f| f.seq.unwrap()).collect::<Vec<_>>(),
         vec![2, 3, 4, 5, 6, 7, 8]
     );
-    // Missed 5..=8: still kept (ring of 4) → replayed in order, identical.
+    // Missed 5..=8: still kept (ring of 4) → replayed in order, identical but for
+    // the turn in progress's times, stamped as of the replay (issue 37).
     yc.send(json!({"t": "resync", "d": {"match_id": id, "last_seq": 4}}))
         .await;
-    for expect in &live[3..] {
+    for expect in &live[3..6] {
         let f = yc.recv().await;
         assert_eq!(&f, expect);
     }
+    let f = yc.recv().await;
+    let (ServerMsg::TurnStarted(now), ServerMsg::TurnStarted(then)) = (&f.msg, &live[6].msg) else {
+        panic!(
+            "expected turn_started twice, got {:?} and {:?}",
+            f.msg, live[6].msg
+        )
+    };
+    assert_eq!(f.seq, Some(8));
+    assert_eq!(
+        protocol::TurnStarted {
+            turn_remaining_ms: then.turn_remaining_ms,
+            match_remaining_ms: then.match_remaining_ms,
+            now_ms: then.now_ms,
+            ..now.clone()
+        },
+        *then,
+        "the same turn"
+    );
+    assert!(now.now_ms >= then.now_ms && now.turn_remaining_ms <= then.turn_remaining_ms);
     // Missed 3..=8: seq 3 and 4 are gone → a snapshot at seq 8.
     yc.send(json!({"t": "resync", "d": {"match_id": id, "last_seq": 2}}))
         .await;

@@ -1,0 +1,409 @@
+//! Issue 37: phones in the real world — clocks that are true on arrival after a
+//! reconnect.
+
+use crate::common::*;
+use engine::{Seat, TurnKind};
+use protocol::{ServerFrame, ServerMsg, TurnStarted};
+use serde_json::json;
+
+fn turn_started(f: &ServerFrame) -> TurnStarted {
+    match &f.msg {
+        ServerMsg::TurnStarted(t) => t.clone(),
+        other => panic!("expected turn_started, got {other:?}"),
+    }
+}
+
+/// Yellow's socket drops before its own `turn_started` (turn 4, seq 8) reaches it;
+/// it is back 12 s later with `hello.last_seq` 6. The replayed `turn_started` is
+/// the same turn with the same `seq` and deadline, but stamped as of its replay:
+/// 18,000 ms left (not the 30,000 of its first sending), `now_ms` the server's time
+/// of the replay, and the match clock likewise. A `resync` 2 s later says 16,000.
+/// Counting down from arrival (`proto/README.md` §7), Yellow passes when its display
+/// shows 8 s left: the pass is accepted (`kind: "pass"`, not a timeout).
+#[tokio::test]
+async fn a_replayed_turn_started_carries_the_times_left_when_it_is_replayed() {
+    let (s, clock) = start_manual(test_config()).await;
+    let (mut clients, started) = lobby_of_four(&s, false, 4).await;
+    let id = started[0].match_id;
+    let (g, y) = (
+        index_of(&started, Seat::Green),
+        index_of(&started, Seat::Yellow),
+    );
+    let (y_id, y_token) = (clients[y].player_id, clients[y].token.clone());
+    // Yellow has processed up to seq 6 (turn 3's turn_started), then its socket drops.
+    pass_first_turns(&mut clients, &started, id, 2).await;
+    clients[y]
+        .recv_until(|m| matches!(m, ServerMsg::TurnStarted(t) if t.turn_number == 3))
+        .await;
+    clients[y].ws.close(None).await.unwrap();
+    s.eventually("yellow's socket is gone", |st| st.session(y_id).is_none())
+        .await;
+    // Blue passes turn 3: seq 7 (turn_resolved) and seq 8 (Yellow's turn_started).
+    clients[index_of(&started, Seat::Blue)]
+        .send(json!({"t": "pass", "d": {"match_id": id, "turn_number": 3}}))
+        .await;
+    let (resolved, _) = clients[g]
+        .recv_until(|m| matches!(m, ServerMsg::TurnResolved(r) if r.turn_number == 3))
+        .await;
+    let live_frame = clients[g].recv().await;
+    let live = turn_started(&live_frame);
+    assert_eq!((resolved.seq, live_frame.seq), (Some(7), Some(8)));
+    assert_eq!(
+        (
+            live.seat,
+            live.turn_number,
+            live.now_ms,
+            live.turn_deadline_ms,
+            live.turn_remaining_ms
+        ),
+        (Seat::Yellow, 4, T0, T0 + 30_000, 30_000)
+    );
+
+    // 12 s later Yellow is back with last_seq 6.
+    clock.advance_ms(12_000);
+    let mut back = s.connect().await;
+    back.player_id = y_id;
+    back.send(
+        json!({"t": "hello", "d": {"token": y_token, "protocol_version": 3,
+        "client": "test", "last_seq": {id.to_string(): 6}}}),
+    )
+    .await;
+    match back.recv().await.msg {
+        ServerMsg::Welcome(w) => assert_eq!(w.active_matches, vec![id]),
+        other => panic!("expected welcome, got {other:?}"),
+    }
+    assert_eq!(
+        back.recv().await,
+        resolved,
+        "seq 7 is replayed as it was sent"
+    );
+    let replayed = back.recv().await;
+    assert_eq!(replayed.seq, Some(8));
+    let t = turn_started(&replayed);
+    assert_eq!(
+        t,
+        TurnStarted {
+            turn_remaining_ms: 18_000,
+            match_remaining_ms: live.match_remaining_ms - 12_000,
+            now_ms: T0 + 12_000,
+            ..live.clone()
+        },
+        "the turn in progress, with the times left at its replay"
+    );
+
+    // Through resync, 2 s later: 16,000 ms left.
+    clock.advance_ms(2_000);
+    back.send(json!({"t": "resync", "id": "r", "d": {"match_id": id, "last_seq": 7}}))
+        .await;
+    let (_, got) = back
+        .recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "r"))
+        .await;
+    assert!(got.is_empty(), "{got:?}");
+    let again = back.recv().await;
+    assert_eq!(again.seq, Some(8));
+    let t = turn_started(&again);
+    assert_eq!(
+        (t.turn_remaining_ms, t.now_ms, t.turn_deadline_ms),
+        (16_000, T0 + 14_000, T0 + 30_000)
+    );
+
+    // Yellow's display (arrival + 16,000 ms) shows 8 s left: it passes, in time.
+    clock.advance_ms(8_000);
+    back.send(json!({"t": "pass", "id": "p", "d": {"match_id": id, "turn_number": 4}}))
+        .await;
+    let (f, skipped) = back
+        .recv_until(|m| matches!(m, ServerMsg::TurnResolved(_)))
+        .await;
+    assert!(
+        skipped
+            .iter()
+            .any(|f| matches!(&f.msg, ServerMsg::Ack(a) if a.id == "p")),
+        "the pass is acknowledged: {skipped:?}"
+    );
+    match f.msg {
+        ServerMsg::TurnResolved(r) => {
+            assert_eq!(
+                (r.turn_number, r.seat, r.kind),
+                (4, Seat::Yellow, TurnKind::Pass)
+            )
+        }
+        _ => unreachable!(),
+    }
+}
+
+/// Away seats (issue 37.2). Two humans and two bots; B stays connected but sends
+/// nothing. Its first two turns each run the whole 30 s turn timer and time out;
+/// after the second (`away_after_timeouts` 2) everyone sees `seat_away`, and B's
+/// later turns are passed at once (`kind: "pass"`) with the room's clock standing
+/// still. B sends a chat line: everyone sees `seat_back`, and B's next turn waits for
+/// it again (the room sends nothing after its `turn_started`).
+#[tokio::test]
+async fn a_silent_connected_seat_is_away_after_two_timeouts_until_it_speaks() {
+    let (s, clock) = start_manual(test_config()).await;
+    let (mut clients, started) = lobby_of_four(&s, true, 2).await;
+    let id = started[0].match_id;
+    let (a_seat, b_seat) = (started[0].your_seat.unwrap(), started[1].your_seat.unwrap());
+    let mut b = clients.pop().unwrap();
+    let mut a = clients.pop().unwrap();
+    let mut b_timeouts = 0;
+    let mut b_passes = 0;
+    let mut away_seen = false;
+    // A passes its own turns; B's turns are timed out on the manual clock until B
+    // is away, then must pass at once.
+    while b_passes < 2 {
+        let f = a.recv().await;
+        match f.msg {
+            ServerMsg::TurnStarted(t) if t.seat == a_seat => {
+                a.send(json!({"t": "pass", "d": {"match_id": id, "turn_number": t.turn_number}}))
+                    .await;
+            }
+            ServerMsg::TurnStarted(t) if t.seat == b_seat && !away_seen => {
+                assert!(
+                    b_timeouts < 2,
+                    "B's turn {} waits though B is away",
+                    t.turn_number
+                );
+                clock.advance_ms(30_000);
+            }
+            ServerMsg::TurnResolved(r) if r.seat == b_seat => {
+                if away_seen {
+                    assert_eq!(r.kind, TurnKind::Pass, "an away seat's turn passes at once");
+                    b_passes += 1;
+                } else {
+                    assert_eq!(r.kind, TurnKind::Timeout);
+                    b_timeouts += 1;
+                }
+            }
+            ServerMsg::SeatAway(p) => {
+                assert_eq!((p.match_id, p.seat, b_timeouts), (id, b_seat, 2));
+                away_seen = true;
+            }
+            ServerMsg::SeatBack(p) => panic!("B is not back: {p:?}"),
+            _ => {}
+        }
+    }
+    let waited = clock.now_ms() - T0;
+    assert_eq!(waited, 60_000, "only B's first two turns ran their timer");
+    // B speaks: it is back at once, for everyone.
+    b.send(json!({"t": "chat", "id": "c", "d": {"match_id": id, "text": "back"}}))
+        .await;
+    b.recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "c"))
+        .await;
+    // A sees seat_back; B's next turn then waits for B again.
+    let mut back_seen = false;
+    loop {
+        let f = a.recv().await;
+        match f.msg {
+            ServerMsg::SeatBack(p) => {
+                assert_eq!((f.seq, p.match_id, p.seat), (None, id, b_seat));
+                back_seen = true;
+            }
+            ServerMsg::TurnStarted(t) if t.seat == a_seat => {
+                a.send(json!({"t": "pass", "d": {"match_id": id, "turn_number": t.turn_number}}))
+                    .await;
+            }
+            ServerMsg::TurnStarted(t) if t.seat == b_seat && back_seen => {
+                expect_room_at(&mut a, id, f.seq.unwrap()).await;
+                break;
+            }
+            ServerMsg::TurnResolved(r) if r.seat == b_seat && back_seen => {
+                panic!("B's turn resolved without B: {r:?}")
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Issue 37.4: a queued player's socket blips for 5 s (default queue grace 10 s).
+/// Signed in again it is still queued, told so (`queue_status` after `welcome`),
+/// with the same bot timer: 20 s bot-fill, 5 s gone → bots in 15 s; the match with
+/// bots starts when the clock reads join + 20 s, not a millisecond earlier.
+#[tokio::test]
+async fn a_queued_player_back_within_10_s_keeps_its_place_and_bot_timer() {
+    let (s, clock) = start_manual(server::Config {
+        bot_fill_seconds: 20,
+        ..test_config()
+    })
+    .await;
+    let mut c = s.player("Blip").await;
+    let (id, token) = (c.player_id, c.token.clone());
+    c.send(json!({"t": "join_queue", "d": {"mode": "clash"}}))
+        .await;
+    let (f, _) = c
+        .recv_until(|m| matches!(m, ServerMsg::QueueStatus(_)))
+        .await;
+    assert!(matches!(f.msg, ServerMsg::QueueStatus(q) if q.bots_in_seconds == 20));
+    c.ws.close(None).await.unwrap();
+    drop(c);
+    s.eventually("the socket is gone", |st| st.session(id).is_none())
+        .await;
+    clock.advance_ms(5_000);
+    let (mut c, active) = s.reconnect(id, &token).await;
+    assert!(active.is_empty());
+    let (f, _) = c
+        .recv_until(|m| matches!(m, ServerMsg::QueueStatus(_)))
+        .await;
+    match f.msg {
+        ServerMsg::QueueStatus(q) => assert_eq!((q.waiting, q.bots_in_seconds), (1, 15)),
+        _ => unreachable!(),
+    }
+    // The grace period's end (join + 5 s + 10 s) passes: still queued.
+    clock.advance_ms(10_000);
+    c.send(json!({"t": "ping"})).await;
+    c.recv_until(|m| matches!(m, ServerMsg::Pong)).await;
+    assert!(s.state.presence().get(id).is_some(), "still queued");
+    clock.advance_ms(4_999);
+    c.send(json!({"t": "ping"})).await;
+    let (_, before) = c.recv_until(|m| matches!(m, ServerMsg::Pong)).await;
+    assert!(
+        !before
+            .iter()
+            .any(|f| matches!(f.msg, ServerMsg::MatchStarted(_))),
+        "{before:?}"
+    );
+    clock.advance_ms(1);
+    expect_started(&mut c).await;
+}
+
+/// A queued player away longer than the queue grace (10 s) leaves the queue then,
+/// not before: at 9,999 ms it is still queued, at 10,000 ms it is free.
+#[tokio::test]
+async fn a_queued_player_away_past_10_s_leaves_the_queue() {
+    let (s, clock) = start_manual(test_config()).await;
+    let mut c = s.player("Gone").await;
+    let id = c.player_id;
+    c.send(json!({"t": "join_queue", "d": {"mode": "journey"}}))
+        .await;
+    c.recv_until(|m| matches!(m, ServerMsg::QueueStatus(_)))
+        .await;
+    c.ws.close(None).await.unwrap();
+    drop(c);
+    s.eventually("the socket is gone", |st| st.session(id).is_none())
+        .await;
+    // (Another player's join is handled after the drop: a ping of the matchmaker.)
+    let mut other = s.player("Other").await;
+    other
+        .send(json!({"t": "join_queue", "d": {"mode": "clash"}}))
+        .await;
+    other
+        .recv_until(|m| matches!(m, ServerMsg::QueueStatus(_)))
+        .await;
+    clock.advance_ms(9_999);
+    other.send(json!({"t": "leave_queue", "id": "l"})).await;
+    other
+        .recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "l"))
+        .await;
+    assert!(s.state.presence().get(id).is_some(), "still queued");
+    clock.advance_ms(1);
+    s.eventually("out of the queue", |st| st.presence().get(id).is_none())
+        .await;
+}
+
+/// Issue 37.4: under the default lobby grace (60 s) a host away 45 s (a phone
+/// sharing the lobby code through a messenger) is still the host on return, and is
+/// told so: `lobby_state` right after `welcome`. Tokio's clock is paused and moved.
+#[tokio::test]
+async fn a_lobby_host_away_45_s_is_still_host_on_return() {
+    let s = start(test_config()).await;
+    assert_eq!(s.state.config().lobby_grace_seconds, 60, "the default");
+    let mut host = s.player("Ada").await;
+    let mut bo = s.player("Bo").await;
+    host.send(json!({"t": "create_lobby", "d": {"mode": "journey"}}))
+        .await;
+    let (f, _) = host
+        .recv_until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await;
+    let ServerMsg::LobbyState(l) = f.msg else {
+        unreachable!()
+    };
+    bo.send(json!({"t": "join_lobby", "id": "j", "d": {"code": l.code}}))
+        .await;
+    bo.recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "j"))
+        .await;
+    let (host_id, token) = (host.player_id, host.token.clone());
+    host.ws.close(None).await.unwrap();
+    drop(host);
+    s.eventually("the host's socket is gone", |st| {
+        st.session(host_id).is_none()
+    })
+    .await;
+    tokio::time::pause();
+    tokio::time::advance(std::time::Duration::from_secs(45)).await;
+    tokio::time::resume();
+    let mut back = s.connect().await;
+    back.send(
+        json!({"t": "hello", "d": {"token": token, "protocol_version": 3, "client": "test"}}),
+    )
+    .await;
+    assert!(matches!(back.recv().await.msg, ServerMsg::Welcome(_)));
+    let f = back.recv().await;
+    let ServerMsg::LobbyState(now) = f.msg else {
+        panic!("expected lobby_state right after welcome, got {:?}", f.msg)
+    };
+    assert_eq!(
+        (now.code, now.host, now.members.len()),
+        (l.code, host_id, 2)
+    );
+}
+
+/// Issue 37.5: a resend of a plan that was already applied (its `ack` was lost) is
+/// answered `ack` with `applied_seq`, the `seq` of the `turn_resolved` that applied
+/// it, and nothing is applied again; it is no `stale_turn`. Another plan for that
+/// turn still is refused (`stale_turn`: the turn is over).
+#[tokio::test]
+async fn a_resend_of_an_applied_plan_is_acknowledged_with_its_seq() {
+    let (s, _clock) = start_manual(test_config()).await;
+    let (mut clients, started) = lobby_of_four(&s, false, 4).await;
+    let id = started[0].match_id;
+    let g = index_of(&started, Seat::Green);
+    let gc = &mut clients[g];
+    gc.recv_until(|m| matches!(m, ServerMsg::TurnStarted(t) if t.turn_number == 1))
+        .await;
+    let pass = |req: &str| json!({"t": "pass", "id": req, "d": {"match_id": id, "turn_number": 1}});
+    gc.send(pass("p1")).await;
+    let (f, _) = gc
+        .recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "p1"))
+        .await;
+    assert_eq!(
+        f.msg,
+        ServerMsg::Ack(protocol::Ack {
+            id: "p1".into(),
+            applied_seq: None
+        })
+    );
+    let (resolved, _) = gc
+        .recv_until(|m| matches!(m, ServerMsg::TurnResolved(_)))
+        .await;
+    assert_eq!(resolved.seq, Some(3));
+    // The same pass again, as after a lost ack.
+    gc.send(pass("p1-again")).await;
+    let (f, skipped) = gc
+        .recv_until(|m| matches!(m, ServerMsg::Ack(_) | ServerMsg::Error(_)))
+        .await;
+    assert_eq!(
+        f.msg,
+        ServerMsg::Ack(protocol::Ack {
+            id: "p1-again".into(),
+            applied_seq: Some(3)
+        })
+    );
+    assert!(
+        !skipped
+            .iter()
+            .any(|f| matches!(f.msg, ServerMsg::TurnResolved(_))),
+        "nothing applied again: {skipped:?}"
+    );
+    // A different plan for turn 1 is late.
+    gc.send(
+        json!({"t": "submit_turn", "id": "other", "d": {"match_id": id, "turn_number": 1,
+        "plan": {"direction": "backward", "exits": [], "moves": {}}}}),
+    )
+    .await;
+    let (f, _) = gc
+        .recv_until(|m| matches!(m, ServerMsg::Ack(_) | ServerMsg::Error(_)))
+        .await;
+    assert!(
+        matches!(&f.msg, ServerMsg::Error(e) if e.code == protocol::ErrorCode::StaleTurn && e.in_reply_to.as_deref() == Some("other")),
+        "{f:?}"
+    );
+}
