@@ -145,6 +145,9 @@ fn decode_plain(bytes: &[u8]) -> Option<ClientFrame> {
     if let ClientMsg::Chat(c) = &mut msg {
         c.text = crate::text::chat(&c.text).ok()?;
     }
+    if let ClientMsg::ContributeEntropy(c) = &msg {
+        engine::Entropy::from_player_hex(&c.entropy).ok()?;
+    }
     Some(ClientFrame {
         id: head.id.map(str::to_owned),
         msg,
@@ -218,6 +221,12 @@ fn decode_general(bytes: &[u8]) -> Result<ClientFrame, DecodeError> {
         match crate::text::chat(&c.text) {
             Ok(normalized) => c.text = normalized,
             Err(e) => return Err(err(ErrorCode::InvalidText, format!("chat text: {e}"), id)),
+        }
+    }
+    // The schema's entropy rule (`ContributeEntropy::entropy`).
+    if let ClientMsg::ContributeEntropy(c) = &msg {
+        if let Err(e) = engine::Entropy::from_player_hex(&c.entropy) {
+            return Err(err(ErrorCode::InvalidEntropy, e.to_string(), id));
         }
     }
     Ok(ClientFrame { id, msg })

@@ -1,7 +1,10 @@
 //! Server → client messages.
 
 use crate::error::ErrorCode;
-use engine::{EndReason, Event, Mode, Plan, Position, RuleSet, Seat, Standing, TurnKind};
+use engine::{
+    Contribution, DiceScheme, EndReason, Event, Mode, Plan, Position, RuleSet, Seat, Standing,
+    TurnKind,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -37,6 +40,10 @@ pub enum ServerMsg {
     LobbyState(LobbyState),
     /// A match the player is seated in (or watches) has started.
     MatchStarted(MatchStarted),
+    /// Dice scheme `contributed`: the contribution window is over and the dice are
+    /// keyed with the seed and these contributions (`proto/README.md` §10); the first
+    /// `turn_started` follows. Sequenced (seq 2).
+    DiceSealed(DiceSealed),
     /// A turn started: the server rolled the dice (RULES.md rule 4.1).
     TurnStarted(TurnStarted),
     /// A turn was resolved: the plan, the events in order, and the new standings.
@@ -197,6 +204,25 @@ pub struct MatchStarted {
     pub dice_commitment: String,
     /// When the match clock runs out, Unix time in milliseconds.
     pub match_deadline_ms: u64,
+    /// Which inputs key the dice: `contributed` (every new match: send
+    /// `contribute_entropy` before `contribution_deadline_ms`) or `server_seed`.
+    #[serde(default)]
+    pub dice_scheme: DiceScheme,
+    /// Scheme `contributed`: when the contribution window closes (Unix ms); seats
+    /// that did not contribute by then get the default (no bytes). Null otherwise.
+    #[serde(default)]
+    pub contribution_deadline_ms: Option<u64>,
+}
+
+/// `dice_sealed` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DiceSealed {
+    /// The match.
+    pub match_id: Uuid,
+    /// The four seats' contributions in seat order (green, red, blue, yellow) as
+    /// used in the dice key: a player can check its own bytes are there.
+    #[schemars(length(min = 4, max = 4))]
+    pub contributions: Vec<Contribution>,
 }
 
 /// `turn_started` payload (RULES.md rule 4.1).
@@ -288,6 +314,16 @@ pub struct Snapshot {
     pub dice_commitment: String,
     /// Turns resolved so far.
     pub turns_played: u32,
+    /// Which inputs key the dice (`server_seed` or `contributed`).
+    #[serde(default)]
+    pub dice_scheme: DiceScheme,
+    /// Scheme `contributed`: the sealed contributions in seat order (as in
+    /// `dice_sealed`); null while the window is open and for `server_seed`.
+    #[serde(default)]
+    pub contributions: Option<Vec<Contribution>>,
+    /// Scheme `contributed` while the window is open: when it closes (Unix ms).
+    #[serde(default)]
+    pub contribution_deadline_ms: Option<u64>,
     /// The `seq` of the last match message this snapshot includes.
     pub seq: u64,
     /// Present once the match has ended.
@@ -419,6 +455,7 @@ impl ServerMsg {
             ServerMsg::SeatLeft(_) => "seat_left",
             ServerMsg::LobbyList(_) => "lobby_list",
             ServerMsg::RematchOffered(_) => "rematch_offered",
+            ServerMsg::DiceSealed(_) => "dice_sealed",
         }
     }
 
@@ -436,7 +473,7 @@ impl ServerMsg {
     }
 
     /// Every server message type tag.
-    pub const TYPES: [&'static str; 15] = [
+    pub const TYPES: [&'static str; 16] = [
         "welcome",
         "queue_status",
         "lobby_state",
@@ -452,5 +489,6 @@ impl ServerMsg {
         "seat_left",
         "lobby_list",
         "rematch_offered",
+        "dice_sealed",
     ];
 }

@@ -44,6 +44,9 @@ pub(crate) struct RoomSettings {
     pub(crate) bot_kind: bot::BotKind,
     /// How long a bot waits before it moves (`--bot-think-ms`).
     pub(crate) bot_think: Duration,
+    /// How long a new match waits for dice contributions, ms
+    /// (`--contribution-window-ms`).
+    pub(crate) contribution_window_ms: u64,
 }
 
 impl RoomDeps {
@@ -59,6 +62,7 @@ impl RoomDeps {
                 abandon_ms: u64::from(config.abandon_seconds) * 1000,
                 bot_kind: config.bot_kind,
                 bot_think: config.bot_think(),
+                contribution_window_ms: u64::from(config.contribution_window_ms),
             },
             shutdown: state.shutdown_token().clone(),
             clustered: state.cluster().is_some(),

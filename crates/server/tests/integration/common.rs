@@ -28,10 +28,13 @@ pub(crate) struct TestServer {
     _dir: tempfile::TempDir,
 }
 
-/// Test defaults: bots move at once, long clocks unless a test shortens them.
+/// Test defaults: bots move at once, long clocks unless a test shortens them; no
+/// dice contribution window (the dice are sealed with every seat's default as soon
+/// as `match_started` is shown; `contribution.rs` tests the window).
 pub(crate) fn test_config() -> Config {
     Config {
         bot_think_ms: 0,
+        contribution_window_ms: 0,
         bot_fill_seconds: 60,
         shutdown_grace_seconds: 5,
         ..Config::default()

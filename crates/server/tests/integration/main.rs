@@ -4,6 +4,7 @@ mod backends;
 mod common;
 
 mod bad_input;
+mod contribution;
 mod edge;
 mod edge_process;
 mod keepalive;

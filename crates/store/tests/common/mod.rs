@@ -102,6 +102,7 @@ pub(crate) fn new_match_of(
         started_at,
         seats,
         secret_seed: Some(m.seed()),
+        dice_scheme: m.dice_scheme(),
     }
 }
 
@@ -133,6 +134,7 @@ pub(crate) fn synthetic_match(
         started_at,
         seats,
         secret_seed: Some(Seed([seed; 32])),
+        dice_scheme: engine::DiceScheme::ServerSeed,
     }
 }
 
