@@ -62,7 +62,8 @@ export async function contributedKey(seed, contributions) {
  * Verifies `replay`'s dice. Returns `{ state: 'hidden' }` before the seed is revealed,
  * otherwise `{ state: 'ok' | 'bad', scheme, turns, players, defaults, why? }`:
  * `players`/`defaults` count the seats that contributed or got the default; `why`
- * names the first failed check (`commitment`, `contributions`, or `turn k`).
+ * names the first failed check (`commitment`, `contributions`, or `turn`: the dice of
+ * turn number `turn` differ).
  */
 export async function verifyDice(replay) {
   if (!replay.seed) return { state: 'hidden' };
@@ -87,7 +88,7 @@ export async function verifyDice(replay) {
   const roll = dice(key);
   for (const t of replay.turns) {
     if (t.dice.some((d) => d !== roll.next().value)) {
-      return { ...out, state: 'bad', why: `turn ${t.turn_number}` };
+      return { ...out, state: 'bad', why: 'turn', turn: t.turn_number };
     }
   }
   return { ...out, state: 'ok' };

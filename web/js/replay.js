@@ -132,7 +132,10 @@ export class ReplayViewer {
     p.className = d?.state === 'ok' ? 'ok' : d?.state === 'bad' ? 'warn' : '';
     if (!d) p.textContent = t('replay.diceChecking');
     else if (d.state === 'hidden') p.textContent = t('replay.diceHidden');
-    else if (d.state === 'bad') p.textContent = t('replay.diceBad', { what: d.why === 'commitment' ? t('replay.diceWhatCommitment') : d.why });
+    else if (d.state === 'bad') {
+      const what = { commitment: t('replay.diceWhatCommitment'), contributions: t('replay.diceWhatContributions'), turn: t('replay.diceWhatTurn', { k: d.turn }) }[d.why] ?? d.why;
+      p.textContent = t('replay.diceBad', { what });
+    }
     else if (d.scheme === 'contributed') p.textContent = t('replay.diceOkContributed', { n: d.turns, players: d.players, defaults: d.defaults });
     else p.textContent = t('replay.diceOkServerSeed', { n: d.turns });
   }

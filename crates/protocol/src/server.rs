@@ -204,7 +204,8 @@ pub struct MatchStarted {
     pub dice_commitment: String,
     /// When the match clock runs out, Unix time in milliseconds.
     pub match_deadline_ms: u64,
-    /// Which inputs key the dice: `contributed` (every new match: send
+    /// Which inputs key the dice: `contributed` (a new match, unless the server's
+    /// contribution window is 0: send
     /// `contribute_entropy` before `contribution_deadline_ms`) or `server_seed`.
     #[serde(default)]
     pub dice_scheme: DiceScheme,

@@ -168,7 +168,8 @@ pub struct Config {
     /// Milliseconds a new match waits, after `match_started`, for each human seat's
     /// dice contribution (`contribute_entropy`, proto/README.md §10) before the
     /// first roll; a seat that sent none by then gets the recorded default (no
-    /// bytes). The roll comes at once when every human seat has contributed.
+    /// bytes). The roll comes at once when every human seat has contributed. 0 turns
+    /// contributions off: the seed alone keys the dice (scheme `server_seed`).
     #[arg(long, env = "LUDO_CONTRIBUTION_WINDOW_MS", default_value_t = DEFAULT_CONTRIBUTION_WINDOW_MS,
           value_parser = clap::value_parser!(u32).range(0..=60_000))]
     pub contribution_window_ms: u32,

@@ -221,6 +221,8 @@ export default {
   'replay.diceOkServerSeed': 'ছক্কা যাচাই হয়েছে (শুধু সার্ভারের সিড, পুরনো ম্যাচ): সিডের SHA-256 প্রকাশিত প্রতিশ্রুতির সঙ্গে মেলে, আর {n}টি পালার সব ছক্কা সিড থেকে আসে।',
   'replay.diceBad': 'সতর্কতা: ছক্কা যাচাই ব্যর্থ ({what})।',
   'replay.diceWhatCommitment': 'সিড প্রতিশ্রুতির সঙ্গে মেলে না',
+  'replay.diceWhatContributions': 'অবদানগুলো ক্রম অনুযায়ী চারটি আসনের নয়',
+  'replay.diceWhatTurn': '{k} নম্বর পালার ছক্কা মেলে না',
 
   'error.unknown': 'সার্ভার অনুরোধটি ফিরিয়ে দিয়েছে ({code})।',
   'error.disconnected': 'সংযোগ কেটে গেছে; আবার চেষ্টা করুন।',

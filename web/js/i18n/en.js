@@ -231,6 +231,8 @@ export default {
   'replay.diceOkServerSeed': 'Dice verified (server seed only, an older match): SHA-256 of the seed is the published commitment, and the dice of all {n} turns follow from the seed.',
   'replay.diceBad': 'Warning: the dice check failed ({what}).',
   'replay.diceWhatCommitment': 'the seed does not match the commitment',
+  'replay.diceWhatContributions': 'the contributions are not the four seats in order',
+  'replay.diceWhatTurn': 'the dice of turn {k} do not follow',
 
   'error.unknown': 'The server refused ({code}).',
   'error.disconnected': 'The connection dropped; try again.',

@@ -222,6 +222,8 @@ export default {
   'replay.diceOkServerSeed': 'पासे सत्यापित (केवल सर्वर सीड, पुराना मैच): सीड का SHA-256 प्रकाशित प्रतिबद्धता से मेल खाता है, और सभी {n} बारियों के पासे सीड से बनते हैं।',
   'replay.diceBad': 'चेतावनी: पासों की जाँच विफल ({what})।',
   'replay.diceWhatCommitment': 'सीड प्रतिबद्धता से मेल नहीं खाता',
+  'replay.diceWhatContributions': 'योगदान क्रम से चारों सीटों के नहीं हैं',
+  'replay.diceWhatTurn': 'बारी {k} के पासे मेल नहीं खाते',
 
   'error.unknown': 'सर्वर ने अनुरोध ठुकरा दिया ({code})।',
   'error.disconnected': 'संपर्क टूट गया; फिर से कोशिश करें।',

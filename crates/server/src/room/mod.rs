@@ -256,9 +256,14 @@ pub fn start_listed(
     occupants.shuffle(&mut rand::rng());
     let now = state.clock().now_ms();
     let seed = new_seed()?;
-    // Every new match takes its players' dice contributions (issue 31): nothing is
-    // rolled until the room seals them.
-    let m = Match::new_contributed(state.config().rules(), mode, seed, now)?;
+    // A new match takes its players' dice contributions (issue 31): nothing is rolled
+    // until the room seals them. A contribution window of 0 turns them off: the seed
+    // alone keys the dice (scheme `server_seed`, as before).
+    let m = if state.config().contribution_window_ms == 0 {
+        Match::new(state.config().rules(), mode, seed, now)?
+    } else {
+        Match::new_contributed(state.config().rules(), mode, seed, now)?
+    };
     let id = Uuid::new_v4();
     let seats: Vec<actor::SeatSlot> = Seat::ALL
         .into_iter()

@@ -29,8 +29,8 @@ pub(crate) struct TestServer {
 }
 
 /// Test defaults: bots move at once, long clocks unless a test shortens them; no
-/// dice contribution window (the dice are sealed with every seat's default as soon
-/// as `match_started` is shown; `contribution.rs` tests the window).
+/// dice contributions (window 0: the seed alone keys the dice, the first
+/// `turn_started` is seq 2; `contribution.rs` tests the contributed scheme).
 pub(crate) fn test_config() -> Config {
     Config {
         bot_think_ms: 0,
