@@ -41,7 +41,8 @@ struct FrameRef<'a> {
 /// at most 64 characters, or a payload `d` of the wrong shape; `unknown_type` for a `t`
 /// that names no client message; `invalid_text` for a `chat` whose text breaks the text
 /// policy of [`crate::text`]: a decoded `chat` carries its text NFC-normalized, as it
-/// is relayed). `d` may be left out or be `null` for messages
+/// is relayed; `invalid_entropy` for a `contribute_entropy` whose entropy is not hex
+/// of 16..=64 bytes). `d` may be left out or be `null` for messages
 /// without a payload. Keys other than `t`, `d` and `id` are ignored; when a key is
 /// repeated the last one counts. The error carries the frame's `id` whenever the
 /// frame is an object with a valid `id`. Never panics.

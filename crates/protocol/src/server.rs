@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 /// A server frame: `{"t": <type>, "d": <payload>, "seq": <match sequence number>}`.
-/// `seq` is present on every message about a match (`match_started`, `turn_started`,
-/// `turn_resolved`, `snapshot`, `match_ended`, `chat`): 1 for `match_started`, then +1
+/// `seq` is present on every message about a match (`match_started`, `dice_sealed`,
+/// `turn_started`, `turn_resolved`, `snapshot`, `match_ended`, `chat`, `seat_left`):
+/// 1 for `match_started`, then +1
 /// per message of that match, the same numbers for every player and spectator. A
 /// `snapshot` carries the `seq` of the last message it includes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
