@@ -50,6 +50,7 @@ struct SeqState {
 pub fn match_of(msg: &ServerMsg) -> Option<Uuid> {
     match msg {
         ServerMsg::MatchStarted(m) => Some(m.match_id),
+        ServerMsg::DiceSealed(m) => Some(m.match_id),
         ServerMsg::TurnStarted(m) => Some(m.match_id),
         ServerMsg::TurnResolved(m) => Some(m.match_id),
         ServerMsg::Snapshot(m) => Some(m.match_id),

@@ -72,28 +72,6 @@ async fn main() -> ExitCode {
     let scheme = replay.dice_scheme.name();
     match verify(&replay) {
         Ok(m) => {
-            println!(
-                "dice: scheme {scheme}; sha256(seed) = dice_commitment {}",
-                replay.dice_commitment
-            );
-            match &replay.contributions {
-                Some(cs) => {
-                    println!("  keyed with HKDF-SHA256(seed, contributions in seat order):");
-                    for c in cs {
-                        let bytes = c.entropy.as_bytes().len();
-                        if c.defaulted {
-                            println!("  {:<6} default (no bytes)", c.seat.name());
-                        } else {
-                            println!(
-                                "  {:<6} {bytes} bytes {}",
-                                c.seat.name(),
-                                c.entropy.to_hex()
-                            );
-                        }
-                    }
-                }
-                None => println!("  keyed with the server seed alone"),
-            }
             let end = m
                 .end()
                 .map(|e| {
@@ -116,6 +94,28 @@ async fn main() -> ExitCode {
                     s.combat,
                     s.bonus
                 );
+            }
+            println!(
+                "dice: scheme {scheme}; sha256(seed) = dice_commitment {}",
+                replay.dice_commitment
+            );
+            match &replay.contributions {
+                Some(cs) => {
+                    println!("  keyed with HKDF-SHA256(seed, contributions in seat order):");
+                    for c in cs {
+                        let bytes = c.entropy.as_bytes().len();
+                        if c.defaulted {
+                            println!("  {:<6} default (no bytes)", c.seat.name());
+                        } else {
+                            println!(
+                                "  {:<6} {bytes} bytes {}",
+                                c.seat.name(),
+                                c.entropy.to_hex()
+                            );
+                        }
+                    }
+                }
+                None => println!("  keyed with the server seed alone"),
             }
             ExitCode::SUCCESS
         }
