@@ -133,11 +133,8 @@ async fn a_served_replay_verifies_and_a_changed_die_is_named_by_turn() {
         .as_str()
         .unwrap()
         .to_string();
-    let flipped = if e.starts_with('0') {
-        format!("1{}", &e[1..])
-    } else {
-        format!("0{}", &e[1..])
-    };
+    let first = if e.starts_with('0') { "1" } else { "0" };
+    let flipped = format!("{first}{}", &e[1..]);
     tampered["contributions"][2]["entropy"] = Value::from(flipped);
     let file = dir.path().join("contribution.json");
     std::fs::write(&file, serde_json::to_vec(&tampered).unwrap()).unwrap();
