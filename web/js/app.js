@@ -14,6 +14,18 @@ import { initialState, stateFromPosition, removePlanRolls, standings } from './s
 import { renderScoreboard, renderStandings, planText } from './ui.js';
 import { t, num, numList, clock, seatName, modeName, errorMessage, timeOfDay, dateTime, LANGUAGES, currentLanguage, setLanguage, initLanguage, onLanguageChange, seatShownName } from './i18n.js';
 
+
+/** The dice contribution this tab sent, per match (hex). */
+const sentEntropy = new Map();
+
+/** `contribute_entropy`: 32 bytes from the browser's CSPRNG (proto/README.md §10). */
+function contributeEntropy(matchId) {
+  if (sentEntropy.has(matchId)) return;
+  const hex = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  sentEntropy.set(matchId, hex);
+  conn.send('contribute_entropy', { match_id: matchId, entropy: hex });
+}
+
 const $ = (id) => document.getElementById(id);
 const SESSION_KEY = 'ludo.session';
 
@@ -261,6 +273,8 @@ function onFrame(f) {
       }
       break;
     case 'match_started':
+      // Dice scheme `contributed` (proto/README.md §10): add this seat's randomness.
+      if (d.your_seat && d.contribution_deadline_ms > Date.now()) contributeEntropy(d.match_id);
       if (!live || live.matchId !== d.match_id) {
         live = newLive(d.match_id, d.your_seat ?? null);
         lobby = null;
@@ -459,6 +473,15 @@ async function handleMatchFrame(l, f) {
     case 'match_ended':
       endMatch(l, d);
       break;
+    case 'dice_sealed': {
+      // Shows that the dice use this seat's own contribution (§10).
+      const mine = d.contributions.find((c) => c.seat === l.yourSeat);
+      const sent = sentEntropy.get(l.matchId);
+      const used = mine && sent && mine.entropy === sent;
+      const players = d.contributions.filter((c) => !c.defaulted).length;
+      logLine(t(used ? 'log.diceSealedMine' : 'log.diceSealed', { players }));
+      break;
+    }
     case 'seat_left':
       logLine(t('log.left', { who: who(l, d.seat) }));
       if (d.seat === l.yourSeat) $('leave-match').hidden = true;

@@ -8,6 +8,7 @@ import { SEATS } from './notation.js';
 import { initialState, cloneState, applyTurnStart, removePlanRolls, applyEvent, standings } from './state.js';
 import { renderScoreboard, renderStandings, planText } from './ui.js';
 import { t, numList, seatName, modeName, errorMessage, onLanguageChange, seatShownName } from './i18n.js';
+import { verifyDice } from './dice.js';
 
 /** Positions after each turn: `states[0]` is the start, `states[k]` after turn k. */
 export function replayStates(replay) {
@@ -57,6 +58,7 @@ export class ReplayViewer {
       if (!this.replay) return;
       this.renderHeading();
       this.renderEnd();
+      this.renderDice();
       this.show(false);
       document.getElementById('rp-play').textContent = t(this.timer ? 'replay.pause' : 'replay.play');
     });
@@ -105,8 +107,37 @@ export class ReplayViewer {
     this.board.setViewSeat(vs);
     this.board.setSeatNames(this.names);
     this.renderEnd();
+    this.dice = null;
+    this.renderDice();
     this.go(0);
+    const check = await verifyDice(replay).catch((e) => ({ state: 'bad', why: e.message }));
+    if (this.replay === replay) {
+      this.dice = check;
+      this.renderDice();
+    }
     return true;
+  }
+
+  /** The "dice verified" mark (web/js/dice.js): what was checked, and the outcome. */
+  renderDice() {
+    let p = document.getElementById('rp-dice');
+    if (!p) {
+      p = document.createElement('p');
+      p.id = 'rp-dice';
+      document.getElementById('rp-check').after(p);
+    }
+    const d = this.dice;
+    p.dataset.state = d?.state ?? 'pending';
+    p.dataset.scheme = d?.scheme ?? '';
+    p.className = d?.state === 'ok' ? 'ok' : d?.state === 'bad' ? 'warn' : '';
+    if (!d) p.textContent = t('replay.diceChecking');
+    else if (d.state === 'hidden') p.textContent = t('replay.diceHidden');
+    else if (d.state === 'bad') {
+      const what = { commitment: t('replay.diceWhatCommitment'), contributions: t('replay.diceWhatContributions'), turn: t('replay.diceWhatTurn', { k: d.turn }) }[d.why] ?? d.why;
+      p.textContent = t('replay.diceBad', { what });
+    }
+    else if (d.scheme === 'contributed') p.textContent = t('replay.diceOkContributed', { n: d.turns, players: d.players, defaults: d.defaults });
+    else p.textContent = t('replay.diceOkServerSeed', { n: d.turns });
   }
 
   renderEnd() {

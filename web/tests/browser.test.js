@@ -38,6 +38,9 @@ const AXE_SOURCE = readFile(createRequire(import.meta.url).resolve('axe-core/axe
 const SKIP = !BASE && 'LUDO_TEST_URL is not set: run scripts/browser-test.sh';
 const now = () => new Date().toISOString().slice(11, 23);
 
+/** The match the first test played to its end (the dice-check test views its replay). */
+let finishedMatchId = null;
+
 /**
  * A fresh browser profile (its own --user-data-dir) with one page: a phone of
  * `width`×`height` CSS px with touch, in `locale` (navigator.languages).
@@ -526,6 +529,13 @@ test('a match against three bots on a phone: touch, keyboard, spectating, standi
     assert.ok(turns >= sent.length, `${turns} turns in the replay`);
     await page.tap('#rp-last');
     assert.equal(await page.getAttribute('#rp-check', 'data-match'), 'true');
+    finishedMatchId = matchId;
+    // The dice check (proto/README.md §10): our browser contributed, the three bots got
+    // the default, and every die follows from the revealed seed and those four.
+    await page.waitForFunction(() => ['ok', 'bad'].includes(document.querySelector('#rp-dice')?.dataset.state));
+    assert.equal(await page.getAttribute('#rp-dice', 'data-state'), 'ok');
+    assert.equal(await page.getAttribute('#rp-dice', 'data-scheme'), 'contributed');
+    assert.equal(await page.textContent('#rp-dice'), `Dice verified: SHA-256 of the seed is the published commitment, and the dice of all ${turns} turns follow from the seed and the recorded contributions (1 from players, 3 defaults).`);
     assert.deepEqual(await shownTotals(page, '#rp-standings'), shown);
     assert.deepEqual(await shownTotals(page, '#replay-scoreboard'), shown);
     // The shown totals are the numbers formatted by Intl ("3,610").
@@ -562,6 +572,29 @@ test('a match against three bots on a phone: touch, keyboard, spectating, standi
   } finally {
     if (watcher) await watcher.close();
     await player.close();
+  }
+});
+
+test('the replay viewer names a changed contribution: its dice check fails at turn 1', { skip: SKIP, timeout: 60_000 }, async () => {
+  assert.ok(finishedMatchId, 'the first test finished a match');
+  const errors = [];
+  const viewer = await openBrowser('dicecheck', errors);
+  const { page } = viewer;
+  try {
+    // The served replay with one recorded contribution changed on its way.
+    await page.route(`**/api/v1/matches/${finishedMatchId}/replay`, async (route) => {
+      const doc = await (await route.fetch()).json();
+      const mine = doc.contributions.find((c) => !c.defaulted);
+      mine.entropy = mine.entropy.startsWith('00') ? `11${mine.entropy.slice(2)}` : `00${mine.entropy.slice(2)}`;
+      await route.fulfill({ json: doc });
+    });
+    await page.goto(`${BASE}/#/replay/${finishedMatchId}`);
+    await page.waitForFunction(() => ['ok', 'bad'].includes(document.querySelector('#rp-dice')?.dataset.state));
+    assert.equal(await page.getAttribute('#rp-dice', 'data-state'), 'bad');
+    assert.equal(await page.textContent('#rp-dice'), 'Warning: the dice check failed (the dice of turn 1 do not follow).');
+    assert.deepEqual(errors, [], 'no script errors');
+  } finally {
+    await viewer.close();
   }
 });
 
@@ -644,6 +677,8 @@ test('the same flow in Bengali at 360 px: translated texts, Intl numbers, the re
     assert.match(await page.textContent('#rp-turn'), /^শুরু/);
     await page.tap('#rp-last');
     assert.equal(await page.textContent('#rp-check'), 'এখানে আবার খেলা পালাগুলো ঠিক এই মোট পয়েন্টই দেয়।');
+    await page.waitForFunction(() => document.querySelector('#rp-dice')?.dataset.state === 'ok');
+    assert.match(await page.textContent('#rp-dice'), /^ছক্কা যাচাই হয়েছে: /);
     await checkScreen(page, 'bn-06-replay', { axe: true });
 
     // The switch: Hindi, remembered over a reload; back to English.

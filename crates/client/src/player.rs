@@ -248,6 +248,13 @@ pub async fn play_match(
             "match {match_id} not running right after its start"
         )));
     }
+    // Dice scheme `contributed` (proto/README.md §10): add this seat's randomness
+    // while the window is open. Its answer is not awaited; a refusal (the window
+    // closed first) is expected, not an error.
+    let contribution = match (started.contribution_deadline_ms, started.your_seat) {
+        (Some(_), Some(_)) => Some(session.contribute_entropy(match_id).await?.0),
+        _ => None,
+    };
     let outcome = |tracker: &MatchTracker, submits| MatchOutcome {
         match_id,
         seat: tracker.your_seat(),
@@ -334,6 +341,12 @@ pub async fn play_match(
                 {
                     p.acked = true;
                 }
+            }
+            ServerMsg::Error(e)
+                if contribution.is_some()
+                    && e.in_reply_to.as_deref() == contribution.as_deref() =>
+            {
+                tracing::debug!(%match_id, code = e.code.as_str(), "dice contribution refused");
             }
             ServerMsg::Error(e)
                 if e.code == ErrorCode::StaleTurn

@@ -50,6 +50,7 @@ struct SeqState {
 pub fn match_of(msg: &ServerMsg) -> Option<Uuid> {
     match msg {
         ServerMsg::MatchStarted(m) => Some(m.match_id),
+        ServerMsg::DiceSealed(m) => Some(m.match_id),
         ServerMsg::TurnStarted(m) => Some(m.match_id),
         ServerMsg::TurnResolved(m) => Some(m.match_id),
         ServerMsg::Snapshot(m) => Some(m.match_id),
@@ -541,6 +542,30 @@ impl Session {
                 plan,
             }))
             .await
+    }
+
+    /// `contribute_entropy` without waiting (proto/README.md §10): 32 fresh bytes
+    /// from the operating system's CSPRNG as the seat's dice contribution to match
+    /// `match_id`. Returns the request id and the entropy sent (hex); the answer
+    /// comes as `ack`, or `error` (`contribution_closed` once the window is over).
+    ///
+    /// Errors: the operating system's generator failed ([`ClientError::Unexpected`]),
+    /// or the socket's.
+    pub async fn contribute_entropy(&mut self, match_id: Uuid) -> Result<(String, String)> {
+        use rand::TryRngCore;
+        let mut b = [0u8; 32];
+        rand::rngs::OsRng
+            .try_fill_bytes(&mut b)
+            .map_err(|e| ClientError::Unexpected(format!("no randomness: {e}")))?;
+        let entropy = hex::encode(b);
+        let id = self
+            .conn
+            .request(ClientMsg::ContributeEntropy(protocol::ContributeEntropy {
+                match_id,
+                entropy: entropy.clone(),
+            }))
+            .await?;
+        Ok((id, entropy))
     }
 
     /// `pass` without waiting: returns the request id (answers as [`Session::submit`]).

@@ -316,6 +316,8 @@ mod tests {
             your_seat: Some(Seat::Red),
             dice_commitment: m.commitment(),
             match_deadline_ms: m.deadline_ms(),
+            dice_scheme: m.dice_scheme(),
+            contribution_deadline_ms: None,
         }
     }
 
@@ -550,6 +552,9 @@ mod tests {
             },
             dice_commitment: m.commitment(),
             turns_played: 1,
+            dice_scheme: m.dice_scheme(),
+            contributions: None,
+            contribution_deadline_ms: None,
             seq: 4,
             ended: None,
         };

@@ -164,6 +164,8 @@ impl Game {
             your_seat: Some(Seat::Green),
             dice_commitment: m.commitment(),
             match_deadline_ms: m.deadline_ms(),
+            dice_scheme: m.dice_scheme(),
+            contribution_deadline_ms: None,
         };
         Game { m, started }
     }
@@ -192,6 +194,9 @@ impl Game {
             turn: Some(turn),
             dice_commitment: self.m.commitment(),
             turns_played: self.m.turns_played(),
+            dice_scheme: self.m.dice_scheme(),
+            contributions: None,
+            contribution_deadline_ms: None,
             seq,
             ended: None,
         }))

@@ -111,6 +111,45 @@ async fn a_served_replay_verifies_and_a_changed_die_is_named_by_turn() {
         let line = format!("  {} {:<6} total {:>6}", s.place, s.seat.name(), s.total);
         assert!(stdout.contains(&line), "{line:?} in {stdout}");
     }
+    // The dice scheme (proto/README.md §10): the four bot clients contributed.
+    assert!(
+        stdout.contains("dice: scheme contributed; sha256(seed) = dice_commitment"),
+        "{stdout}"
+    );
+    let contributions = doc["contributions"].as_array().unwrap().clone();
+    assert_eq!(contributions.len(), 4);
+    for c in &contributions {
+        let line = format!(
+            "  {:<6} 32 bytes {}",
+            c["seat"].as_str().unwrap(),
+            c["entropy"].as_str().unwrap()
+        );
+        assert!(stdout.contains(&line), "{line:?} in {stdout}");
+    }
+
+    // One recorded contribution changed: exit 1 at turn 1's dice, and it says why.
+    let mut tampered = doc.clone();
+    let e = tampered["contributions"][2]["entropy"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let first = if e.starts_with('0') { "1" } else { "0" };
+    let flipped = format!("{first}{}", &e[1..]);
+    tampered["contributions"][2]["entropy"] = Value::from(flipped);
+    let file = dir.path().join("contribution.json");
+    std::fs::write(&file, serde_json::to_vec(&tampered).unwrap()).unwrap();
+    let (code, stdout, stderr) = verify_replay(file.to_str().unwrap()).await;
+    assert_eq!(code, Some(1), "stdout: {stdout}\nstderr: {stderr}");
+    assert!(
+        stdout.starts_with("MISMATCH turn 1: dice differs"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "the recorded dice do not follow from the seed and the recorded contributions"
+        ),
+        "{stdout}"
+    );
 
     // One die changed in the middle turn: exit 1, and the mismatch names that turn.
     let k = turns / 2;

@@ -1,6 +1,10 @@
 //! Seeded dice (RULES.md §10): ChaCha20 seeded with the match's 32-byte seed, and the
-//! SHA-256 commitment published when the match starts.
+//! SHA-256 commitment published when the match starts; or (scheme
+//! [`DiceScheme::Contributed`], issue 31) ChaCha20 keyed with HKDF-SHA256 of the seed
+//! and every seat's [`Contribution`], so that the operator alone cannot choose the dice.
 
+use crate::board::Seat;
+use hkdf::Hkdf;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use schemars::JsonSchema;
@@ -91,11 +95,25 @@ pub struct Dice {
 }
 
 impl Dice {
-    /// Dice for `seed`.
+    /// Dice for `seed` (scheme [`DiceScheme::ServerSeed`]: the seed is the ChaCha20 key).
     pub fn new(seed: Seed) -> Dice {
         Dice {
             rng: ChaCha20Rng::from_seed(seed.0),
         }
+    }
+
+    /// Dice of scheme [`DiceScheme::Contributed`]: ChaCha20 keyed with
+    /// [`contributed_key`]`(seed, contributions)`.
+    ///
+    /// Errors: [`BadContributions`] unless `contributions` are the four seats in
+    /// order green, red, blue, yellow.
+    pub fn contributed(
+        seed: Seed,
+        contributions: &[Contribution],
+    ) -> Result<Dice, BadContributions> {
+        Ok(Dice {
+            rng: ChaCha20Rng::from_seed(contributed_key(seed, contributions)?),
+        })
     }
 
     /// One die, 1..=6: the first word of the stream that [`die_from_word`] accepts.
@@ -121,6 +139,192 @@ pub const fn die_from_word(x: u32) -> Option<u8> {
     } else {
         None
     }
+}
+
+/// Which inputs key a match's dice.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DiceScheme {
+    /// The server seed alone is the ChaCha20 key (every match before issue 31; a
+    /// replay without `dice_scheme` is of this scheme).
+    #[default]
+    ServerSeed,
+    /// The ChaCha20 key is HKDF-SHA256 of the server seed and each seat's
+    /// contribution in seat order ([`contributed_key`]).
+    Contributed,
+}
+
+impl DiceScheme {
+    /// The scheme's wire name (`server_seed`, `contributed`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DiceScheme::ServerSeed => "server_seed",
+            DiceScheme::Contributed => "contributed",
+        }
+    }
+}
+
+/// Fewest bytes a player's contribution has (128 bits).
+pub const MIN_ENTROPY_BYTES: usize = 16;
+/// Most bytes a player's contribution may have.
+pub const MAX_ENTROPY_BYTES: usize = 64;
+
+/// A seat's entropy: empty (the recorded default of a seat that did not contribute)
+/// or [`MIN_ENTROPY_BYTES`]..=[`MAX_ENTROPY_BYTES`] bytes; on the wire lowercase hex
+/// (`""` for the default).
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Entropy(Vec<u8>);
+
+/// Why a contribution's entropy was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadEntropy {
+    /// Not an even number of hex digits.
+    #[error("the entropy is not hex (an even number of 0-9, a-f digits)")]
+    NotHex,
+    /// Fewer than 16 bytes (32 hex digits).
+    #[error("the entropy has {0} bytes, at least 16 (32 hex digits) are needed")]
+    TooShort(usize),
+    /// More than 64 bytes (128 hex digits).
+    #[error("the entropy has {0} bytes, at most 64 (128 hex digits) are allowed")]
+    TooLong(usize),
+}
+
+impl Entropy {
+    /// The recorded default of a seat that did not contribute: no bytes.
+    pub fn default_entropy() -> Entropy {
+        Entropy(Vec::new())
+    }
+
+    /// A player's contribution from its hex text: 16..=64 bytes.
+    ///
+    /// Errors: [`BadEntropy`] (not hex, too short, too long).
+    pub fn from_player_hex(hex_text: &str) -> Result<Entropy, BadEntropy> {
+        let b = hex::decode(hex_text).map_err(|_| BadEntropy::NotHex)?;
+        match b.len() {
+            n if n < MIN_ENTROPY_BYTES => Err(BadEntropy::TooShort(n)),
+            n if n > MAX_ENTROPY_BYTES => Err(BadEntropy::TooLong(n)),
+            _ => Ok(Entropy(b)),
+        }
+    }
+
+    /// A recorded entropy from hex: the default (`""`) or a player's 16..=64 bytes.
+    ///
+    /// Errors: [`BadEntropy`].
+    pub fn from_recorded_hex(hex_text: &str) -> Result<Entropy, BadEntropy> {
+        if hex_text.is_empty() {
+            return Ok(Entropy::default_entropy());
+        }
+        Entropy::from_player_hex(hex_text)
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// Lowercase hex (`""` for the default).
+    pub fn to_hex(&self) -> String {
+        hex::encode(&self.0)
+    }
+}
+
+impl fmt::Debug for Entropy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Entropy({})", self.to_hex())
+    }
+}
+
+impl Serialize for Entropy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_hex())
+    }
+}
+
+impl<'de> Deserialize<'de> for Entropy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Entropy::from_recorded_hex(&Cow::<'de, str>::deserialize(d)?)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for Entropy {
+    fn schema_name() -> Cow<'static, str> {
+        "Entropy".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A seat's dice entropy as lowercase hex: 16 to 64 bytes (32 to 128 hex digits) from the player's CSPRNG, or \"\" for the recorded default of a seat that did not contribute.",
+            "pattern": "^(|([0-9a-fA-F]{2}){16,64})$"
+        })
+    }
+}
+
+/// One seat's recorded contribution to the dice (scheme [`DiceScheme::Contributed`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Contribution {
+    /// The seat.
+    pub seat: Seat,
+    /// The entropy used: the player's bytes, or `""` (no bytes) for the default.
+    pub entropy: Entropy,
+    /// True when the seat did not contribute in the window (a bot, an empty seat, or
+    /// a player who sent nothing in time) and got the default (no bytes).
+    pub defaulted: bool,
+}
+
+impl Contribution {
+    /// The recorded default of `seat`: no bytes, `defaulted: true`.
+    pub fn default_for(seat: Seat) -> Contribution {
+        Contribution {
+            seat,
+            entropy: Entropy::default_entropy(),
+            defaulted: true,
+        }
+    }
+}
+
+/// The contributions given are not the four seats in seat order, or a defaulted
+/// one has bytes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("contributions must be the four seats in order green, red, blue, yellow, each with 16..=64 bytes of entropy or a default with none")]
+pub struct BadContributions;
+
+/// The HKDF `info` prefix of [`contributed_key`] (domain separation and version).
+pub const DICE_INFO_PREFIX: &[u8] = b"ludo dice v2";
+
+/// The ChaCha20 key of scheme [`DiceScheme::Contributed`]:
+///
+/// ```text
+/// info = "ludo dice v2" ‖ for seat in green, red, blue, yellow: len(e) as 1 byte ‖ e
+/// key  = HKDF-SHA256(salt = none (32 zero bytes), ikm = seed (32 bytes), info, 32 bytes)
+/// ```
+///
+/// where `e` is the seat's entropy bytes (none for a default).
+///
+/// Errors: [`BadContributions`] unless `contributions` are the four seats in order,
+/// each with 0 (default) or 16..=64 bytes.
+pub fn contributed_key(
+    seed: Seed,
+    contributions: &[Contribution],
+) -> Result<[u8; 32], BadContributions> {
+    if contributions.len() != 4 {
+        return Err(BadContributions);
+    }
+    let mut info = DICE_INFO_PREFIX.to_vec();
+    for (c, seat) in contributions.iter().zip(Seat::ALL) {
+        let e = c.entropy.as_bytes();
+        let len_ok = e.is_empty() || (MIN_ENTROPY_BYTES..=MAX_ENTROPY_BYTES).contains(&e.len());
+        if c.seat != seat || !len_ok || (c.defaulted && !e.is_empty()) {
+            return Err(BadContributions);
+        }
+        info.push(e.len() as u8);
+        info.extend_from_slice(e);
+    }
+    let mut key = [0u8; 32];
+    Hkdf::<Sha256>::new(None, &seed.0)
+        .expand(&info, &mut key)
+        .expect("32 bytes is a valid HKDF-SHA256 output length");
+    Ok(key)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! any clock the caller likes (the same clock for every call of one match).
 
 use crate::board::Seat;
-use crate::dice::{Dice, Seed};
+use crate::dice::{BadContributions, Contribution, Dice, DiceScheme, Seed};
 use crate::event::Event;
 use crate::plan::{ErrorCode, Plan, PlanError};
 use crate::position::{Position, Roll};
@@ -217,6 +217,11 @@ pub struct Match {
     rules: RuleSet,
     seed: Seed,
     dice: Dice,
+    /// Which inputs key the dice.
+    scheme: DiceScheme,
+    /// Scheme `contributed`: the four seats' contributions once sealed
+    /// ([`Match::seal`]); `None` before (no turn is rolled until then).
+    contributions: Option<Vec<Contribution>>,
     position: Position,
     current: Option<Current>,
     started_ms: u64,
@@ -245,6 +250,8 @@ impl Match {
         let deadline_ms = now_ms + rules.match_seconds as u64 * 1000;
         let mut m = Match {
             dice: Dice::new(seed),
+            scheme: DiceScheme::ServerSeed,
+            contributions: None,
             seed,
             position,
             current: None,
@@ -259,6 +266,74 @@ impl Match {
         };
         m.begin_turn(now_ms);
         Ok(m)
+    }
+
+    /// Starts a match of scheme [`DiceScheme::Contributed`] at `now_ms` (rule 4.2;
+    /// the match clock runs from now) without rolling: no turn is in progress until
+    /// [`Match::seal`] gives the four seats' contributions, which key the dice with
+    /// the seed ([`crate::dice::contributed_key`]). Meanwhile [`Match::awaiting_contributions`]
+    /// is true, submissions are refused (`stale_turn`) and [`Match::expire`] only ends
+    /// the match when its clock runs out.
+    ///
+    /// Errors: [`InvalidRuleSet`] when `rules` fails [`RuleSet::check`].
+    pub fn new_contributed(
+        rules: RuleSet,
+        mode: Mode,
+        seed: Seed,
+        now_ms: u64,
+    ) -> Result<Match, InvalidRuleSet> {
+        rules.check()?;
+        let position = Position::start(mode, rules.start_exit_credits);
+        let deadline_ms = now_ms + rules.match_seconds as u64 * 1000;
+        Ok(Match {
+            dice: Dice::new(seed),
+            scheme: DiceScheme::Contributed,
+            contributions: None,
+            seed,
+            position,
+            current: None,
+            started_ms: now_ms,
+            deadline_ms,
+            turn_counter: 0,
+            log: Vec::new(),
+            log_base: 0,
+            end: None,
+            left: Vec::new(),
+            rules,
+        })
+    }
+
+    /// Scheme [`DiceScheme::Contributed`]: records the four seats' contributions (seat
+    /// order green, red, blue, yellow), keys the dice with them and the seed, and
+    /// rolls the first turn at `now_ms` (rule 4.1; its turn timer starts now).
+    ///
+    /// Errors (nothing changes): [`SealError::NotAwaiting`] when the match is not of
+    /// that scheme, is sealed already or is over; [`SealError::Bad`] for contributions
+    /// that are not the four seats in order with valid entropy.
+    pub fn seal(&mut self, contributions: Vec<Contribution>, now_ms: u64) -> Result<(), SealError> {
+        if !self.awaiting_contributions() {
+            return Err(SealError::NotAwaiting);
+        }
+        self.dice = Dice::contributed(self.seed, &contributions)?;
+        self.contributions = Some(contributions);
+        self.begin_turn(now_ms);
+        Ok(())
+    }
+
+    /// True while a match of scheme [`DiceScheme::Contributed`] waits for
+    /// [`Match::seal`] (and is not over).
+    pub fn awaiting_contributions(&self) -> bool {
+        self.scheme == DiceScheme::Contributed && self.contributions.is_none() && self.end.is_none()
+    }
+
+    /// Which inputs key the dice.
+    pub fn dice_scheme(&self) -> DiceScheme {
+        self.scheme
+    }
+
+    /// The recorded contributions (scheme `contributed`, once sealed).
+    pub fn contributions(&self) -> Option<&[Contribution]> {
+        self.contributions.as_deref()
     }
 
     /// The rule set.
@@ -423,6 +498,13 @@ impl Match {
             self.end.is_some() || now_ms >= self.deadline_ms,
         ) {
             (Some(c), false) => c.start.clone(),
+            // No turn is rolled before the contributions are sealed.
+            (None, false) if self.awaiting_contributions() => {
+                return Err(MatchError::StaleTurn {
+                    current: 0,
+                    got: turn_number,
+                })
+            }
             _ => return Err(MatchError::MatchOver),
         };
         // Turn number before seat (documented order of `submit`).
@@ -556,6 +638,18 @@ impl Match {
     }
 }
 
+/// Why [`Match::seal`] refused contributions. Nothing changes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SealError {
+    /// The match does not wait for contributions (server-seed scheme, sealed
+    /// already, or over).
+    #[error("the match does not wait for dice contributions")]
+    NotAwaiting,
+    /// The contributions are not the four seats in order with valid entropy.
+    #[error(transparent)]
+    Bad(#[from] BadContributions),
+}
+
 /// What [`Match::expire`] did.
 // Returned by value once per expiry and consumed at once, never stored: boxing the
 // larger variant would only add an allocation.
@@ -595,11 +689,42 @@ impl Match {
         clock_used_ms: u64,
         now_ms: u64,
     ) -> Result<Match, crate::replay::ReplayMismatch> {
+        Match::resume_with(
+            rules,
+            mode,
+            seed,
+            DiceScheme::ServerSeed,
+            None,
+            log,
+            clock_used_ms,
+            now_ms,
+        )
+    }
+
+    /// [`Match::resume`] for either dice scheme: `contributions` are the sealed
+    /// contributions of a [`DiceScheme::Contributed`] match (`None` while it still
+    /// waits for them: the match is returned waiting, and `log` must be empty).
+    ///
+    /// Errors: as [`Match::resume`] (`contributions` that do not seal, or turns
+    /// without them, are a mismatch of field `contributions`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn resume_with(
+        rules: RuleSet,
+        mode: Mode,
+        seed: Seed,
+        scheme: DiceScheme,
+        contributions: Option<Vec<Contribution>>,
+        log: &[TurnRecord],
+        clock_used_ms: u64,
+        now_ms: u64,
+    ) -> Result<Match, crate::replay::ReplayMismatch> {
         let replay = crate::replay::Replay {
             rules,
             mode,
             dice_commitment: seed.commitment(),
             seed: Some(seed),
+            dice_scheme: scheme,
+            contributions,
             turns: log.to_vec(),
             left: Vec::new(),
             end: None,

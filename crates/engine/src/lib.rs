@@ -45,11 +45,11 @@ pub mod scenario;
 
 pub use board::{Direction, Location, PieceId, Seat};
 pub use checkpoint::Checkpoint;
-pub use dice::{Dice, Seed};
+pub use dice::{Contribution, Dice, DiceScheme, Entropy, Seed};
 pub use event::Event;
 pub use game::{
-    standings, EndReason, Expiry, Match, MatchEnd, MatchError, Standing, TurnKind, TurnOutcome,
-    TurnRecord, TurnStart,
+    standings, EndReason, Expiry, Match, MatchEnd, MatchError, SealError, Standing, TurnKind,
+    TurnOutcome, TurnRecord, TurnStart,
 };
 pub use plan::{ErrorCode, Plan, PlanError, ValidPlan};
 pub use position::{Position, PositionError, Roll, RollError, SeatSetup, SeatState, Setup};

@@ -1,7 +1,7 @@
 //! Replays (RULES.md §10): the seed, the rule set and every turn's plan are enough to
 //! re-play a match; [`verify`] re-plays one and names the first difference.
 
-use crate::dice::Seed;
+use crate::dice::{Contribution, DiceScheme, Seed};
 use crate::game::{EndReason, Match, MatchEnd, TurnKind, TurnRecord};
 use crate::rules::{Mode, RuleSet};
 use schemars::JsonSchema;
@@ -20,6 +20,15 @@ pub struct Replay {
     pub dice_commitment: String,
     /// The seed (hex); null while the match is running.
     pub seed: Option<Seed>,
+    /// Which inputs key the dice: `server_seed` (the seed alone; the default, so a
+    /// replay from before issue 31 reads as that scheme) or `contributed` (the seed
+    /// and `contributions`, `proto/README.md` §10).
+    #[serde(default)]
+    pub dice_scheme: DiceScheme,
+    /// Scheme `contributed`: every seat's recorded contribution in seat order, once
+    /// sealed (before the first roll); absent for `server_seed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contributions: Option<Vec<Contribution>>,
     /// Every resolved turn, in order.
     pub turns: Vec<TurnRecord>,
     /// Seats whose player left the match (server rule: they rank last); empty when
@@ -79,14 +88,51 @@ pub fn verify(replay: &Replay) -> Result<Match, ReplayMismatch> {
             &seed.commitment(),
         ));
     }
-    let mut m = Match::new(replay.rules.clone(), replay.mode, seed, 0).map_err(|e| {
+    let bad_rules = |e: crate::rules::InvalidRuleSet| {
         mismatch(
             None,
             "rules",
             &"a valid rule set".to_string(),
             &e.to_string(),
         )
-    })?;
+    };
+    let mut m = match (replay.dice_scheme, &replay.contributions) {
+        (DiceScheme::ServerSeed, None) => {
+            Match::new(replay.rules.clone(), replay.mode, seed, 0).map_err(bad_rules)?
+        }
+        (DiceScheme::ServerSeed, Some(_)) => {
+            return Err(mismatch(
+                None,
+                "contributions",
+                &"none (scheme server_seed)".to_string(),
+                &"contributions recorded".to_string(),
+            ))
+        }
+        (DiceScheme::Contributed, contributions) => {
+            let mut m = Match::new_contributed(replay.rules.clone(), replay.mode, seed, 0)
+                .map_err(bad_rules)?;
+            match contributions {
+                Some(c) => m.seal(c.clone(), 0).map_err(|e| {
+                    mismatch(
+                        None,
+                        "contributions",
+                        &"the four seats in order, 16..=64 bytes each or a default".to_string(),
+                        &e.to_string(),
+                    )
+                })?,
+                None if !replay.turns.is_empty() => {
+                    return Err(mismatch(
+                        None,
+                        "contributions",
+                        &"recorded (the match has turns)".to_string(),
+                        &"none".to_string(),
+                    ))
+                }
+                None => {}
+            }
+            m
+        }
+    };
     for rec in &replay.turns {
         let t = Some(rec.turn_number);
         let Some(cur) = m.current_turn().cloned() else {
@@ -158,6 +204,8 @@ pub fn replay_of(m: &Match) -> Replay {
         mode: m.position().mode(),
         dice_commitment: m.commitment(),
         seed: m.is_over().then(|| m.seed()),
+        dice_scheme: m.dice_scheme(),
+        contributions: m.contributions().map(<[Contribution]>::to_vec),
         turns: m.log().to_vec(),
         left: m.left().to_vec(),
         end: m.end().cloned(),

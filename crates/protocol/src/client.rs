@@ -89,6 +89,27 @@ pub enum ClientMsg {
     /// (the sender is queued, in a lobby or seated), `lobby_full` (the open rematch
     /// is full), `store_unavailable`.
     OfferRematch(MatchRef),
+    /// Add your seat's randomness to the match's dice (dice scheme `contributed`,
+    /// `proto/README.md` §10): after `match_started`, before its
+    /// `contribution_deadline_ms`, 16 to 64 bytes from the platform's CSPRNG as hex.
+    /// Answer: `ack` once the contribution is stored; it is used in `dice_sealed`.
+    /// Errors (nothing changes), the first that applies: `invalid_entropy` (not hex,
+    /// fewer than 16 or more than 64 bytes), `match_not_found`, `not_in_match` (a
+    /// spectator, or a player not seated in that match), `already_contributed` (the
+    /// seat contributed before), `contribution_closed` (the window is over: the dice
+    /// are sealed, or the match is of the server-seed scheme).
+    ContributeEntropy(ContributeEntropy),
+}
+
+/// `contribute_entropy` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContributeEntropy {
+    /// The match.
+    pub match_id: Uuid,
+    /// 16 to 64 random bytes as hex (32 to 128 hex digits; upper or lower case).
+    #[schemars(pattern(r"^([0-9a-fA-F]{2}){16,64}$"))]
+    pub entropy: String,
 }
 
 /// `hello` payload.
@@ -317,6 +338,9 @@ pub enum Request {
     UnsubscribeLobbies,
     /// [`ClientMsg::OfferRematch`].
     OfferRematch(MatchRef),
+    /// [`ClientMsg::ContributeEntropy`]; from [`crate::decode_client`] its entropy is
+    /// already checked (hex, 16..=64 bytes).
+    ContributeEntropy(ContributeEntropy),
 }
 
 impl From<ClientMsg> for Inbound {
@@ -339,6 +363,7 @@ impl From<ClientMsg> for Inbound {
             ClientMsg::SubscribeLobbies => Request::SubscribeLobbies,
             ClientMsg::UnsubscribeLobbies => Request::UnsubscribeLobbies,
             ClientMsg::OfferRematch(m) => Request::OfferRematch(m),
+            ClientMsg::ContributeEntropy(c) => Request::ContributeEntropy(c),
         };
         Inbound::Request(request)
     }
@@ -362,6 +387,7 @@ impl From<Request> for ClientMsg {
             Request::SubscribeLobbies => ClientMsg::SubscribeLobbies,
             Request::UnsubscribeLobbies => ClientMsg::UnsubscribeLobbies,
             Request::OfferRematch(m) => ClientMsg::OfferRematch(m),
+            Request::ContributeEntropy(c) => ClientMsg::ContributeEntropy(c),
         }
     }
 }
@@ -387,11 +413,12 @@ impl ClientMsg {
             ClientMsg::SubscribeLobbies => "subscribe_lobbies",
             ClientMsg::UnsubscribeLobbies => "unsubscribe_lobbies",
             ClientMsg::OfferRematch(_) => "offer_rematch",
+            ClientMsg::ContributeEntropy(_) => "contribute_entropy",
         }
     }
 
     /// Every client message type tag.
-    pub const TYPES: [&'static str; 17] = [
+    pub const TYPES: [&'static str; 18] = [
         "hello",
         "join_queue",
         "leave_queue",
@@ -409,5 +436,6 @@ impl ClientMsg {
         "subscribe_lobbies",
         "unsubscribe_lobbies",
         "offer_rematch",
+        "contribute_entropy",
     ];
 }

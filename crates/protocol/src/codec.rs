@@ -41,7 +41,8 @@ struct FrameRef<'a> {
 /// at most 64 characters, or a payload `d` of the wrong shape; `unknown_type` for a `t`
 /// that names no client message; `invalid_text` for a `chat` whose text breaks the text
 /// policy of [`crate::text`]: a decoded `chat` carries its text NFC-normalized, as it
-/// is relayed). `d` may be left out or be `null` for messages
+/// is relayed; `invalid_entropy` for a `contribute_entropy` whose entropy is not hex
+/// of 16..=64 bytes). `d` may be left out or be `null` for messages
 /// without a payload. Keys other than `t`, `d` and `id` are ignored; when a key is
 /// repeated the last one counts. The error carries the frame's `id` whenever the
 /// frame is an object with a valid `id`. Never panics.
@@ -145,6 +146,9 @@ fn decode_plain(bytes: &[u8]) -> Option<ClientFrame> {
     if let ClientMsg::Chat(c) = &mut msg {
         c.text = crate::text::chat(&c.text).ok()?;
     }
+    if let ClientMsg::ContributeEntropy(c) = &msg {
+        engine::Entropy::from_player_hex(&c.entropy).ok()?;
+    }
     Some(ClientFrame {
         id: head.id.map(str::to_owned),
         msg,
@@ -218,6 +222,12 @@ fn decode_general(bytes: &[u8]) -> Result<ClientFrame, DecodeError> {
         match crate::text::chat(&c.text) {
             Ok(normalized) => c.text = normalized,
             Err(e) => return Err(err(ErrorCode::InvalidText, format!("chat text: {e}"), id)),
+        }
+    }
+    // The schema's entropy rule (`ContributeEntropy::entropy`).
+    if let ClientMsg::ContributeEntropy(c) = &msg {
+        if let Err(e) = engine::Entropy::from_player_hex(&c.entropy) {
+            return Err(err(ErrorCode::InvalidEntropy, e.to_string(), id));
         }
     }
     Ok(ClientFrame { id, msg })

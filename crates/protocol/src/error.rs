@@ -51,6 +51,14 @@ pub enum ErrorCode {
     /// (queues and lobbies refuse until it catches up; running matches hold their
     /// turns meanwhile). Nothing was changed; try again shortly.
     StoreUnavailable,
+    /// `contribute_entropy`: the entropy is not hex, or has fewer than 16 or more
+    /// than 64 bytes.
+    InvalidEntropy,
+    /// `contribute_entropy`: the seat has contributed to this match's dice already.
+    AlreadyContributed,
+    /// `contribute_entropy`: the contribution window is over (the dice are sealed), or
+    /// the match's dice are of the server-seed scheme.
+    ContributionClosed,
     // --- engine (rule 4.5) ---
     /// It is another seat's turn (the turn number given is the current one).
     NotYourTurn,
@@ -82,7 +90,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every error code, in declaration order (frames, session, engine).
-    pub const ALL: [ErrorCode; 31] = {
+    pub const ALL: [ErrorCode; 34] = {
         use ErrorCode::*;
         [
             BadJson,
@@ -103,6 +111,9 @@ impl ErrorCode {
             Internal,
             MatchNotEnded,
             StoreUnavailable,
+            InvalidEntropy,
+            AlreadyContributed,
+            ContributionClosed,
             NotYourTurn,
             MatchOver,
             UnknownPiece,
@@ -141,6 +152,9 @@ impl ErrorCode {
             Internal => "internal",
             MatchNotEnded => "match_not_ended",
             StoreUnavailable => "store_unavailable",
+            InvalidEntropy => "invalid_entropy",
+            AlreadyContributed => "already_contributed",
+            ContributionClosed => "contribution_closed",
             NotYourTurn => "not_your_turn",
             MatchOver => "match_over",
             UnknownPiece => "unknown_piece",

@@ -45,6 +45,12 @@ pub const ADA_TOKEN: &str = "6f2c9b1e4d7a4c3b9e8f0a1b2c3d4e5f0718293a4b5c6d7e8f9
 /// The example lobby's join code.
 pub const LOBBY_CODE: &str = "K7MQ2X";
 /// Server version named in the example `welcome`.
+/// Ada's dice contribution in the examples (16 bytes as hex).
+pub const ADA_ENTROPY: &str = "3f9a0c7e51d2b8846e0f1a2b3c4d5e6f";
+/// Bo's dice contribution in the examples.
+pub const BO_ENTROPY: &str = "c41d7e2a9b3f5061728394a5b6c7d8e9";
+/// The contribution window of the examples (the server's default, ms).
+const CONTRIBUTION_WINDOW_MS: u64 = 3_000;
 const SERVER_VERSION: &str = "0.1.0";
 /// Seed of the random plans and thinking times.
 const PLAY_SEED: u64 = 20_260_101;
@@ -164,7 +170,7 @@ struct Sim {
 impl Sim {
     fn new() -> Sim {
         Sim {
-            m: Match::new(RuleSet::default(), Mode::Clash, SEED, START_MS)
+            m: Match::new_contributed(RuleSet::default(), Mode::Clash, SEED, START_MS)
                 .expect("the default rule set is valid"),
             now: START_MS,
             seq: 0,
@@ -208,8 +214,33 @@ impl Sim {
             your_seat: Some(Seat::Green),
             dice_commitment: self.m.commitment(),
             match_deadline_ms: self.m.deadline_ms(),
+            dice_scheme: self.m.dice_scheme(),
+            contribution_deadline_ms: Some(self.now + CONTRIBUTION_WINDOW_MS),
         });
         self.send(msg)
+    }
+
+    /// Ada and Bo contributed, the bots get the default: the dice are sealed and
+    /// the first turn is rolled.
+    fn seal(&mut self) -> ServerFrame {
+        let player = |seat, hex: &str| engine::Contribution {
+            seat,
+            entropy: engine::Entropy::from_player_hex(hex).expect("example entropy is valid"),
+            defaulted: false,
+        };
+        let contributions = vec![
+            player(Seat::Green, ADA_ENTROPY),
+            player(Seat::Red, BO_ENTROPY),
+            engine::Contribution::default_for(Seat::Blue),
+            engine::Contribution::default_for(Seat::Yellow),
+        ];
+        self.m
+            .seal(contributions.clone(), self.now)
+            .expect("the match waits for its contributions");
+        self.send(ServerMsg::DiceSealed(crate::DiceSealed {
+            match_id: MATCH_ID,
+            contributions,
+        }))
     }
 
     fn current(&self) -> Option<TurnStarted> {
@@ -310,6 +341,9 @@ impl Sim {
             },
             dice_commitment: self.m.commitment(),
             turns_played: self.m.log().len() as u32,
+            dice_scheme: self.m.dice_scheme(),
+            contributions: self.m.contributions().map(<[_]>::to_vec),
+            contribution_deadline_ms: None,
             seq: self.seq,
             ended: self
                 .m
@@ -399,6 +433,22 @@ fn play() -> Played {
     p.note("20 s after Ada joined, bots take the two empty seats and the match starts (seq 1). Ada got green, which moves first (rule 1.1).");
     let started = sim.match_started();
     p.recv(started, true);
+    p.note("The dice are of scheme contributed (§10): Ada's client adds 16 bytes from its CSPRNG before contribution_deadline_ms (3 s).");
+    p.send(
+        client(
+            Some("e1"),
+            ClientMsg::ContributeEntropy(crate::ContributeEntropy {
+                match_id: MATCH_ID,
+                entropy: ADA_ENTROPY.into(),
+            }),
+        ),
+        true,
+    );
+    p.recv(unsequenced(ServerMsg::Ack(Ack { id: "e1".into() })), false);
+    sim.now += 400;
+    p.note("Bo contributes too; every human seat has, so the dice are sealed at once (the bots' seats get the default, no bytes) and the first turn is rolled from the seed and these contributions.");
+    let sealed = sim.seal();
+    p.recv(sealed, true);
     let first_turn = sim.turn_started();
     p.recv(first_turn, true);
 

@@ -1,14 +1,18 @@
 //! Server → client messages.
 
 use crate::error::ErrorCode;
-use engine::{EndReason, Event, Mode, Plan, Position, RuleSet, Seat, Standing, TurnKind};
+use engine::{
+    Contribution, DiceScheme, EndReason, Event, Mode, Plan, Position, RuleSet, Seat, Standing,
+    TurnKind,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 /// A server frame: `{"t": <type>, "d": <payload>, "seq": <match sequence number>}`.
-/// `seq` is present on every message about a match (`match_started`, `turn_started`,
-/// `turn_resolved`, `snapshot`, `match_ended`, `chat`): 1 for `match_started`, then +1
+/// `seq` is present on every message about a match (`match_started`, `dice_sealed`,
+/// `turn_started`, `turn_resolved`, `snapshot`, `match_ended`, `chat`, `seat_left`):
+/// 1 for `match_started`, then +1
 /// per message of that match, the same numbers for every player and spectator. A
 /// `snapshot` carries the `seq` of the last message it includes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -37,6 +41,10 @@ pub enum ServerMsg {
     LobbyState(LobbyState),
     /// A match the player is seated in (or watches) has started.
     MatchStarted(MatchStarted),
+    /// Dice scheme `contributed`: the contribution window is over and the dice are
+    /// keyed with the seed and these contributions (`proto/README.md` §10); the first
+    /// `turn_started` follows. Sequenced (seq 2).
+    DiceSealed(DiceSealed),
     /// A turn started: the server rolled the dice (RULES.md rule 4.1).
     TurnStarted(TurnStarted),
     /// A turn was resolved: the plan, the events in order, and the new standings.
@@ -215,6 +223,26 @@ pub struct MatchStarted {
     pub dice_commitment: String,
     /// When the match clock runs out, Unix time in milliseconds.
     pub match_deadline_ms: u64,
+    /// Which inputs key the dice: `contributed` (a new match, unless the server's
+    /// contribution window is 0: send
+    /// `contribute_entropy` before `contribution_deadline_ms`) or `server_seed`.
+    #[serde(default)]
+    pub dice_scheme: DiceScheme,
+    /// Scheme `contributed`: when the contribution window closes (Unix ms); seats
+    /// that did not contribute by then get the default (no bytes). Null otherwise.
+    #[serde(default)]
+    pub contribution_deadline_ms: Option<u64>,
+}
+
+/// `dice_sealed` payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DiceSealed {
+    /// The match.
+    pub match_id: Uuid,
+    /// The four seats' contributions in seat order (green, red, blue, yellow) as
+    /// used in the dice key: a player can check its own bytes are there.
+    #[schemars(length(min = 4, max = 4))]
+    pub contributions: Vec<Contribution>,
 }
 
 /// `turn_started` payload (RULES.md rule 4.1).
@@ -312,6 +340,16 @@ pub struct Snapshot {
     pub dice_commitment: String,
     /// Turns resolved so far.
     pub turns_played: u32,
+    /// Which inputs key the dice (`server_seed` or `contributed`).
+    #[serde(default)]
+    pub dice_scheme: DiceScheme,
+    /// Scheme `contributed`: the sealed contributions in seat order (as in
+    /// `dice_sealed`); null while the window is open and for `server_seed`.
+    #[serde(default)]
+    pub contributions: Option<Vec<Contribution>>,
+    /// Scheme `contributed` while the window is open: when it closes (Unix ms).
+    #[serde(default)]
+    pub contribution_deadline_ms: Option<u64>,
     /// The `seq` of the last match message this snapshot includes.
     pub seq: u64,
     /// Present once the match has ended.
@@ -459,6 +497,7 @@ impl ServerMsg {
             ServerMsg::RematchOffered(_) => "rematch_offered",
             ServerMsg::SeatAway(_) => "seat_away",
             ServerMsg::SeatBack(_) => "seat_back",
+            ServerMsg::DiceSealed(_) => "dice_sealed",
         }
     }
 
@@ -476,7 +515,7 @@ impl ServerMsg {
     }
 
     /// Every server message type tag.
-    pub const TYPES: [&'static str; 17] = [
+    pub const TYPES: [&'static str; 18] = [
         "welcome",
         "queue_status",
         "lobby_state",
@@ -494,5 +533,6 @@ impl ServerMsg {
         "rematch_offered",
         "seat_away",
         "seat_back",
+        "dice_sealed",
     ];
 }

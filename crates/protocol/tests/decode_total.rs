@@ -12,11 +12,12 @@ use protocol::{decode_client, ClientFrame, ClientMsg, DecodeError, ErrorCode, MA
 use serde_json::{json, Value};
 use std::sync::OnceLock;
 
-const DECODE_CODES: [ErrorCode; 4] = [
+const DECODE_CODES: [ErrorCode; 5] = [
     ErrorCode::BadJson,
     ErrorCode::UnknownType,
     ErrorCode::TooLarge,
     ErrorCode::InvalidText,
+    ErrorCode::InvalidEntropy,
 ];
 
 fn code(bytes: &[u8]) -> ErrorCode {
@@ -72,6 +73,35 @@ fn wrong_payload_is_bad_json_with_the_id() {
     // A message with a payload needs `d`.
     let e = decode_err(r#"{"t":"hello","d":null}"#);
     assert_eq!(e.code, ErrorCode::BadJson);
+}
+
+/// The entropy of `contribute_entropy` is checked by decoding (proto/README.md §10):
+/// hex of 16..=64 bytes, else `invalid_entropy` with the frame's `id`.
+#[test]
+fn contributed_entropy_is_checked_by_decoding() {
+    let id = "00000000-0000-4000-8000-000000000001";
+    let frame = |e: &str| {
+        format!(
+            r#"{{"t":"contribute_entropy","id":"q","d":{{"match_id":"{id}","entropy":"{e}"}}}}"#
+        )
+    };
+    for bad in [
+        "ab".repeat(15),
+        "ab".repeat(65),
+        "zz".repeat(16),
+        "a".repeat(33),
+        String::new(),
+    ] {
+        let e = decode_err(&frame(&bad));
+        assert_eq!(
+            (e.code, e.id.as_deref()),
+            (ErrorCode::InvalidEntropy, Some("q")),
+            "{bad}"
+        );
+    }
+    for good in ["ab".repeat(16), "AB".repeat(64)] {
+        assert!(decode_client(frame(&good).as_bytes()).is_ok(), "{good}");
+    }
 }
 
 /// Chat text rules are part of decoding: a text the policy refuses is

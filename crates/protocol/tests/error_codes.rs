@@ -82,8 +82,8 @@ fn all_is_complete_distinct_and_serializes_as_as_str() {
     );
     assert_eq!(
         listed.len(),
-        31,
-        "31 codes: 18 frame, session, lobby, text and store, 13 engine"
+        34,
+        "34 codes: 21 frame, session, lobby, text, store and dice contribution, 13 engine"
     );
     assert_eq!(
         listed.iter().collect::<BTreeSet<_>>().len(),

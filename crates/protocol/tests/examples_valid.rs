@@ -132,6 +132,7 @@ fn session_seq_numbers_follow_the_rules() {
         let is_match_msg = matches!(
             f.msg,
             ServerMsg::MatchStarted(_)
+                | ServerMsg::DiceSealed(_)
                 | ServerMsg::TurnStarted(_)
                 | ServerMsg::TurnResolved(_)
                 | ServerMsg::Snapshot(_)

@@ -46,6 +46,9 @@ pub(crate) const DEFAULT_SHUTDOWN_GRACE_SECONDS: u32 = 10;
 pub(crate) const DEFAULT_ABANDON_SECONDS: u32 = 120;
 /// Default turns in a row a connected seat may let time out before it is away.
 pub(crate) const DEFAULT_AWAY_AFTER_TIMEOUTS: u32 = 2;
+/// Default dice contribution window (ms): how long a new match waits for its human
+/// seats' `contribute_entropy` before the first roll.
+pub(crate) const DEFAULT_CONTRIBUTION_WINDOW_MS: u32 = 3_000;
 /// Default bot strategy.
 pub(crate) const DEFAULT_BOT_KIND: &str = "greedy";
 /// Default wall-clock budget of an expert decision, ms.
@@ -203,6 +206,14 @@ pub struct Config {
     #[arg(long, env = "LUDO_AWAY_AFTER_TIMEOUTS", default_value_t = DEFAULT_AWAY_AFTER_TIMEOUTS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub away_after_timeouts: u32,
+    /// Milliseconds a new match waits, after `match_started`, for each human seat's
+    /// dice contribution (`contribute_entropy`, proto/README.md §10) before the
+    /// first roll; a seat that sent none by then gets the recorded default (no
+    /// bytes). The roll comes at once when every human seat has contributed. 0 turns
+    /// contributions off: the seed alone keys the dice (scheme `server_seed`).
+    #[arg(long, env = "LUDO_CONTRIBUTION_WINDOW_MS", default_value_t = DEFAULT_CONTRIBUTION_WINDOW_MS,
+          value_parser = clap::value_parser!(u32).range(0..=60_000))]
+    pub contribution_window_ms: u32,
     /// Folder of the browser client served at `/` (static files). Without it: the
     /// source tree's `web/` (next to `crates/`) or `./web`, whichever holds an
     /// `index.html`; with neither, no client is served.
@@ -384,6 +395,7 @@ impl Default for Config {
             shutdown_grace_seconds: DEFAULT_SHUTDOWN_GRACE_SECONDS,
             abandon_seconds: DEFAULT_ABANDON_SECONDS,
             away_after_timeouts: DEFAULT_AWAY_AFTER_TIMEOUTS,
+            contribution_window_ms: DEFAULT_CONTRIBUTION_WINDOW_MS,
             web_dir: None,
             log_json: false,
             header_timeout_ms: DEFAULT_HEADER_TIMEOUT_MS,

@@ -57,6 +57,8 @@ pub struct NewMatch {
     /// match after a restart; no API returns it before the match has ended). Its
     /// SHA-256 must equal `dice_commitment`. `None`: the match cannot be resumed.
     pub secret_seed: Option<Seed>,
+    /// Which inputs key the dice (column `dice_scheme`).
+    pub dice_scheme: engine::DiceScheme,
 }
 
 /// A resolved turn as the server logs it: the engine's record plus where it sits in
@@ -114,6 +116,13 @@ pub struct RunningMatch {
     /// Seats whose player left, with the `seq` of their `seat_left` message, in the
     /// order they left.
     pub left: Vec<(Seat, u64)>,
+    /// Which inputs key the dice.
+    pub dice_scheme: engine::DiceScheme,
+    /// Scheme `contributed`: the contributions stored so far, in seat order (all
+    /// four once sealed).
+    pub contributions: Vec<engine::Contribution>,
+    /// Scheme `contributed`: the `seq` of `dice_sealed` once the dice are sealed.
+    pub dice_sealed_seq: Option<u64>,
 }
 
 /// The end of a match, to record once.

@@ -142,6 +142,7 @@ impl Store {
             }
         }
         left.sort_unstable();
+        let (dice_scheme, sealed, contributions) = self.dice_record(id).await?;
         Ok(Some(ReplayDoc {
             match_id: m.id,
             seats: seats.iter().map(SeatRow::entry).collect::<Result<_, _>>()?,
@@ -150,6 +151,8 @@ impl Store {
                 mode: parse("matches.mode", &m.mode)?,
                 dice_commitment: m.dice_commitment.clone(),
                 seed,
+                dice_scheme,
+                contributions: sealed.map(|_| contributions),
                 turns: turns
                     .into_iter()
                     .map(TurnRow::record)

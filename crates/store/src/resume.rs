@@ -49,6 +49,13 @@ fn non_negative(column: &str, v: Option<i64>) -> Result<u64, StoreError> {
 }
 
 const END_SEQ: &str = "SELECT end_seq FROM matches WHERE id = $1";
+const DICE_OF: &str = "SELECT dice_scheme, dice_sealed_seq FROM match_dice WHERE match_id = $1";
+const CONTRIBUTIONS_OF: &str =
+    "SELECT seat, entropy, defaulted FROM match_contributions WHERE match_id = $1";
+
+/// A match's dice record: its scheme, the `seq` of `dice_sealed` once sealed, and
+/// the contributions stored so far in seat order.
+pub(crate) type DiceRecord = (engine::DiceScheme, Option<u64>, Vec<engine::Contribution>);
 
 impl Store {
     /// The `seq` of match `id`'s `match_ended` message; `None` while it runs, for an
@@ -96,6 +103,45 @@ impl Store {
         }
     }
 
+    /// The dice record of match `id` ([`DiceRecord`]); the server-seed scheme for a
+    /// match stored before migration 0009 (it has no `match_dice` row) or an unknown id.
+    ///
+    /// Errors: [`StoreError::Unavailable`]; [`StoreError::Corrupt`] for a stored
+    /// value that cannot be read back.
+    pub(crate) async fn dice_record(&self, id: Uuid) -> Result<DiceRecord, StoreError> {
+        let row: Option<(String, Option<i64>)> = with_pool!(self, pool => sqlx::query_as(DICE_OF)
+            .bind(id)
+            .fetch_optional(pool)
+            .await)?;
+        let Some((scheme, sealed)) = row else {
+            return Ok((engine::DiceScheme::ServerSeed, None, Vec::new()));
+        };
+        let rows: Vec<(String, String, bool)> = with_pool!(self, pool => sqlx::query_as(CONTRIBUTIONS_OF)
+            .bind(id)
+            .fetch_all(pool)
+            .await)?;
+        let mut contributions = rows
+            .into_iter()
+            .map(|(seat, entropy, defaulted)| {
+                Ok(engine::Contribution {
+                    seat: parse("match_contributions.seat", &seat)?,
+                    entropy: engine::Entropy::from_recorded_hex(&entropy)
+                        .map_err(|_| StoreError::Corrupt("match_contributions.entropy".into()))?,
+                    defaulted,
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        contributions.sort_by_key(|c| c.seat.index());
+        let sealed = sealed
+            .map(|s| non_negative("match_dice.dice_sealed_seq", Some(s)))
+            .transpose()?;
+        Ok((
+            parse("match_dice.dice_scheme", &scheme)?,
+            sealed,
+            contributions,
+        ))
+    }
+
     async fn load_running(&self, r: RunningRow) -> Result<RunningMatch, StoreError> {
         {
             let secret_seed = r
@@ -137,7 +183,11 @@ impl Store {
                 .bind(r.id)
                 .fetch_one(pool)
                 .await)?;
+            let (dice_scheme, dice_sealed_seq, contributions) = self.dice_record(r.id).await?;
             Ok(RunningMatch {
+                dice_scheme,
+                dice_sealed_seq,
+                contributions,
                 id: r.id,
                 mode: parse("matches.mode", &r.mode)?,
                 rules: r.rules.0,

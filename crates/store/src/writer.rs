@@ -93,6 +93,18 @@ pub enum WriteOp {
     },
     /// The result ([`Store::finish_match`]).
     Finish(MatchResult),
+    /// Dice contributions of a match of scheme `contributed` (proto/README.md §10):
+    /// a player's contribution as it is accepted, or, with `sealed_seq`, the seal:
+    /// every seat's contribution (the defaults included) and the `seq` of the
+    /// `dice_sealed` message. A seat stored already keeps its row.
+    Contributions {
+        /// The match.
+        match_id: Uuid,
+        /// The contributions to store.
+        contributions: Vec<engine::Contribution>,
+        /// `seq` of `dice_sealed` when this write seals the dice.
+        sealed_seq: Option<u64>,
+    },
 }
 
 /// Retry, batching and admission settings of the writer.
@@ -274,6 +286,7 @@ impl WriteOp {
             WriteOp::Chat(_) => "chat",
             WriteOp::Leave { .. } => "leave",
             WriteOp::Finish(_) => "finish",
+            WriteOp::Contributions { .. } => "contributions",
         }
     }
 
@@ -285,6 +298,7 @@ impl WriteOp {
             WriteOp::Chat(c) => c.match_id,
             WriteOp::Leave { match_id, .. } => *match_id,
             WriteOp::Finish(r) => r.id,
+            WriteOp::Contributions { match_id, .. } => *match_id,
         }
     }
 }
@@ -487,6 +501,7 @@ mod tests {
                 })
                 .collect(),
             secret_seed: Some(seed),
+            dice_scheme: engine::DiceScheme::ServerSeed,
         }
     }
 

@@ -15,6 +15,13 @@ use uuid::Uuid;
 const INSERT_MATCH: &str = "INSERT INTO matches \
     (id, mode, rules, dice_commitment, created_at, started_at, status, secret_seed) \
     VALUES ($1, $2, $3, $4, $5, $6, 'running', $7) ON CONFLICT (id) DO NOTHING";
+const INSERT_DICE: &str = "INSERT INTO match_dice (match_id, dice_scheme) VALUES ($1, $2) \
+    ON CONFLICT (match_id) DO NOTHING";
+const INSERT_CONTRIBUTION: &str = "INSERT INTO match_contributions \
+    (match_id, seat, entropy, defaulted) VALUES ($1, $2, $3, $4) \
+    ON CONFLICT (match_id, seat) DO NOTHING";
+const SEAL_DICE: &str = "UPDATE match_dice SET dice_sealed_seq = $2 \
+    WHERE match_id = $1 AND dice_sealed_seq IS NULL";
 const INSERT_SEAT: &str =
     "INSERT INTO match_seats (match_id, seat, player_id, is_bot, name, bot_level) \
     VALUES ($1, $2, $3, $4, $5, $6)";
@@ -257,6 +264,15 @@ impl Store {
                     check_turn_numbers(ts.iter().map(|t| &t.record))?
                 }
                 WriteOp::Finish(r) => four_seats(r.standings.iter().map(|s| s.seat), "standings")?,
+                WriteOp::Contributions {
+                    contributions,
+                    sealed_seq,
+                    ..
+                } => {
+                    if sealed_seq.is_some() {
+                        four_seats(contributions.iter().map(|c| c.seat), "contributions")?
+                    }
+                }
                 WriteOp::Chat(_) | WriteOp::Leave { .. } => {}
             }
         }
@@ -317,6 +333,7 @@ impl Store {
             let mut chats: Vec<&ChatEntry> = Vec::new();
             let mut finishes: Vec<&MatchResult> = Vec::new();
             let mut leaves: Vec<(Uuid, Seat, u64)> = Vec::new();
+            let mut contributions: Vec<(Uuid, &[engine::Contribution], Option<u64>)> = Vec::new();
             for (op, _) in ops.iter().zip(&skipped).filter(|(_, s)| !**s) {
                 match op {
                     WriteOp::CreateMatch(m) => creates.push(m),
@@ -334,6 +351,11 @@ impl Store {
                         seq,
                     } => leaves.push((*match_id, *seat, *seq)),
                     WriteOp::Finish(r) => finishes.push(r),
+                    WriteOp::Contributions {
+                        match_id,
+                        contributions: cs,
+                        sealed_seq,
+                    } => contributions.push((*match_id, cs, *sealed_seq)),
                 }
             }
             for m in &creates {
@@ -349,6 +371,11 @@ impl Store {
                     .await?
                     .rows_affected();
                 if inserted == 1 {
+                    sqlx::query(INSERT_DICE)
+                        .bind(m.id)
+                        .bind(name(&m.dice_scheme))
+                        .execute(&mut *tx)
+                        .await?;
                     for s in &m.seats {
                         sqlx::query(INSERT_SEAT)
                             .bind(m.id)
@@ -394,6 +421,24 @@ impl Store {
                     .bind(*seq as i64)
                     .execute(&mut *tx)
                     .await?;
+            }
+            for (match_id, cs, sealed_seq) in &contributions {
+                for c in cs.iter() {
+                    sqlx::query(INSERT_CONTRIBUTION)
+                        .bind(match_id)
+                        .bind(name(&c.seat))
+                        .bind(c.entropy.to_hex())
+                        .bind(c.defaulted)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                if let Some(seq) = sealed_seq {
+                    sqlx::query(SEAL_DICE)
+                        .bind(match_id)
+                        .bind(*seq as i64)
+                        .execute(&mut *tx)
+                        .await?;
+                }
             }
             for r in &finishes {
                 let commitment = r.seed.commitment();

@@ -3,6 +3,11 @@
 //! same match). The replay is the JSON of `GET /api/v1/matches/{id}/replay` (or a
 //! file holding it; `-` reads standard input). Exits 0 when it matches, 1 on the first
 //! mismatch (named by turn and field), 2 when the replay cannot be read.
+//!
+//! It says which dice scheme the replay uses (proto/README.md §10): `server_seed`
+//! (the seed alone keys the dice; replays before issue 31) or `contributed` (the
+//! seed and every seat's recorded contribution, listed), and what was checked: the
+//! seed against the commitment, then every die re-derived from those inputs.
 
 use clap::Parser;
 use engine::replay::{verify, Replay};
@@ -64,6 +69,7 @@ async fn main() -> ExitCode {
         eprintln!("verify-replay: the match has not ended yet (its replay reveals no seed); retry once it has");
         return ExitCode::from(2);
     }
+    let scheme = replay.dice_scheme.name();
     match verify(&replay) {
         Ok(m) => {
             let end = m
@@ -89,10 +95,37 @@ async fn main() -> ExitCode {
                     s.bonus
                 );
             }
+            println!(
+                "dice: scheme {scheme}; sha256(seed) = dice_commitment {}",
+                replay.dice_commitment
+            );
+            match &replay.contributions {
+                Some(cs) => {
+                    println!("  keyed with HKDF-SHA256(seed, contributions in seat order):");
+                    for c in cs {
+                        let bytes = c.entropy.as_bytes().len();
+                        if c.defaulted {
+                            println!("  {:<6} default (no bytes)", c.seat.name());
+                        } else {
+                            println!(
+                                "  {:<6} {bytes} bytes {}",
+                                c.seat.name(),
+                                c.entropy.to_hex()
+                            );
+                        }
+                    }
+                }
+                None => println!("  keyed with the server seed alone"),
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
             println!("MISMATCH {e}");
+            if e.field == "dice" && replay.contributions.is_some() {
+                println!(
+                    "  (dice scheme {scheme}: the recorded dice do not follow from the seed and the recorded contributions; one of them was changed)"
+                );
+            }
             ExitCode::from(1)
         }
     }

@@ -21,6 +21,7 @@ fuzz_target!(|data: &[u8]| {
                     | ErrorCode::UnknownType
                     | ErrorCode::TooLarge
                     | ErrorCode::InvalidText
+                    | ErrorCode::InvalidEntropy
             ));
             assert_eq!(e.code == ErrorCode::TooLarge, data.len() > MAX_FRAME_BYTES);
         }

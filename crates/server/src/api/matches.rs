@@ -133,7 +133,10 @@ pub(crate) async fn summary(
             `proto/replay.schema.json`: `match_id`, `seats` (seat, player_id, name, bot, left, \
             as in `match_started`), \
             `rules`, `mode`, `dice_commitment` (SHA-256 of the seed, hex), `seed` (hex; null \
-            until the match has ended), `turns` (each turn's number, seat, dice, plan, kind and \
+            until the match has ended), `dice_scheme` (`contributed`: the dice are keyed with \
+            HKDF-SHA256 of the seed and `contributions`, each seat's recorded entropy in seat \
+            order, proto/README.md §10; `server_seed`: the seed alone, matches before it), \
+            `turns` (each turn's number, seat, dice, plan, kind and \
             events, in order), `left` (seats whose player left, in leaving order) and `end` \
             (reason and standings; null until ended). \
             `verify-replay URL` re-plays it. An ended match's replay has an `ETag` and \

@@ -157,7 +157,8 @@ pub(crate) fn wire_change(c: store::RatingChange) -> RatingChange {
 }
 
 /// `GET /api/v1/matches/{match_id}/replay` answer: the engine's [`Replay`]
-/// (flattened: `rules`, `mode`, `dice_commitment`, `seed`, `turns`, `left`, `end`) plus
+/// (flattened: `rules`, `mode`, `dice_commitment`, `seed`, `dice_scheme`,
+/// `contributions`, `turns`, `left`, `end`) plus
 /// the match id and its seats. It reads as a plain [`Replay`] (extra fields are
 /// ignored), so `engine::replay::verify` checks it; a document of a server before
 /// protocol 2 (seats with `is_bot`) still reads as this type.

@@ -103,6 +103,11 @@ pub(crate) enum WireCmd {
         req: Option<String>,
         text: String,
     },
+    Contribute {
+        player: Uuid,
+        req: Option<String>,
+        entropy: engine::Entropy,
+    },
 }
 
 impl WireCmd {
@@ -150,6 +155,16 @@ impl WireCmd {
                 name,
                 req,
                 text,
+            },
+            RoomCmd::Contribute {
+                player,
+                req,
+                entropy,
+                ..
+            } => WireCmd::Contribute {
+                player,
+                req,
+                entropy,
             },
         }
     }
@@ -202,6 +217,16 @@ impl WireCmd {
                 conn,
                 req,
                 text,
+            },
+            WireCmd::Contribute {
+                player,
+                req,
+                entropy,
+            } => RoomCmd::Contribute {
+                player,
+                conn,
+                req,
+                entropy,
             },
         }
     }

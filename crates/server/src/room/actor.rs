@@ -21,6 +21,16 @@
 //! behind), the match clock and turn timer are postponed by the whole wait when the
 //! write lands, so players are not charged for the outage.
 //!
+//! **Dice contributions** (proto/README.md §10, issue 31). A new match is of dice
+//! scheme `contributed`: nothing is rolled at `match_started`. Each human seat may
+//! send `contribute_entropy` within the contribution window
+//! (`--contribution-window-ms`, from when `match_started` is shown); an accepted
+//! contribution is stored before its `ack`. When every human seat has contributed,
+//! or the window is over, the room seals the dice: the four contributions (seats
+//! that sent none get the default, no bytes) are stored, and only then are
+//! `dice_sealed` and the first `turn_started` shown. A match resumed with its
+//! window open gets a fresh window and keeps the contributions stored.
+//!
 //! When the match ends the room records the result (whose transaction also updates
 //! the skill ratings of a match with two or more human players), reads the rating
 //! changes once it is durable, tells everyone (`match_ended` with each rated seat's
@@ -32,7 +42,7 @@ use crate::clock;
 use crate::ws::outbound::Fanout;
 use crate::ws::{encode, Batch, ConnHandle, Frame};
 use backon::{ExponentialBuilder, Retryable};
-use engine::{Expiry, Match, MatchEnd, Plan, Seat, TurnOutcome, TurnStart};
+use engine::{Contribution, Entropy, Expiry, Match, MatchEnd, Plan, Seat, TurnOutcome, TurnStart};
 use protocol::{
     ChatLine, Clocks, ErrorCode, MatchEnded, MatchStarted, SeatInfo, ServerMsg, Snapshot,
     TurnResolved, TurnStarted,
@@ -208,6 +218,12 @@ pub(crate) struct Room {
     /// sends that frame re-stamped with the remaining times of the moment it is
     /// sent (issue 37), not the stale ones of its first sending.
     turn_frame: Option<(u64, u32)>,
+    /// Dice contributions accepted per seat (in seat order) while the match waits
+    /// for them (scheme `contributed`).
+    entropy: [Option<Entropy>; 4],
+    /// While the match waits for contributions: when the window closes (room
+    /// clock, Unix ms); set once `match_started` is shown (or at resume).
+    window_until: Option<u64>,
 }
 
 /// What woke the room actor.
@@ -251,6 +267,19 @@ impl Room {
     ) -> Room {
         let cap = deps.settings.resync_frames;
         let (history, assigned, pending) = match beginning {
+            // Scheme `contributed`: only `match_started`; the first turn follows the
+            // seal. Server seed: the first `turn_started` too.
+            Beginning::New(committed) if m.awaiting_contributions() => (
+                History::new(cap),
+                1,
+                Some(Pending {
+                    committed,
+                    since_ms: deps.clock.now_ms(),
+                    out: vec![Out::Started],
+                    new_turn: true,
+                    received: None,
+                }),
+            ),
             Beginning::New(committed) => (
                 History::new(cap),
                 2,
@@ -283,6 +312,19 @@ impl Room {
             thinking: None,
             bot_ready: None,
             turn_frame: None,
+            entropy: Default::default(),
+            window_until: None,
+        }
+    }
+
+    /// A resumed match still waiting for its dice contributions: the player
+    /// contributions stored before the stop count (the seal stores all four).
+    pub(crate) fn restore_contributions(&mut self, stored: &[Contribution]) {
+        if !self.m.awaiting_contributions() {
+            return;
+        }
+        for c in stored.iter().filter(|c| !c.defaulted) {
+            self.entropy[c.seat.index()] = Some(c.entropy.clone());
         }
     }
 
@@ -301,6 +343,11 @@ impl Room {
                 None => {
                     self.turn_began = Instant::now();
                     self.schedule_auto();
+                    if self.m.awaiting_contributions() {
+                        // A fresh window: the players reconnect first.
+                        self.open_window();
+                        self.maybe_seal();
+                    }
                 }
             }
         }
@@ -360,10 +407,10 @@ impl Room {
             return (None, None);
         }
         let abandon = self.away_since.map(|t| t + self.deps.settings.abandon_ms);
-        let deadline = match (self.m.next_deadline(), abandon) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let deadline = [self.m.next_deadline(), abandon, self.window_until]
+            .into_iter()
+            .flatten()
+            .min();
         (deadline, self.auto_at)
     }
 
@@ -439,7 +486,12 @@ impl Room {
         }
         for out in p.out {
             match out {
-                Out::Started => self.announce_start(),
+                Out::Started => {
+                    if self.m.awaiting_contributions() {
+                        self.open_window();
+                    }
+                    self.announce_start();
+                }
                 Out::TurnStarted(seq) => {
                     if let Some(t) = self.m.current_turn() {
                         let msg =
@@ -469,6 +521,7 @@ impl Room {
         }
         if !ended {
             self.schedule_auto();
+            self.maybe_seal();
         }
         while self.pending.is_none() {
             let Some(cmd) = self.deferred.pop_front() else {
@@ -520,7 +573,132 @@ impl Room {
                 req,
                 text,
             } => self.chat(player, name, conn, req, text),
+            RoomCmd::Contribute {
+                player,
+                conn,
+                req,
+                entropy,
+            } => self.contribute(player, conn, req, entropy),
         }
+    }
+
+    // ----- dice contributions (proto/README.md §10) -----
+
+    /// Opens the contribution window: it closes `contribution_window_ms` from now.
+    fn open_window(&mut self) {
+        self.window_until =
+            Some(self.deps.clock.now_ms() + self.deps.settings.contribution_window_ms);
+    }
+
+    /// `contribute_entropy`: a seated human's contribution, stored, then
+    /// acknowledged; the dice are sealed once every human seat has contributed.
+    /// Errors (nothing changes): `not_in_match` (no seat: a spectator, or a player
+    /// who left), `already_contributed`, `contribution_closed` (sealed, or the
+    /// window is over).
+    fn contribute(
+        &mut self,
+        player: Uuid,
+        conn: ConnHandle,
+        req: Option<String>,
+        entropy: Entropy,
+    ) {
+        let Some(i) = self.seat_index_of(player) else {
+            conn.send_error(ErrorCode::NotInMatch, "you have no seat in this match", req);
+            return;
+        };
+        if self.entropy[i].is_some()
+            || self
+                .m
+                .contributions()
+                .is_some_and(|c| c.get(i).is_some_and(|c| !c.defaulted))
+        {
+            conn.send_error(
+                ErrorCode::AlreadyContributed,
+                "your seat has contributed to this match's dice already",
+                req,
+            );
+            return;
+        }
+        let now = self.deps.clock.now_ms();
+        if !self.m.awaiting_contributions() || self.window_until.is_none_or(|u| now >= u) {
+            conn.send_error(
+                ErrorCode::ContributionClosed,
+                "the contribution window is over: the dice are sealed",
+                req,
+            );
+            return;
+        }
+        let seat = Seat::from_index(i);
+        self.entropy[i] = Some(entropy.clone());
+        let op = WriteOp::Contributions {
+            match_id: self.id,
+            contributions: vec![Contribution {
+                seat,
+                entropy,
+                defaulted: false,
+            }],
+            sealed_seq: None,
+        };
+        self.write(op, vec![Out::Ack(conn, req)], false, None);
+    }
+
+    /// Seals the dice when the match waits for contributions and every human seat
+    /// has contributed or the window is over: the four contributions (the default
+    /// for seats that sent none) key the dice and the first turn is rolled; the
+    /// seal is stored, then `dice_sealed` and the first `turn_started` are shown.
+    fn maybe_seal(&mut self) {
+        if self.pending.is_some() || !self.m.awaiting_contributions() {
+            return;
+        }
+        let Some(until) = self.window_until else {
+            return;
+        };
+        let now = self.deps.clock.now_ms();
+        let all_in = self
+            .seats
+            .iter()
+            .zip(&self.entropy)
+            .all(|(s, e)| !matches!(s.kind, SeatKind::Human(_)) || e.is_some());
+        if now < until && !all_in {
+            return;
+        }
+        let contributions: Vec<Contribution> = Seat::ALL
+            .into_iter()
+            .zip(&self.entropy)
+            .map(|(seat, e)| match e {
+                Some(e) => Contribution {
+                    seat,
+                    entropy: e.clone(),
+                    defaulted: false,
+                },
+                None => Contribution::default_for(seat),
+            })
+            .collect();
+        if let Err(e) = self.m.seal(contributions.clone(), now) {
+            tracing::error!(match_id = %self.id, error = %e, "dice not sealed");
+            return;
+        }
+        self.window_until = None;
+        let defaults = contributions.iter().filter(|c| c.defaulted).count();
+        tracing::info!(match_id = %self.id, defaults, "dice sealed");
+        let seq = self.next_seq();
+        let msg = ServerMsg::DiceSealed(protocol::DiceSealed {
+            match_id: self.id,
+            contributions: contributions.clone(),
+        });
+        let frame = encode(Some(seq), &msg);
+        let turn_seq = self.next_seq();
+        let op = WriteOp::Contributions {
+            match_id: self.id,
+            contributions,
+            sealed_seq: Some(seq),
+        };
+        self.write(
+            op,
+            vec![Out::Msg(seq, frame), Out::TurnStarted(turn_seq)],
+            true,
+            None,
+        );
     }
 
     /// `submit_turn` / `pass`: validates and resolves the plan of the seat to move
@@ -821,6 +999,10 @@ impl Room {
             self.end(end);
             return;
         }
+        if self.window_until.is_some_and(|u| now >= u) {
+            self.maybe_seal();
+            return;
+        }
         if self.auto_at.is_some_and(|at| at <= Instant::now()) {
             self.auto_at = None;
             self.auto_move(now);
@@ -1011,6 +1193,8 @@ impl Room {
                         your_seat: Some(Seat::from_index(i)),
                         dice_commitment: self.m.commitment(),
                         match_deadline_ms: self.m.deadline_ms(),
+                        dice_scheme: self.m.dice_scheme(),
+                        contribution_deadline_ms: self.window_until,
                     }),
                 );
             }
@@ -1205,6 +1389,9 @@ impl Room {
             },
             dice_commitment: self.m.commitment(),
             turns_played: self.m.turns_played(),
+            dice_scheme: self.m.dice_scheme(),
+            contributions: self.m.contributions().map(<[Contribution]>::to_vec),
+            contribution_deadline_ms: self.window_until,
             seq: self.history.seq(),
             ended: self
                 .ended
@@ -1265,7 +1452,8 @@ fn answer_stopped(cmd: RoomCmd, moving: bool) {
         | RoomCmd::Leave { conn, .. }
         | RoomCmd::Resync { conn, .. }
         | RoomCmd::Spectate { conn, .. }
-        | RoomCmd::Chat { conn, .. } => conn.close(crate::cluster::MOVED),
+        | RoomCmd::Chat { conn, .. }
+        | RoomCmd::Contribute { conn, .. } => conn.close(crate::cluster::MOVED),
         RoomCmd::Attach { .. } | RoomCmd::Detach { .. } => {}
     }
 }
@@ -1283,6 +1471,9 @@ fn answer_gone(cmd: RoomCmd) {
             "the match is no longer running",
             req,
         ),
+        RoomCmd::Contribute { conn, req, .. } => {
+            conn.send_error(ErrorCode::ContributionClosed, "the match is over", req)
+        }
         RoomCmd::Attach { .. } | RoomCmd::Detach { .. } => {}
     }
 }

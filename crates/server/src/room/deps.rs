@@ -53,6 +53,9 @@ pub(crate) struct RoomSettings {
     pub(crate) bot_budget: Duration,
     /// An expert's node budget per decision (`--bot-nodes`; 0: unbounded).
     pub(crate) bot_nodes: usize,
+    /// How long a new match waits for dice contributions, ms
+    /// (`--contribution-window-ms`).
+    pub(crate) contribution_window_ms: u64,
 }
 
 impl RoomDeps {
@@ -71,6 +74,7 @@ impl RoomDeps {
                 bot_think: config.bot_think(),
                 bot_budget: Duration::from_millis(config.bot_budget_ms),
                 bot_nodes: config.bot_nodes,
+                contribution_window_ms: u64::from(config.contribution_window_ms),
             },
             bots: state.bot_pool().clone(),
             shutdown: state.shutdown_token().clone(),

@@ -140,6 +140,18 @@ pub enum RoomCmd {
         /// `protocol::decode_client`).
         text: String,
     },
+    /// `contribute_entropy`: the player's seat adds its randomness to the dice
+    /// (scheme `contributed`, proto/README.md §10).
+    Contribute {
+        /// The authenticated player.
+        player: Uuid,
+        /// The connection asking.
+        conn: ConnHandle,
+        /// The frame's `id`.
+        req: Option<String>,
+        /// The entropy, 16..=64 bytes (decoding checked it).
+        entropy: engine::Entropy,
+    },
 }
 
 /// The room is gone (the match ended or the server is stopping).
@@ -247,7 +259,14 @@ pub fn start_listed(
     occupants.shuffle(&mut rand::rng());
     let now = state.clock().now_ms();
     let seed = new_seed()?;
-    let m = Match::new(state.config().rules(), mode, seed, now)?;
+    // A new match takes its players' dice contributions (issue 31): nothing is rolled
+    // until the room seals them. A contribution window of 0 turns them off: the seed
+    // alone keys the dice (scheme `server_seed`, as before).
+    let m = if state.config().contribution_window_ms == 0 {
+        Match::new(state.config().rules(), mode, seed, now)?
+    } else {
+        Match::new_contributed(state.config().rules(), mode, seed, now)?
+    };
     let id = Uuid::new_v4();
     let seats: Vec<actor::SeatSlot> = Seat::ALL
         .into_iter()
@@ -323,6 +342,7 @@ pub fn start_listed(
                 })
                 .collect(),
             secret_seed: Some(seed),
+            dice_scheme: m.dice_scheme(),
         }));
     let (rx, stop) = register(state, id, listed);
     for s in &seats {
@@ -381,7 +401,21 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     let now = state.clock().now_ms();
     let log: Vec<engine::TurnRecord> = stored.turns.iter().map(|t| t.record.clone()).collect();
     let clock_used = stored.turns.last().map_or(0, |t| t.clock_ms);
-    let mut m = Match::resume(stored.rules, stored.mode, seed, &log, clock_used, now)?;
+    let sealed = stored.dice_sealed_seq.is_some();
+    let contributions = match stored.dice_scheme {
+        engine::DiceScheme::Contributed if sealed => Some(stored.contributions.clone()),
+        _ => None,
+    };
+    let mut m = Match::resume_with(
+        stored.rules,
+        stored.mode,
+        seed,
+        stored.dice_scheme,
+        contributions,
+        &log,
+        clock_used,
+        now,
+    )?;
     for &(seat, _) in &stored.left {
         m.leave(seat);
     }
@@ -389,11 +423,19 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     // The last message a client can have seen: the last stored turn's
     // `turn_resolved` (seq s) and, unless that turn ended the match, its successor
     // `turn_started` (s + 1); or a later stored chat line. A new match's first
-    // `turn_started` is seq 2.
-    let turns_seq = match stored.turns.last() {
-        Some(t) if m.is_over() => t.seq,
-        Some(t) => t.seq + 1,
-        None => 2,
+    // `turn_started` is seq 2 (server-seed scheme) or follows `dice_sealed`
+    // (contributed scheme: its stored seq + 1; only `match_started`, seq 1, before
+    // the seal).
+    let turns_seq = match (
+        stored.turns.last(),
+        stored.dice_scheme,
+        stored.dice_sealed_seq,
+    ) {
+        (Some(t), _, _) if m.is_over() => t.seq,
+        (Some(t), _, _) => t.seq + 1,
+        (None, engine::DiceScheme::ServerSeed, _) => 2,
+        (None, engine::DiceScheme::Contributed, Some(s)) => s + 1,
+        (None, engine::DiceScheme::Contributed, None) => 1,
     };
     let seq = turns_seq.max(stored.last_chat_seq).max(left_seq);
     let left: Vec<Seat> = stored.left.iter().map(|&(seat, _)| seat).collect();
@@ -444,7 +486,7 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     metrics::gauge!("ludo_rooms_active").increment(1.0);
     metrics::counter!("ludo_rooms_resumed_total").increment(1);
     tracing::info!(match_id = %id, turns = m.turns_played(), seq, "match resumed");
-    let room = actor::Room::new(
+    let mut room = actor::Room::new(
         id,
         RoomDeps::of(state),
         m,
@@ -453,6 +495,8 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
         stop,
         actor::Beginning::Resumed { seq },
     );
+    // Contributions accepted (and stored) before the stop, while the window was open.
+    room.restore_contributions(&stored.contributions);
     state.tasks().spawn(Box::new(room).run());
     Ok(id)
 }

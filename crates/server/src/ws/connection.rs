@@ -344,6 +344,7 @@ impl Session {
             Request::Resync(r) => self.resync(player, r, req).await,
             Request::Spectate(m) => self.spectate(player, m.match_id, req).await,
             Request::Chat(c) => self.chat(player, c, req).await,
+            Request::ContributeEntropy(c) => self.contribute(player, c, req).await,
         }
     }
 
@@ -645,6 +646,32 @@ impl Session {
             .await;
     }
 
+    /// `contribute_entropy`: to the match's room (proto/README.md §10). Decoding
+    /// checked the entropy (`invalid_entropy` otherwise).
+    async fn contribute(
+        &self,
+        player: &store::Player,
+        c: protocol::ContributeEntropy,
+        req: Option<String>,
+    ) {
+        let entropy = match engine::Entropy::from_player_hex(&c.entropy) {
+            Ok(e) => e,
+            Err(e) => {
+                self.conn
+                    .send_error(protocol::ErrorCode::InvalidEntropy, e.to_string(), req);
+                return;
+            }
+        };
+        let make = |conn| RoomCmd::Contribute {
+            player: player.id,
+            conn,
+            req: req.clone(),
+            entropy,
+        };
+        self.to_room(c.match_id, Route::Other, req.clone(), make)
+            .await;
+    }
+
     /// Routes the command `make` builds (around a request handle) to the room of
     /// `match_id` and waits for the room's answer. Returns false when no room runs
     /// the match: then the answer is `match_not_found`, or, for a plan or pass
@@ -770,6 +797,9 @@ impl Session {
             },
             dice_commitment: doc.replay.dice_commitment.clone(),
             turns_played: m.turns_played(),
+            dice_scheme: doc.replay.dice_scheme,
+            contributions: doc.replay.contributions.clone(),
+            contribution_deadline_ms: None,
             // The match's last message: its `match_ended` (0 for a match recorded
             // before its seq was).
             seq: end_seq,

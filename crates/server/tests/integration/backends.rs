@@ -27,6 +27,8 @@ pub(crate) fn quick_config(match_seconds: u32) -> Config {
         rate_burst: 1000,
         // One rated match lists a player on the leaderboard.
         rating_min_matches: 1,
+        // The seed alone keys the dice: the first turn starts at once.
+        contribution_window_ms: 0,
         ..Config::default()
     }
 }

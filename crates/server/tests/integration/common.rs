@@ -28,10 +28,13 @@ pub(crate) struct TestServer {
     _dir: tempfile::TempDir,
 }
 
-/// Test defaults: bots move at once, long clocks unless a test shortens them.
+/// Test defaults: bots move at once, long clocks unless a test shortens them; no
+/// dice contributions (window 0: the seed alone keys the dice, the first
+/// `turn_started` is seq 2; `contribution.rs` tests the contributed scheme).
 pub(crate) fn test_config() -> Config {
     Config {
         bot_think_ms: 0,
+        contribution_window_ms: 0,
         bot_fill_seconds: 60,
         shutdown_grace_seconds: 5,
         ..Config::default()

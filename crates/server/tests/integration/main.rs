@@ -7,6 +7,7 @@ mod delivery;
 
 mod bad_input;
 mod bot_levels;
+mod contribution;
 mod edge;
 mod edge_process;
 mod keepalive;

@@ -91,6 +91,9 @@ impl ServerProc {
         let err = std::fs::File::create(&log).unwrap();
         let mut cmd = server_command(addr, database_url, dir);
         cmd.env("LUDO_BOT_THINK_MS", "0")
+            // No dice contributions unless a test sets a window: the seed alone
+            // keys the dice (scheme `server_seed`; `contribution.rs` tests the other).
+            .env("LUDO_CONTRIBUTION_WINDOW_MS", "0")
             // The server logs to stdout: keep it with stderr for failure messages.
             .stdout(err.try_clone().unwrap())
             .stderr(err);

@@ -5,6 +5,7 @@
 mod harness;
 
 mod cluster;
+mod contribution;
 mod durable;
 mod outage;
 mod readiness;

@@ -104,6 +104,7 @@ pub(crate) fn new_match_of(
         started_at,
         seats,
         secret_seed: Some(m.seed()),
+        dice_scheme: m.dice_scheme(),
     }
 }
 
@@ -135,6 +136,7 @@ pub(crate) fn synthetic_match(
         started_at,
         seats,
         secret_seed: Some(Seed([seed; 32])),
+        dice_scheme: engine::DiceScheme::ServerSeed,
     }
 }
 
