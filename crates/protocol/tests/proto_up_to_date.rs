@@ -54,9 +54,9 @@ fn proto_dir_is_up_to_date() {
 
 #[test]
 fn generated_file_set_is_complete() {
-    // 6 schemas + error_codes.json + 17 client + 15 server examples + session.txt.
+    // 6 schemas + error_codes.json + 18 client + 16 server examples + session.txt.
     let paths: Vec<String> = files().into_iter().map(|f| f.path).collect();
-    assert_eq!(paths.len(), 6 + 1 + 17 + 15 + 1);
+    assert_eq!(paths.len(), 6 + 1 + 18 + 16 + 1);
     for t in protocol::ClientMsg::TYPES {
         assert!(paths.contains(&format!("examples/client/{t}.json")), "{t}");
     }

@@ -13,6 +13,7 @@ mod matchmaking;
 mod openapi_file;
 mod outage;
 mod play;
+mod preview;
 mod public_lobbies;
 mod ratings;
 mod reconnect;
