@@ -159,6 +159,27 @@ export class Connection {
     });
   }
 
+  /**
+   * `preview_plan` (proto/README.md §4): resolves with the `plan_preview` payload
+   * that answers it (its `ack` is skipped), or rejects with the very error a
+   * `submit_turn` of the plan would get.
+   */
+  preview(d, { timeoutMs = 10000 } = {}) {
+    const id = `c${this.nextId++}`;
+    return new Promise((resolve, reject) => {
+      if (this.ws?.readyState !== WebSocket.OPEN) {
+        reject(new ProtocolError('disconnected', 'Not connected to the server.'));
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new ProtocolError('timeout', 'No answer to preview_plan.'));
+      }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer, answer: 'plan_preview' });
+      this.raw({ t: 'preview_plan', id, d });
+    });
+  }
+
   settle(id, ok, value) {
     const p = this.pending.get(id);
     if (!p) return false;
@@ -197,7 +218,11 @@ export class Connection {
         this.onWelcome(d);
         return;
       case 'ack':
-        this.settle(d.id, true, d);
+        // A request answered by another message waits for that message.
+        if (!this.pending.get(d.id)?.answer) this.settle(d.id, true, d);
+        return;
+      case 'plan_preview':
+        this.settle(d.in_reply_to, true, d);
         return;
       case 'error':
         if (d.code === 'not_authenticated' || d.code === 'unsupported_version') {

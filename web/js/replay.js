@@ -93,7 +93,8 @@ export class ReplayViewer {
     }
     this.replay = replay;
     this.names = {};
-    for (const s of replay.seats ?? []) this.names[s.seat] = s.name;
+    // A bot's server name ("Bot Ash") is not in the viewer's language: "Bot".
+    for (const s of replay.seats ?? []) this.names[s.seat] = (s.bot ?? s.is_bot) && !s.left ? t('player.bot') : s.name;
     this.states = replayStates(replay);
     this.n = replay.turns.length;
     const slider = document.getElementById('rp-slider');
