@@ -654,7 +654,8 @@ test('the same flow in Bengali at 360 px: translated texts, Intl numbers, the re
 
     // The switch: Hindi, remembered over a reload; back to English.
     await page.selectOption('#lang', 'hi');
-    assert.equal(await page.getAttribute('html', 'lang'), 'hi');
+    // Only the active language's table is loaded: the switch fetches Hindi's first.
+    await page.waitForFunction(() => document.documentElement.lang === 'hi');
     assert.match(await page.textContent('#replay-h'), /^रीप्ले — भिड़ंत, \d+ बारियाँ$/);
     await page.reload();
     await page.waitForSelector('#screen-replay:not([hidden])');
@@ -665,6 +666,7 @@ test('the same flow in Bengali at 360 px: translated texts, Intl numbers, the re
     assert.equal(await page.textContent('#rp-first'), '« पहली');
     await checkScreen(page, 'hi-06-replay', { axe: true });
     await page.selectOption('#lang', 'en');
+    await page.waitForFunction(() => document.documentElement.lang === 'en');
     assert.equal(await page.textContent('#rp-first'), '« First');
 
     assert.deepEqual(errors, [], 'no script errors in the pages');
@@ -857,6 +859,9 @@ async function foreignWords(page, lang) {
   return [...new Set(words)].filter((w) => !allowed.has(w));
 }
 
+/** A match each language's tapping test ended (for the screens tests below). */
+const endedMatches = {};
+
 for (const [lang, locale, name] of [['en', 'en-GB', 'Tapper'], ['bn', 'bn-BD', 'ট্যাপার'], ['hi', 'hi-IN', 'टैपर']]) {
   test(`${lang} at 390×844: a whole match played only by tapping the board, every plan previewed by the server first`, { skip: SKIP, timeout: 150_000 }, async () => {
     await mkdir(ART, { recursive: true });
@@ -908,6 +913,13 @@ for (const [lang, locale, name] of [['en', 'en-GB', 'Tapper'], ['bn', 'bn-BD', '
       await assertAxe(page, `${lang}-tap-final`);
       if (lang !== 'en') assert.deepEqual(await foreignWords(page, lang), [], `${lang}: results words in another language`);
       await page.screenshot({ path: path.join(ART, `${lang}-tap-03-final.png`), fullPage: true });
+      endedMatches[lang] = await page.evaluate(() => window.ludo.live.matchId);
+      // The replay of the match: audited too.
+      await page.tap('#final-replay');
+      await page.waitForSelector('#screen-replay:not([hidden])');
+      await page.waitForFunction(() => Number(document.querySelector('#rp-turn').dataset.turns) > 0, null, { timeout: 15000 });
+      await checkScreen(page, `${lang}-tap-04-replay`, { axe: true });
+      if (lang !== 'en') assert.deepEqual(await foreignWords(page, lang), [], `${lang}: replay words in another language`);
 
       // Every plan submitted was previewed first (the same plan, same turn) and
       // accepted; a previewed blockade penalty showed the warning before sending.
@@ -962,3 +974,42 @@ test('Leave returns home (Hindi, 360 px): the match screen and its Leave button 
     await player.close();
   }
 });
+
+for (const [lang, locale] of [['en', 'en-GB'], ['bn', 'bn-BD'], ['hi', 'hi-IN']]) {
+  test(`${lang} at 360 and 1280 px: sign-in, home, queue and replay screens have no serious axe violation and no foreign words`, { skip: SKIP, timeout: 90_000 }, async () => {
+    await mkdir(ART, { recursive: true });
+    const errors = [];
+    for (const [width, height] of [[360, 780], [1280, 900]]) {
+      const player = await openBrowser(`screens-${lang}-${width}`, errors, { width, height, locale });
+      const { page } = player;
+      const words = async (where) => {
+        if (lang !== 'en') assert.deepEqual(await foreignWords(page, lang), [], `${lang} ${width} ${where}: words in another language`);
+      };
+      try {
+        await page.goto(BASE);
+        await page.waitForSelector('#screen-signin:not([hidden])');
+        await page.waitForFunction((l) => document.documentElement.lang === l, lang);
+        await checkScreen(page, `${lang}-${width}-00-signin`, { axe: true });
+        await words('sign-in');
+        await signIn(page, { en: 'Screens', bn: 'পর্দা', hi: 'पर्दा' }[lang]);
+        await checkScreen(page, `${lang}-${width}-01-home`, { axe: true });
+        await words('home');
+        // The queue (bots fill at once on the test server: the match may start).
+        await page.tap('#qp-journey');
+        await page.waitForSelector('#queue-box:not([hidden]), #screen-match:not([hidden])', { timeout: 8000 });
+        await assertAxe(page, `${lang}-${width}-queue`);
+        await words('queue');
+        if (endedMatches[lang]) {
+          await page.evaluate((id) => { location.hash = `#/replay/${id}`; }, endedMatches[lang]);
+          await page.waitForSelector('#screen-replay:not([hidden])');
+          await page.waitForFunction(() => Number(document.querySelector('#rp-turn').dataset.turns) > 0, null, { timeout: 15000 });
+          await checkScreen(page, `${lang}-${width}-02-replay`, { axe: true });
+          await words('replay');
+        }
+      } finally {
+        await player.close();
+      }
+    }
+    assert.deepEqual(errors, []);
+  });
+}
