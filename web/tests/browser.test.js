@@ -793,7 +793,8 @@ async function tapTurn(page, n, shots) {
     const pieces = page.locator('#board .piece.selectable');
     const count = await pieces.count();
     if (!count) break;
-    const before = await page.evaluate(() => JSON.stringify(window.ludo.live.planner.plan()));
+    const before = await page.evaluate(() => (window.ludo.live?.planner ? JSON.stringify(window.ludo.live.planner.plan()) : null));
+    if (before === null) break; // the turn is over (timer or match clock)
     const piece = pieces.nth((n + k) % count);
     const inPlan = await piece.evaluate((g) => {
       const pl = window.ludo.live.planner;
@@ -816,20 +817,29 @@ async function tapTurn(page, n, shots) {
     const warnTarget = page.locator('#board .target.target-warn');
     const target = (await warnTarget.count()) ? warnTarget.first() : targets.nth((n * 3 + k) % nt);
     await target.tap();
-    await page.waitForFunction((b) => JSON.stringify(window.ludo.live.planner.plan()) !== b, before, { timeout: 5000 });
+    // (The turn may end meanwhile: the match clock; then the planner is gone.)
+    await page.waitForFunction((b) => { const pl = window.ludo.live?.planner; return !pl || JSON.stringify(pl.plan()) !== b; }, before, { timeout: 5000 });
     await ready();
     seen.pieces += 1;
   }
   seen.warned = await page.isVisible('#sheet-warn');
+  if (seen.warned && shots.warn !== false) {
+    shots.warn = false;
+    await page.screenshot({ path: path.join(ART, `${page.artPrefix}-tap-05-warning.png`) });
+  }
   if (shots.second && seen.pieces) {
     shots.second = false;
     await page.screenshot({ path: path.join(ART, `${page.artPrefix}-tap-02-previewed.png`) });
   }
-  seen.plan = await page.evaluate(() => window.ludo.live.planner.plan());
+  seen.plan = await page.evaluate(() => window.ludo.live?.planner?.plan() ?? null);
+  if (!seen.plan) return seen;
   await page.tap('#sheet-submit');
   await page.waitForFunction((turn) => document.querySelector('#sheet').hidden || window.ludo.live?.turn?.turn_number !== turn, turnNumber, { timeout: 15000 });
   return seen;
 }
+
+/** The Latin names the tests sign in with. */
+const GUEST_NAMES = ['Guesto', 'Hosta', 'Ravi', 'Rhea', 'Tester', 'Watcher', 'Tapper', 'Screens'];
 
 /** Latin words a language's own rule texts use (../shared/seeds), allowed on its screens. */
 const OWN_LATIN = {
@@ -855,7 +865,9 @@ async function foreignWords(page, lang) {
     }
     return out;
   });
-  const allowed = new Set(OWN_LATIN[lang].flatMap((w) => w.split(' ')));
+  // Player names are the players' own (user content, never translated): the Latin
+  // names of this file's guests, who may show in the lists of running matches.
+  const allowed = new Set([...OWN_LATIN[lang].flatMap((w) => w.split(' ')), ...GUEST_NAMES]);
   return [...new Set(words)].filter((w) => !allowed.has(w));
 }
 
