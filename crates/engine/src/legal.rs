@@ -354,7 +354,7 @@ pub struct LegalMove {
 /// resolved by the engine on a copy of `pos`; only moves whose combined plan is
 /// legal are listed, in piece order (G1..G4, R), then by exit, then by steps.
 ///
-/// Errors: `plan`'s own [`PlanError`] (rule 4.5 order). Empty when no seat is to move.
+/// Errors: `plan`'s own [`PlanError`](crate::plan::PlanError) (rule 4.5 order). Empty when no seat is to move.
 pub fn legal_moves(
     pos: &Position,
     rules: &RuleSet,
