@@ -8,7 +8,7 @@
 // WebSocket; Node 20 with --experimental-websocket, or inject one), React Native.
 
 import type { ClientFrame } from './generated/client.js';
-import type { Ack, ServerFrame, Snapshot, TurnStarted, Welcome } from './generated/server.js';
+import type { Ack, PlanPreview, ServerFrame, Snapshot, TurnStarted, Welcome } from './generated/server.js';
 import type { WsErrorCode } from './generated/error-codes.js';
 
 /** Protocol version this SDK speaks (proto/README.md). */
@@ -125,7 +125,13 @@ export class LudoClient {
   private retry: ReturnType<typeof setTimeout> | null = null;
   private readonly pending = new Map<
     string,
-    { resolve: (a: Ack) => void; reject: (e: LudoError) => void; timer: ReturnType<typeof setTimeout> }
+    {
+      resolve: (a: never) => void;
+      reject: (e: LudoError) => void;
+      timer: ReturnType<typeof setTimeout>;
+      /** The message type that answers the request, when not its `ack` (`plan_preview`). */
+      answer?: string;
+    }
   >();
   private readonly lastSeq = new Map<string, number>();
   private readonly held = new Map<string, ServerFrame[]>();
@@ -202,8 +208,23 @@ export class LudoClient {
    * `timeout`, `closed`).
    */
   request<T extends ClientMessageType>(t: T, d?: PayloadOf<T>): Promise<Ack> {
+    return this.ask<T, Ack>(t, d);
+  }
+
+  /**
+   * `preview_plan` (proto/README.md §4): resolves with the `plan_preview` that
+   * answers it — the events and standings the plan would give, and the single-piece
+   * moves it could still add — or rejects with the very `error` a `submit_turn` of
+   * the plan would get. Nothing changes on the server.
+   */
+  preview(d: PayloadOf<'preview_plan'>): Promise<PlanPreview> {
+    return this.ask<'preview_plan', PlanPreview>('preview_plan', d, 'plan_preview');
+  }
+
+  /** Sends request `t` with an id; resolves with the `answer` message (default `ack`). */
+  private ask<T extends ClientMessageType, A>(t: T, d?: PayloadOf<T>, answer?: string): Promise<A> {
     const id = `s${this.nextId++}`;
-    return new Promise((resolve, reject) => {
+    return new Promise<A>((resolve, reject) => {
       if (this.closed) return reject(new LudoError('closed', 'the client is closed'));
       if (this.ws?.readyState !== OPEN || !this.welcome) {
         return reject(new LudoError('disconnected', 'not connected to the server'));
@@ -212,7 +233,7 @@ export class LudoClient {
         this.pending.delete(id);
         reject(new LudoError('timeout', `no answer to ${t}`));
       }, this.opts.requestTimeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
+      this.pending.set(id, { resolve: resolve as (a: never) => void, reject, timer, answer });
       this.raw((d === undefined ? { t, id } : { t, id, d }) as ClientFrame);
     });
   }
@@ -411,11 +432,23 @@ export class LudoClient {
         return;
       }
       case 'ack': {
+        // A request answered by another message (`plan_preview`) waits for that one.
         const p = this.pending.get(f.d.id);
-        if (p) {
+        if (p && !p.answer) {
           clearTimeout(p.timer);
           this.pending.delete(f.d.id);
-          p.resolve(f.d);
+          p.resolve(f.d as never);
+        }
+        this.deliver(f);
+        return;
+      }
+      case 'plan_preview': {
+        const id = f.d.in_reply_to;
+        const p = id ? this.pending.get(id) : undefined;
+        if (p && id && p.answer === 'plan_preview') {
+          clearTimeout(p.timer);
+          this.pending.delete(id);
+          p.resolve(f.d as never);
         }
         this.deliver(f);
         return;

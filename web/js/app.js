@@ -35,7 +35,9 @@ let live = null; // the match on screen (see newLive)
 let lobby = null;
 let rematchCode = null; // the code of the last rematch offered to this player
 let activeMatches = [];
-const board = new Board($('board'), { onPieceClick: (seat, piece) => live?.planner?.setTarget(piece) });
+// The language's table is loaded (only that one) before anything is drawn.
+await initLanguage();
+const board = new Board($('board'), { onPieceClick: (seat, piece) => live?.planner?.pickPiece(piece) });
 const replay = new ReplayViewer();
 
 // ---------- small helpers ----------
@@ -87,7 +89,7 @@ async function renderLiveMatches() {
     const item = document.createElement('li');
     const a = document.createElement('a');
     a.href = `#/watch/${m.match_id}`;
-    a.textContent = t('home.liveItem', { mode: modeName(m.mode), names: m.seats.map((x) => x.name).join(', '), time: timeOfDay(m.started_at) });
+    a.textContent = t('home.liveItem', { mode: modeName(m.mode), names: m.seats.map((x) => (x.bot ? t('player.bot') : x.name)).join(', '), time: timeOfDay(m.started_at) });
     item.append(a);
     ul.append(item);
   }
@@ -319,6 +321,9 @@ function newLive(matchId, yourSeat) {
   $('chat-log').replaceChildren();
   $('final').hidden = true;
   $('plan-panel').hidden = true;
+  $('sheet').hidden = true;
+  $('direction-set').hidden = false;
+  $('anim-wrap').hidden = false;
   $('match-id').textContent = matchId;
   $('watch-link').href = `#/watch/${matchId}`;
   $('turn-info').textContent = t('match.loading');
@@ -422,7 +427,7 @@ async function handleMatchFrame(l, f) {
       if (l.yourSeat) board.setViewSeat(l.yourSeat);
       $('view-seat-wrap').hidden = !!l.yourSeat;
       $('leave-match').hidden = !l.yourSeat;
-      logLine(`${t('log.started', { mode: modeName(d.mode), seats: d.seats.map((s) => `${seatName(s.seat)}: ${s.name}`).join(', ') })}${l.yourSeat ? ` ${t('log.youPlay', { seat: seatName(l.yourSeat) })}` : ''}`);
+      logLine(`${t('log.started', { mode: modeName(d.mode), seats: d.seats.map((s) => `${seatName(s.seat)}: ${l.names[s.seat]}`).join(', ') })}${l.yourSeat ? ` ${t('log.youPlay', { seat: seatName(l.yourSeat) })}` : ''}`);
       board.render(l.state);
       break;
     }
@@ -501,7 +506,7 @@ async function handleMatchFrame(l, f) {
 function who(l, seat) {
   const n = l.names[seat];
   if (!n) return seatName(seat);
-  return t('seat.withName', { seat: seatName(seat), name: seat === l.yourSeat ? t('player.you', { name: n }) : n });
+  return t(seat === l.yourSeat ? 'seat.withNameYou' : 'seat.withName', { seat: seatName(seat), name: n });
 }
 
 function endMatch(l, d) {
@@ -515,7 +520,12 @@ function endMatch(l, d) {
   $('turn-info').textContent = resultText(l);
   logLine(t(endReasonKey(d.reason)));
   $('leave-match').hidden = true;
+  // Direction and animation no longer apply once the match is over.
+  $('direction-set').hidden = true;
+  $('anim-wrap').hidden = true;
   activeMatches = activeMatches.filter((m) => m !== l.matchId);
+  // The results, not the board, are what the player looks at now.
+  $('final').scrollIntoView({ block: 'start' });
 }
 
 /** The message key of a match's end reason (rule 9.1, and the server's `abandoned`). */
@@ -541,6 +551,7 @@ function renderFinal(l) {
 
 function closePlanner(l) {
   if (!l.planner) return;
+  board.setZoom(1);
   l.planner.close();
   l.planner = null;
   $('plan-panel').hidden = true;
@@ -585,7 +596,17 @@ function openPlanner(l, turn) {
     getDirection: () => document.querySelector('input[name="direction"]:checked').value,
     submit: (plan) => conn.request('submit_turn', { match_id: l.matchId, turn_number: turn.turn_number, plan }),
     pass: () => conn.request('pass', { match_id: l.matchId, turn_number: turn.turn_number }),
+    preview: (plan) => conn.preview({ match_id: l.matchId, turn_number: turn.turn_number, plan }),
+    standingsNow: () => l.standings ?? standings(l.state),
+    sheet: $('sheet'),
+    toggleDirection: () => {
+      const next = document.querySelector('input[name="direction"]:checked').value === 'forward' ? 'backward' : 'forward';
+      document.querySelector(`input[name="direction"][value="${next}"]`).click();
+    },
   });
+  // On a phone the board zooms in for the turn: pieces and destinations become
+  // 44 px tap targets; the sheet's zoom button shows the whole board again.
+  if (board.tapZoom() > 1.05) board.setZoom(board.tapZoom());
   l.planner.render();
   // Take the focus only when it is not busy elsewhere (for example in the chat box).
   const busy = document.activeElement && document.activeElement !== document.body && !panel.contains(document.activeElement);
@@ -694,7 +715,13 @@ function wireHome() {
       return;
     }
     activeMatches = activeMatches.filter((m) => m !== id);
+    // The match is over for this player: forget it, so that the route shows home.
+    if (live?.matchId === id) {
+      closePlanner(live);
+      live = null;
+    }
     location.hash = '#/';
+    route();
   });
   $('final-rematch').addEventListener('click', () => {
     if (!live?.ended) return;
@@ -780,6 +807,7 @@ function wireLanguage() {
     }
     renderOpenLobbies();
     if (live) {
+      if (live.seats.length) setNames(live, live.seats);
       if (live.ended) {
         renderFinal(live);
         $('turn-info').textContent = resultText(live);
@@ -790,7 +818,6 @@ function wireLanguage() {
 }
 
 function init() {
-  initLanguage();
   wireLanguage();
   $('signin-form').addEventListener('submit', async (e) => {
     e.preventDefault();

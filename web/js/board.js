@@ -9,7 +9,7 @@
 
 import { SEATS, PIECES, RING_LEN, FORTS, entry, midpoint, parseLoc, relativeTile, owningEntry } from './notation.js';
 import { applyEvent } from './state.js';
-import { t, num, seatName } from './i18n.js';
+import { t, num, seatName, seatOf } from './i18n.js';
 import { SEAT_SHAPES } from './ui.js';
 
 const NS = 'http://www.w3.org/2000/svg';
@@ -19,6 +19,7 @@ const TILE_R = 15; // ring tile radius
 const HP_GAP = 41; // distance between home-path tiles
 const PIECE_R = 13;
 const STACK = 25; // distance between stacked pieces on a tile
+const TARGET_R = 17; // a destination marker: 34 units, 45 CSS px at the tap zoom
 const A = (2 * Math.PI) / RING_LEN;
 
 /** Seat colours (text colour chosen for contrast). */
@@ -75,12 +76,19 @@ export class Board {
     this.selectable = new Set(); // pieces (of viewSeat) the user may click
     this.selected = null;
     this.stepMs = 110;
+    this.zoom = 1;
     svg.setAttribute('viewBox', '0 0 1000 1000');
     svg.setAttribute('role', 'group');
     svg.classList.add('board');
     // Keyboard: Enter or Space on a focused selectable piece chooses it.
     svg.addEventListener('keydown', (e) => {
       if (e.key !== 'Enter' && e.key !== ' ') return;
+      const dest = e.target.closest?.('.target');
+      if (dest) {
+        e.preventDefault();
+        dest.pick?.();
+        return;
+      }
       const g = e.target.closest?.('.piece.selectable');
       if (!g) return;
       e.preventDefault();
@@ -130,6 +138,7 @@ export class Board {
     this.gLabels = el('g', { class: 'tile-labels', 'aria-hidden': 'true' }, svg);
     this.gPreview = el('g', { class: 'preview' }, svg);
     this.gPieces = el('g', { class: 'pieces' }, svg);
+    this.gTargets = el('g', { class: 'targets' }, svg);
     this.gFx = el('g', { class: 'fx', 'aria-hidden': 'true' }, svg);
     this.pieceEls.clear();
     this.drawStatic();
@@ -146,7 +155,7 @@ export class Board {
       el('path', { d: shapePath(s, 11), transform: `translate(${x - 78} ${y + (y > C ? 78 : -78)})`, fill: COLORS[s].fill, class: 'yard-shape', 'aria-hidden': 'true' }, yg);
       const tx = el('text', { x, y: y + (y > C ? 84 : -72), class: 'yard-name', 'text-anchor': 'middle', 'aria-hidden': 'true' }, yg);
       tx.textContent = this.seatNames?.[s] ?? seatName(s);
-      const r = el('rect', { x: x - 92, y: y - 92, width: 184, height: 184, rx: 18, fill: COLORS[s].tint, stroke: COLORS[s].fill, 'stroke-width': 4, role: 'img', 'aria-label': t('board.yardOf', { seat: seatName(s), name: this.seatNames?.[s] ?? '' }) });
+      const r = el('rect', { x: x - 92, y: y - 92, width: 184, height: 184, rx: 18, fill: COLORS[s].tint, stroke: COLORS[s].fill, 'stroke-width': 4, role: 'img', 'aria-label': t('board.yardOf', { seat: seatOf(s), name: this.seatNames?.[s] ?? '' }) });
       yg.prepend(r);
     }
     // Centre: the four Homes.
@@ -156,7 +165,7 @@ export class Board {
       const a1 = a + Math.PI / 4;
       const r = 66;
       const d = `M ${C} ${C} L ${C + r * Math.cos(a0)} ${C + r * Math.sin(a0)} A ${r} ${r} 0 0 1 ${C + r * Math.cos(a1)} ${C + r * Math.sin(a1)} Z`;
-      el('path', { d, fill: COLORS[s].fill, class: 'home-wedge', role: 'img', 'aria-label': t('board.homeOf', { seat: seatName(s) }) }, g);
+      el('path', { d, fill: COLORS[s].fill, class: 'home-wedge', role: 'img', 'aria-label': t('board.homeOf', { seat: seatOf(s) }) }, g);
     }
     // Home paths.
     for (const s of SEATS) {
@@ -348,6 +357,10 @@ export class Board {
     this.state = state;
     const map = pieces ?? Object.fromEntries(SEATS.map((s) => [s, state.seats[s].pieces]));
     const pos = this.layout(map);
+    // A selectable piece's touch target: 46 CSS px across at the board's scale, at
+    // least its tile (34 units) so that neighbours' targets do not swallow it.
+    const k = this.svg.clientWidth / 1000;
+    const hitR = k ? Math.max(17, Math.min(66, 23 / k)) : 66;
     for (const s of SEATS) {
       for (const p of PIECES) {
         const g = this.pieceEl(s, p);
@@ -364,6 +377,7 @@ export class Board {
         g.querySelector('title').textContent = name;
         g.setAttribute('aria-label', name);
         if (selectable) {
+          g.querySelector('.hit').setAttribute('r', hitR);
           g.setAttribute('role', 'button');
           g.setAttribute('tabindex', '0');
           g.setAttribute('aria-pressed', String(this.selected === `${s}/${p}`));
@@ -424,6 +438,61 @@ export class Board {
       const t = el('text', { x, y: y - 20, 'text-anchor': 'middle', class: 'preview-label' }, g);
       t.textContent = p.label;
     }
+  }
+
+  /**
+   * Legal destinations of the picked piece, drawn above the pieces as buttons
+   * (`targets`: {seat, loc, text, label, warn}); `onPick(target.move)` on a tap,
+   * Enter or Space. An empty list removes them.
+   */
+  showTargets(targets, onPick) {
+    const g = this.gTargets;
+    g.replaceChildren();
+    for (const x of targets) {
+      const [cx, cy] = this.point(x.seat, x.loc);
+      const b = el('g', { class: `target${x.warn ? ' target-warn' : ''}`, role: 'button', tabindex: 0, 'aria-label': x.label, 'data-loc': x.loc, transform: `translate(${cx} ${cy})` }, g);
+      el('circle', { r: TARGET_R, class: 'target-disc' }, b);
+      const tx = el('text', { y: 6, 'text-anchor': 'middle', class: 'target-text', 'aria-hidden': 'true' }, b);
+      tx.textContent = x.text;
+      el('title', {}, b).textContent = x.label;
+      b.pick = () => onPick?.(x.move);
+      b.addEventListener('click', b.pick);
+    }
+  }
+
+  /** Zoomed in (the board wider than its frame, scrolled by touch) or not. */
+  get zoomed() {
+    return this.zoom > 1;
+  }
+
+  /**
+   * The zoom that makes a ring tile (34 view-box units apart) about 45 CSS px apart
+   * at the frame's width: at least 44 px tap targets where they are tapped.
+   */
+  tapZoom() {
+    const w = this.svg.parentElement?.clientWidth || 0;
+    return w ? Math.max(1, (1000 * 45) / (34 * w)) : 1;
+  }
+
+  /** Sets the zoom (1: the whole board fits its frame). */
+  setZoom(z) {
+    this.zoom = z;
+    this.svg.style.width = z > 1 ? `${z * 100}%` : '';
+    this.svg.classList.toggle('zoomed', z > 1);
+    if (this.state) this.render(this.state);
+  }
+
+  toggleZoom() {
+    this.setZoom(this.zoomed ? 1 : this.tapZoom());
+  }
+
+  /** Scrolls the (zoomed) board frame so that `loc` of `seat` is in the middle. */
+  scrollToLoc(seat, loc) {
+    const frame = this.svg.parentElement;
+    if (!frame || !this.zoomed) return;
+    const [x, y] = this.point(seat, loc);
+    const k = this.svg.clientWidth / 1000;
+    frame.scrollTo({ left: x * k - frame.clientWidth / 2, top: y * k - frame.clientHeight / 2, behavior: 'instant' });
   }
 
   clearPreview() {
@@ -508,7 +577,7 @@ export function pieceName(p) {
 /** A checkpoint (`entry`, `fort:<ring>`, `entry:<seat>`, `midpoint`, `home`) in words. */
 export function checkpointName(cp, seat, board) {
   const [kind, arg] = String(cp).split(':');
-  if (kind === 'entry' && arg) return t('cp.entryOf', { seat: seatName(arg) });
+  if (kind === 'entry' && arg) return t('cp.entryOf', { seat: seatOf(arg) });
   if (kind === 'entry') return t('cp.entry');
   if (kind === 'fort') return board.describe(seat, `ring:${arg}`);
   if (kind === 'midpoint') return t('cp.midpoint');

@@ -8,12 +8,28 @@
 // (`{one, other}`, chosen with `Intl.PluralRules` on the parameter `n`). Number
 // parameters are formatted with `Intl.NumberFormat`; strings are inserted as given.
 
-import en from './i18n/en.js';
-import bn from './i18n/bn.js';
-import hi from './i18n/hi.js';
+/**
+ * The message tables by language code, filled as they are loaded: only the active
+ * language's table is fetched (`loadLanguage`), whatever the others weigh.
+ */
+export const MESSAGES = {};
+/** The loaders of the tables (one module per language). */
+const TABLES = {
+  en: () => import('./i18n/en.js'),
+  bn: () => import('./i18n/bn.js'),
+  hi: () => import('./i18n/hi.js'),
+};
 
-/** The message tables by language code. */
-export const MESSAGES = { en, bn, hi };
+/** Loads the table of `code` (once). */
+export async function loadLanguage(code) {
+  if (!MESSAGES[code]) MESSAGES[code] = (await TABLES[code]()).default;
+  return MESSAGES[code];
+}
+
+/** Loads every table (the tests compare them). */
+export async function loadAll() {
+  await Promise.all(Object.keys(TABLES).map(loadLanguage));
+}
 /** Supported languages in menu order, with their own names. */
 export const LANGUAGES = [
   { code: 'en', name: 'English' },
@@ -34,10 +50,10 @@ const listeners = new Set();
  * subtag is supported, else "en".
  */
 export function pickLanguage(stored, preferred = []) {
-  if (stored && MESSAGES[stored]) return stored;
+  if (stored && TABLES[stored]) return stored;
   for (const tag of preferred) {
     const primary = String(tag).toLowerCase().split('-')[0];
-    if (MESSAGES[primary]) return primary;
+    if (TABLES[primary]) return primary;
   }
   return 'en';
 }
@@ -53,7 +69,7 @@ export function currentLanguage() {
  * (and logged, so the browser test's console check catches it).
  */
 export function t(key, params = {}) {
-  let msg = MESSAGES[lang][key] ?? MESSAGES.en[key];
+  let msg = MESSAGES[lang]?.[key] ?? MESSAGES.en?.[key];
   if (msg === undefined) {
     console.error(`i18n: no message for "${key}"`);
     return key;
@@ -98,6 +114,14 @@ export function seatName(seat) {
   return t(`seat.${seat}`);
 }
 
+/**
+ * A seat's name as the owner before a possessive ("Green's entry tile"; Hindi
+ * "पीले का", the oblique case of पीला).
+ */
+export function seatOf(seat) {
+  return t(`seatOf.${seat}`);
+}
+
 /** A mode's name ("Journey"). */
 export function modeName(mode) {
   return t(`mode.${mode}`);
@@ -109,7 +133,7 @@ export function modeName(mode) {
  */
 export function errorMessage(code) {
   const key = `error.${code}`;
-  if (code && (MESSAGES[lang][key] ?? MESSAGES.en[key])) return t(key);
+  if (code && (MESSAGES[lang]?.[key] ?? MESSAGES.en?.[key])) return t(key);
   return t('error.unknown', { code: code ?? '?' });
 }
 
@@ -124,9 +148,14 @@ export function translatePage(root = document) {
   for (const el of root.querySelectorAll('[data-i18n-title]')) el.setAttribute('title', t(el.dataset.i18nTitle));
 }
 
-/** Switches to `code` (remembered in localStorage), re-translates, tells listeners. */
-export function setLanguage(code, { remember = true } = {}) {
-  lang = MESSAGES[code] ? code : 'en';
+/**
+ * Switches to `code` (remembered in localStorage) once its table is loaded,
+ * re-translates, tells listeners.
+ */
+export async function setLanguage(code, { remember = true } = {}) {
+  code = TABLES[code] ? code : 'en';
+  await loadLanguage(code);
+  lang = code;
   numberFmt = new Intl.NumberFormat(lang);
   plural = new Intl.PluralRules(lang);
   if (remember) {
@@ -149,21 +178,25 @@ export function onLanguageChange(fn) {
   listeners.add(fn);
 }
 
-/** Picks the language at start-up (stored choice, then the browser's) without storing it. */
-export function initLanguage() {
+/** Picks (and loads) the language at start-up (stored choice, then the browser's) without storing it. */
+export async function initLanguage() {
   let stored = null;
   try {
     stored = localStorage.getItem(LANG_KEY);
   } catch {
     stored = null;
   }
-  setLanguage(pickLanguage(stored, navigator.languages ?? [navigator.language]), { remember: false });
+  return setLanguage(pickLanguage(stored, navigator.languages ?? [navigator.language]), { remember: false });
 }
 
 /**
  * The name shown for a seat (`SeatInfo` of `match_started`, snapshots and replays):
- * a bot's name with its level (`bot_level`), else the name as given.
+ * a seated bot is "Bot" in the player's language (its server name, "Bot Ash", is
+ * English), with its level (`bot_level`) when it has one; a person's name (or a
+ * seat whose player left) as given.
  */
 export function seatShownName(s) {
-  return s.bot_level ? t('seat.botLevel', { name: s.name, level: t(`level.${s.bot_level}`) }) : s.name;
+  if (!((s.bot ?? s.is_bot) && !s.left)) return s.name;
+  const name = t('player.bot');
+  return s.bot_level ? t('seat.botLevel', { name, level: t(`level.${s.bot_level}`) }) : name;
 }

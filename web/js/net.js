@@ -136,6 +136,18 @@ export class Connection {
     });
   }
 
+  /**
+   * `preview_plan` (proto/README.md §4): resolves with the `plan_preview` payload
+   * that answers it, or rejects with the very error a `submit_turn` of the plan
+   * would get (a ProtocolError).
+   */
+  preview(d) {
+    if (!this.client) return Promise.reject(new ProtocolError('disconnected', 'Not connected to the server.'));
+    return this.client.preview(d).catch((e) => {
+      throw new ProtocolError(e.code, e.code === 'disconnected' ? 'The connection dropped; try again.' : e.message);
+    });
+  }
+
   /** Starts following a match from `seq` (e.g. after `match_started` or a snapshot). */
   follow(matchId, seq) {
     this.client?.follow(matchId, seq);

@@ -1,7 +1,13 @@
-// The turn-plan builder (RULES.md rule 4.3): roll store as dice, exit credits,
-// exits, rolls per guardian, royal steps and order, a preview of every path, submit
-// or pass. It checks nothing the server checks: an illegal plan is sent and the
-// server's error, translated from its code, is shown.
+// The turn-plan builder (RULES.md rule 4.3), two views of one plan:
+// * on the board (touch): tap a piece, see where each die or sum of dice takes it
+//   (the server's `preview_plan` answers the legal single-piece moves), tap the
+//   destination; the bottom sheet (in thumb reach) holds the dice left, direction,
+//   zoom, undo, pass and submit, and says what the plan scores — or warns, before
+//   it is sent, when it costs points (blockade penalties);
+// * the form (keyboard and screen readers): roll store as dice, exit credits,
+//   exits, rolls per guardian, royal steps and order, a path preview, submit or pass.
+// Every change of the plan is previewed by the server (`preview_plan`): the sheet
+// shows the engine's own events and points for it, never a guess.
 
 import { GUARDIANS, entry, simulatePath, parseLoc } from './notation.js';
 import { t, num, numList, errorMessage } from './i18n.js';
@@ -48,6 +54,8 @@ export class PlanBuilder {
   }
 
   reset() {
+    this.picked = null; // the piece tapped on the board (its destinations shown)
+    this.previewed = null; // {key, d} or {key, error}: the server's preview of plan()
     this.exits = new Set();
     this.moves = Object.fromEntries(GUARDIANS.map((g) => [g, []]));
     this.royal = null;
@@ -184,8 +192,156 @@ export class PlanBuilder {
       h('button', { type: 'button', id: 'plan-pass', disabled: this.busy, onclick: () => this.doPass() }, t('plan.pass')),
       h('button', { type: 'button', id: 'plan-clear', disabled: this.busy, onclick: () => { this.reset(); this.update(); } }, t('plan.clear'))));
 
-    this.ctx.board.setSelectable(GUARDIANS.map((g) => `${seat}/${g}`), `${seat}/${this.target}`);
+    this.ctx.board.setSelectable(this.tappable().map((p) => `${seat}/${p}`), this.picked ? `${seat}/${this.picked}` : `${seat}/${this.target}`);
+    this.renderSheet();
+    this.requestPreview();
     if (focusId) document.getElementById(focusId)?.focus();
+  }
+
+  // ----- the board and the bottom sheet (touch) -----
+
+  /** The key of the current plan (what a preview was asked for). */
+  planKey() {
+    return JSON.stringify(this.plan());
+  }
+
+  /** The server's preview of the current plan, when it is the current one. */
+  current() {
+    const p = this.previewed;
+    return p && p.key === this.planKey() ? p : null;
+  }
+
+  /** Asks the server what the current plan does (once per distinct plan). */
+  requestPreview() {
+    const key = this.planKey();
+    if (this.previewed?.key === key || this.asking === key || !this.ctx.preview) return;
+    this.asking = key;
+    this.ctx.preview(this.plan()).then(
+      (d) => ({ key, d }),
+      (error) => ({ key, error }),
+    ).then((r) => {
+      if (this.asking === key) this.asking = null;
+      if (this.closed || this.planKey() !== key) return;
+      this.previewed = r;
+      this.ctx.board.setSelectable(this.tappable().map((p) => `${this.ctx.seat}/${p}`), this.picked ? `${this.ctx.seat}/${this.picked}` : null);
+      this.renderSheet();
+      this.drawTargets();
+    });
+  }
+
+  /** Own pieces the player may tap: those with a legal move, and those already in the plan (tap: take back). */
+  tappable() {
+    const st = this.ctx.state.seats[this.ctx.seat];
+    const inPlan = (p) => (p === 'R' ? this.royal !== null : this.exits.has(p) || this.moves[p].length > 0);
+    const cur = this.current();
+    const legal = new Set(cur?.d ? cur.d.moves.map((m) => m.piece) : ['G1', 'G2', 'G3', 'G4', 'R'].filter((p) => st.pieces[p] !== 'home'));
+    return ['G1', 'G2', 'G3', 'G4', 'R'].filter((p) => legal.has(p) || inPlan(p));
+  }
+
+  /** A tap on own piece `p` on the board: show its destinations, or take back its move. */
+  pickPiece(p) {
+    if (this.busy) return;
+    const inPlan = p === 'R' ? this.royal !== null : this.exits.has(p) || this.moves[p].length > 0;
+    if (inPlan) {
+      if (p === 'R') this.royal = null;
+      else {
+        this.exits.delete(p);
+        this.moves[p] = [];
+      }
+    }
+    this.picked = p;
+    if (p !== 'R') this.target = p;
+    this.error = null;
+    this.render();
+    this.drawTargets(true);
+  }
+
+  /** The destinations of the picked piece, from the preview's legal moves (one per tile). */
+  targets() {
+    const cur = this.current();
+    if (!this.picked || !cur?.d) return [];
+    const seen = new Map();
+    for (const m of cur.d.moves) {
+      if (m.piece !== this.picked || seen.has(m.to)) continue;
+      seen.set(m.to, m);
+    }
+    return [...seen.values()];
+  }
+
+  drawTargets(scroll = false) {
+    const { board, seat } = this.ctx;
+    const list = this.targets().map((m) => ({
+      seat,
+      loc: m.to,
+      text: m.exit && !m.steps ? '↑' : num(m.steps),
+      warn: m.points < 0,
+      label: t(m.points < 0 ? 'sheet.destWarn' : 'sheet.dest', { piece: pieceName(m.piece), to: board.describe(seat, m.to), steps: num(m.steps), n: m.points }),
+      move: m,
+    }));
+    board.showTargets(list, (m) => this.chooseMove(m));
+    if (scroll && list.length) board.scrollToLoc(seat, list[0].loc);
+  }
+
+  /** A tapped destination: the move joins the plan (and is previewed). */
+  chooseMove(m) {
+    if (this.busy) return;
+    if (m.piece === 'R') this.royal = m.steps;
+    else {
+      if (m.exit) this.exits.add(m.piece);
+      if (m.rolls?.length) this.moves[m.piece] = [...m.rolls];
+    }
+    this.picked = null;
+    this.ctx.board.showTargets([], null);
+    this.error = null;
+    this.render();
+  }
+
+  /** Own standing now (before the plan), for the points the plan adds. */
+  myStanding(rows) {
+    return rows.find((r) => r.seat === this.ctx.seat);
+  }
+
+  renderSheet() {
+    const sheet = this.ctx.sheet;
+    if (!sheet) return;
+    const { turn, seat } = this.ctx;
+    const free = this.freeRolls();
+    const dir = this.ctx.getDirection();
+    const cur = this.current();
+    const focusId = sheet.contains(document.activeElement) ? document.activeElement.id : null;
+    sheet.hidden = false;
+    sheet.replaceChildren();
+    sheet.append(h('h2', { id: 'sheet-h', class: 'sheet-title' }, t('plan.title', { n: turn.turn_number })));
+    const dice = h('div', { class: 'sheet-dice', id: 'sheet-dice', role: 'img', 'aria-label': t('sheet.diceLeft', { dice: free.length ? numList(free) : '–' }) });
+    for (const v of free) dice.append(h('span', { class: 'die small-die', html: dieSvg(v) }));
+    if (!free.length) dice.append(h('span', { class: 'small' }, t(turn.roll_store.length ? 'plan.allGiven' : 'plan.storeEmpty')));
+    dice.append(h('span', { class: 'small credits' }, t('plan.credits', { n: Math.max(0, turn.exit_credits - this.exits.size) })));
+    sheet.append(dice);
+    let hint;
+    let warn = '';
+    if (this.error) hint = this.error.text;
+    else if (this.picked) hint = this.targets().length ? t('sheet.pickDest', { piece: pieceName(this.picked) }) : t('sheet.noMove', { piece: pieceName(this.picked) });
+    else if (!cur) hint = t('sheet.checking');
+    else if (cur.error) hint = errorMessage(cur.error.code);
+    else {
+      const now = this.myStanding(this.ctx.standingsNow());
+      const then = this.myStanding(cur.d.standings);
+      const gain = then.total - now.total;
+      const lost = cur.d.events.filter((e) => e.type === 'blocked' && e.seat === seat).reduce((a, e) => a + e.penalty, 0);
+      const empty = this.planKey() === JSON.stringify({ ...this.plan(), exits: [], moves: {} }) && this.royal === null;
+      hint = empty ? t('sheet.pick') : t('sheet.scores', { n: gain });
+      if (lost > 0) warn = t('sheet.penalty', { n: lost });
+    }
+    sheet.append(h('p', { id: 'sheet-hint', class: 'sheet-hint', 'aria-live': 'polite' }, hint));
+    sheet.append(h('p', { id: 'sheet-warn', class: 'warn sheet-warn', role: 'alert', hidden: !warn }, warn));
+    const ready = !!cur?.d && !this.busy;
+    sheet.append(h('div', { class: 'sheet-row' },
+      h('button', { type: 'button', id: 'sheet-dir', 'aria-pressed': String(dir === 'backward'), disabled: this.busy, onclick: () => this.ctx.toggleDirection() }, `⇄ ${t(`dir.${dir}`)}`),
+      h('button', { type: 'button', id: 'sheet-zoom', 'aria-pressed': String(this.ctx.board.zoomed), onclick: () => { this.ctx.board.toggleZoom(); this.renderSheet(); } }, this.ctx.board.zoomed ? t('sheet.zoomOut') : t('sheet.zoomIn')),
+      h('button', { type: 'button', id: 'sheet-undo', disabled: this.busy, onclick: () => { this.reset(); this.render(); this.ctx.board.showTargets([], null); } }, t('plan.clear')),
+      h('button', { type: 'button', id: 'sheet-pass', disabled: this.busy, onclick: () => this.doPass() }, t('plan.pass')),
+      h('button', { type: 'button', id: 'sheet-submit', class: warn ? 'primary warn-btn' : 'primary', disabled: !ready, 'aria-describedby': warn ? 'sheet-warn' : null, onclick: () => this.doSubmit() }, t(warn ? 'sheet.submitAnyway' : 'plan.submit'))));
+    if (focusId) document.getElementById(focusId)?.focus({ preventScroll: true });
   }
 
   update() {
@@ -248,9 +404,15 @@ export class PlanBuilder {
     return this.run(() => this.ctx.pass());
   }
 
-  /** Removes the panel's board highlights. */
+  /** Removes the panel's board highlights and the bottom sheet. */
   close() {
+    this.closed = true;
     this.ctx.board.clearPreview();
+    this.ctx.board.showTargets([], null);
     this.ctx.board.setSelectable([], null);
+    if (this.ctx.sheet) {
+      this.ctx.sheet.hidden = true;
+      this.ctx.sheet.replaceChildren();
+    }
   }
 }

@@ -95,6 +95,7 @@ export class ReplayViewer {
     }
     this.replay = replay;
     this.names = {};
+    // A bot's server name ("Bot Ash") is not in the viewer's language: "Bot".
     for (const s of replay.seats ?? []) this.names[s.seat] = seatShownName(s);
     this.states = replayStates(replay);
     this.n = replay.turns.length;

@@ -7,10 +7,12 @@ import { t, num, numList, seatName } from './i18n.js';
 /** Shape drawn with each seat's colour, so seats differ without colour too. */
 export const SEAT_SHAPES = { green: 'circle', red: 'square', blue: 'diamond', yellow: 'triangle' };
 
-function cell(tr, text, tag = 'td', cls = '') {
+/** A cell; `label` (the column's name) is shown before it when narrow tables reflow. */
+function cell(tr, text, tag = 'td', cls = '', label = '') {
   const c = document.createElement(tag);
   c.textContent = typeof text === 'number' ? num(text) : String(text);
   if (cls) c.className = cls;
+  if (label) c.dataset.label = t(label);
   if (tag === 'th') c.scope = 'row';
   tr.append(c);
   return c;
@@ -46,15 +48,15 @@ export function renderScoreboard(tbody, rows, state, names, toMove, you) {
     tr.dataset.seat = seat;
     tr.dataset.total = String(r.total);
     if (seat === toMove) tr.className = 'to-move';
-    cell(tr, r.place);
+    cell(tr, r.place, 'td', '', 'col.place');
     seatCell(tr, seat, names, you);
-    cell(tr, r.progress, 'td', 'num');
-    cell(tr, r.combat, 'td', 'num');
-    cell(tr, r.bonus, 'td', 'num');
-    cell(tr, r.total, 'td', 'num total');
+    cell(tr, r.progress, 'td', 'num', 'col.progress');
+    cell(tr, r.combat, 'td', 'num', 'col.combat');
+    cell(tr, r.bonus, 'td', 'num', 'col.bonus');
+    cell(tr, r.total, 'td', 'num total', 'col.total');
     const st = state?.seats?.[seat];
-    cell(tr, st ? numList(st.rolls, ' ') || '–' : '', 'td', 'rolls');
-    cell(tr, st ? st.exit_credits : '', 'td', 'num');
+    cell(tr, st ? numList(st.rolls, ' ') || '–' : '', 'td', 'rolls', 'col.rolls');
+    cell(tr, st ? st.exit_credits : '', 'td', 'num', 'col.exitCredits');
     tbody.append(tr);
   }
 }
@@ -67,14 +69,14 @@ export function renderStandings(tbody, rows, names, you) {
     tr.dataset.seat = r.seat;
     tr.dataset.total = String(r.total);
     tr.dataset.place = String(r.place);
-    cell(tr, r.place);
+    cell(tr, r.place, 'td', '', 'col.place');
     seatCell(tr, r.seat, null, null);
     const name = you === r.seat ? t('player.you', { name: names?.[r.seat] ?? '' }) : names?.[r.seat] ?? '';
     cell(tr, r.left ? `${name} (${t('standing.left')})` : name);
-    cell(tr, r.progress, 'td', 'num');
-    cell(tr, r.combat, 'td', 'num');
-    cell(tr, r.bonus, 'td', 'num');
-    cell(tr, r.total, 'td', 'num total');
+    cell(tr, r.progress, 'td', 'num', 'col.progress');
+    cell(tr, r.combat, 'td', 'num', 'col.combat');
+    cell(tr, r.bonus, 'td', 'num', 'col.bonus');
+    cell(tr, r.total, 'td', 'num total', 'col.total');
     tbody.append(tr);
   }
 }

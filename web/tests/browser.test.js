@@ -89,6 +89,9 @@ async function openBrowser(label, errors, { width = 390, height = 844, locale = 
 async function assertFits(page, where) {
   const { sw, vw } = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, vw: window.innerWidth }));
   assert.ok(sw <= vw, `${where}: scrollWidth ${sw} > viewport ${vw}`);
+  // No table wider than its box (tables reflow instead of scrolling sideways).
+  const wide = await page.$$eval('table', (ts) => ts.filter((t) => t.offsetParent && t.parentElement.scrollWidth > t.parentElement.clientWidth + 1).map((t) => `${t.id} ${t.parentElement.scrollWidth}>${t.parentElement.clientWidth}`));
+  assert.deepEqual(wide, [], `${where}: tables wider than their box`);
 }
 
 /**
@@ -513,9 +516,11 @@ test('a match against three bots on a phone: touch, keyboard, spectating, standi
     assert.deepEqual(places, info.standings.map((s) => [s.seat, s.place]));
     // The live region announces the result (numbers grouped by Intl).
     const top = info.standings[0];
-    const topName = seats.find((s) => s.seat === top.seat).name;
+    const topSeat = seats.find((s) => s.seat === top.seat);
+    // Bots are called "Bot" in the player's language; the player's own seat says so once.
+    const topName = topSeat.bot ? 'Bot' : topSeat.name;
     const cap = (s) => s[0].toUpperCase() + s.slice(1);
-    assert.equal(await page.textContent('#turn-info'), `Match over. ${cap(top.seat)} (${top.seat === mySeat ? `${topName} (you)` : topName}) wins with ${new Intl.NumberFormat('en').format(top.total)} points.`);
+    assert.equal(await page.textContent('#turn-info'), `Match over. ${cap(top.seat)} (${top.seat === mySeat ? `${topName}, you` : topName}) wins with ${new Intl.NumberFormat('en').format(top.total)} points.`);
     assert.equal(await page.getAttribute('#turn-info', 'aria-live'), 'polite');
 
     // Every plan sent from the UI was resolved as that plan (issue 17.1).
@@ -625,7 +630,7 @@ test('the same flow in Bengali at 360 px: translated texts, Intl numbers, the re
     const matchId = (await page.textContent('#match-id')).trim();
     const mySeat = await page.evaluate(() => window.ludo.live.yourSeat);
     const seatBn = { green: 'সবুজ', red: 'লাল', blue: 'নীল', yellow: 'হলুদ' };
-    assert.deepEqual(await page.$$eval('#scoreboard thead th', (ths) => ths.map((th) => th.textContent)), ['#', 'আসন', 'অগ্রগতি', 'লড়াই', 'বোনাস', 'মোট', 'Rolls', 'Exit']);
+    assert.deepEqual(await page.$$eval('#scoreboard thead th', (ths) => ths.map((th) => th.textContent)), ['#', 'আসন', 'অগ্রগতি', 'লড়াই', 'বোনাস', 'মোট', 'জমা rolls', 'exit']);
     const rowSeats = await page.$$eval('#scoreboard tbody th', (ths) => ths.map((th) => th.firstChild.nextSibling.textContent.trim()));
     assert.deepEqual(rowSeats, ['সবুজ', 'লাল', 'নীল', 'হলুদ']);
     await assertOwnSeatNearest(page, mySeat);
@@ -635,7 +640,7 @@ test('the same flow in Bengali at 360 px: translated texts, Intl numbers, the re
     // The plan panel speaks Bengali, numbers in Bengali digits (Intl).
     assert.match(await page.textContent('#plan-h'), /^আপনার পালা — পালা [০-৯]+$/);
     assert.match(await page.textContent('#plan-submit'), /^পরিকল্পনা জমা দিন$/);
-    assert.match(await page.textContent('#exit-credits'), /^Exit credits: [০-৯]+/);
+    assert.match(await page.textContent('#exit-credits'), /^exit credits: [০-৯]+/);
     assert.match(await page.textContent('#turn-clock'), /^[০-৯]+:[০-৯]{2}/);
     // A server error code, translated.
     const yardGuardian = await page.evaluate(() => {
@@ -664,8 +669,9 @@ test('the same flow in Bengali at 360 px: translated texts, Intl numbers, the re
     assert.equal(await page.textContent('#final-reason'), reasonBn[info.end_reason]);
     await checkScreen(page, 'bn-05-final');
     const top = info.standings[0];
-    const topName = (await page.evaluate(() => window.ludo.live.seats)).find((s) => s.seat === top.seat).name;
-    const who = `${seatBn[top.seat]} (${top.seat === mySeat ? `${topName} (আপনি)` : topName})`;
+    const topSeat = (await page.evaluate(() => window.ludo.live.seats)).find((s) => s.seat === top.seat);
+    const topName = topSeat.bot ? 'বট' : topSeat.name;
+    const who = `${seatBn[top.seat]} (${top.seat === mySeat ? `${topName}, আপনি` : topName})`;
     assert.equal(await page.textContent('#turn-info'), `ম্যাচ শেষ। ${new Intl.NumberFormat('bn').format(top.total)} পয়েন্ট নিয়ে ${who} জিতেছে।`);
     assert.match(await page.textContent('#turn-info'), /[০-৯]/, 'Bengali digits');
     await assertPlansResolved(matchId, mySeat, sent);
@@ -683,7 +689,8 @@ test('the same flow in Bengali at 360 px: translated texts, Intl numbers, the re
 
     // The switch: Hindi, remembered over a reload; back to English.
     await page.selectOption('#lang', 'hi');
-    assert.equal(await page.getAttribute('html', 'lang'), 'hi');
+    // Only the active language's table is loaded: the switch fetches Hindi's first.
+    await page.waitForFunction(() => document.documentElement.lang === 'hi');
     assert.match(await page.textContent('#replay-h'), /^रीप्ले — भिड़ंत, \d+ बारियाँ$/);
     await page.reload();
     await page.waitForSelector('#screen-replay:not([hidden])');
@@ -694,6 +701,7 @@ test('the same flow in Bengali at 360 px: translated texts, Intl numbers, the re
     assert.equal(await page.textContent('#rp-first'), '« पहली');
     await checkScreen(page, 'hi-06-replay', { axe: true });
     await page.selectOption('#lang', 'en');
+    await page.waitForFunction(() => document.documentElement.lang === 'en');
     assert.equal(await page.textContent('#rp-first'), '« First');
 
     assert.deepEqual(errors, [], 'no script errors in the pages');
@@ -761,6 +769,14 @@ test('after a rated match of two phones: the rating change on the results, a rem
     await host.page.waitForSelector('#lobby-box:not([hidden])');
     await guest.page.waitForSelector('#rematch-box:not([hidden])');
     assert.equal(await guest.page.textContent('#rematch-text'), 'Rhea offers a rematch.');
+    // Seen wherever the player is on the page (here: the results, scrolled down),
+    // and announced (an alert).
+    for (const y of [0, 100000]) {
+      await guest.page.evaluate((top) => window.scrollTo(0, top), y);
+      const box = await guest.page.$eval('#rematch-box', (e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, h: window.innerHeight }; });
+      assert.ok(box.top >= 0 && box.bottom <= box.h, `the rematch offer is in the viewport at scroll ${y}: ${JSON.stringify(box)}`);
+    }
+    assert.equal(await guest.page.getAttribute('#rematch-text', 'role'), 'alert');
     await checkScreen(guest.page, 'web-09-rematch-offer', { axe: true });
     await guest.page.tap('#rematch-accept');
     await guest.page.waitForSelector('#lobby-box:not([hidden])');
@@ -777,4 +793,270 @@ test('after a rated match of two phones: the rating change on the results, a rem
 
 async function shownTotals(page, selector) {
   return page.$$eval(`${selector} tbody tr`, (rows) => Object.fromEntries(rows.map((r) => [r.dataset.seat, Number(r.dataset.total)])));
+}
+
+// ---------- issue 35: playing on the board (touch), per language ----------
+
+/** Every frame the page sends and receives, parsed (for the preview checks). */
+function recordFrames(page) {
+  const log = [];
+  page.on('websocket', (ws) => {
+    const keep = (dir) => (f) => {
+      try {
+        log.push({ dir, at: Date.now(), ...JSON.parse(f.payload) });
+      } catch {
+        // not JSON
+      }
+    };
+    ws.on('framesent', keep('>'));
+    ws.on('framereceived', keep('<'));
+  });
+  return log;
+}
+
+/**
+ * Plays the own turn shown in the bottom sheet by taps on the board only: a piece,
+ * then one of its lit destinations (a penalised one when offered, to see the
+ * warning), up to two pieces, then the sheet's Submit. Returns what was seen.
+ */
+async function tapTurn(page, n, shots) {
+  const turnNumber = await page.evaluate(() => window.ludo.live.turn.turn_number);
+  const ready = () => page.waitForFunction(() => !document.querySelector('#sheet-submit')?.disabled, null, { timeout: 8000 });
+  await ready();
+  const seen = { turnNumber, pieces: 0, warned: false, targets: [] };
+  for (let k = 0; k < 2; k++) {
+    const pieces = page.locator('#board .piece.selectable');
+    const count = await pieces.count();
+    if (!count) break;
+    const before = await page.evaluate(() => (window.ludo.live?.planner ? JSON.stringify(window.ludo.live.planner.plan()) : null));
+    if (before === null) break; // the turn is over (timer or match clock)
+    const piece = pieces.nth((n + k) % count);
+    const inPlan = await piece.evaluate((g) => {
+      const pl = window.ludo.live.planner;
+      const p = g.dataset.piece;
+      return p === 'R' ? pl.royal !== null : pl.exits.has(p) || pl.moves[p].length > 0;
+    });
+    if (inPlan) break;
+    await piece.tap();
+    const targets = page.locator('#board .target');
+    await page.waitForFunction(() => document.querySelectorAll('#board .target').length > 0 || /\S/.test(document.querySelector('#sheet-hint')?.textContent ?? ''), null, { timeout: 5000 });
+    const nt = await targets.count();
+    if (!nt) continue;
+    // Each destination is a tap target of at least 44 CSS px at this zoom.
+    const sizes = await page.$$eval('#board .target .target-disc', (cs) => cs.map((c) => Math.round(c.getBoundingClientRect().width)));
+    seen.targets.push(...sizes);
+    if (shots.first) {
+      shots.first = false;
+      await page.screenshot({ path: path.join(ART, `${page.artPrefix}-tap-01-destinations.png`) });
+    }
+    const warnTarget = page.locator('#board .target.target-warn');
+    const target = (await warnTarget.count()) ? warnTarget.first() : targets.nth((n * 3 + k) % nt);
+    await target.tap();
+    // (The turn may end meanwhile: the match clock; then the planner is gone.)
+    await page.waitForFunction((b) => { const pl = window.ludo.live?.planner; return !pl || JSON.stringify(pl.plan()) !== b; }, before, { timeout: 5000 });
+    await ready();
+    seen.pieces += 1;
+  }
+  seen.warned = await page.isVisible('#sheet-warn');
+  if (seen.warned && shots.warn !== false) {
+    shots.warn = false;
+    await page.screenshot({ path: path.join(ART, `${page.artPrefix}-tap-05-warning.png`) });
+  }
+  if (shots.second && seen.pieces) {
+    shots.second = false;
+    await page.screenshot({ path: path.join(ART, `${page.artPrefix}-tap-02-previewed.png`) });
+  }
+  seen.plan = await page.evaluate(() => window.ludo.live?.planner?.plan() ?? null);
+  if (!seen.plan) return seen;
+  await page.tap('#sheet-submit');
+  await page.waitForFunction((turn) => document.querySelector('#sheet').hidden || window.ludo.live?.turn?.turn_number !== turn, turnNumber, { timeout: 15000 });
+  return seen;
+}
+
+/** The Latin names the tests sign in with. */
+const GUEST_NAMES = ['Guesto', 'Hosta', 'Ravi', 'Rhea', 'Tester', 'Watcher', 'Tapper', 'Screens'];
+
+/** Latin words a language's own rule texts use (../shared/seeds), allowed on its screens. */
+const OWN_LATIN = {
+  bn: ['Yard', 'Home', 'Forward', 'Backward', 'midpoint', 'tile', 'tiles', 'Home path', 'roll', 'rolls', 'exit', 'credits', 'store'],
+  hi: ['Yard', 'Home', 'Forward', 'Backward', 'midpoint', 'tile', 'tiles', 'Home path', 'checkpoint', 'cycle'],
+};
+
+/**
+ * Visible text of the page in another language than `lang`: any Latin word (3
+ * letters or more) not in the rule texts' own list, outside names, ids, codes and
+ * piece names (G1…R).
+ */
+async function foreignWords(page, lang) {
+  const words = await page.evaluate(() => {
+    const out = [];
+    const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const el = n.parentElement;
+      if (!el || el.closest('[hidden], script, style, code, .code, .name, #who-name, #lang, .lang-pick, option, .piece, title, #match-id, #rp-match-id, #rp-seed, #chat-log, [translate=no]')) continue;
+      const r = el.getBoundingClientRect();
+      if (!r.width || !r.height) continue;
+      for (const w of n.textContent.match(/[A-Za-z]{3,}/g) ?? []) out.push(w);
+    }
+    return out;
+  });
+  // Player names are the players' own (user content, never translated): the Latin
+  // names of this file's guests, who may show in the lists of running matches.
+  const allowed = new Set([...OWN_LATIN[lang].flatMap((w) => w.split(' ')), ...GUEST_NAMES]);
+  return [...new Set(words)].filter((w) => !allowed.has(w));
+}
+
+/** A match each language's tapping test ended (for the screens tests below). */
+const endedMatches = {};
+
+for (const [lang, locale, name] of [['en', 'en-GB', 'Tapper'], ['bn', 'bn-BD', 'ট্যাপার'], ['hi', 'hi-IN', 'टैपर']]) {
+  test(`${lang} at 390×844: a whole match played only by tapping the board, every plan previewed by the server first`, { skip: SKIP, timeout: 150_000 }, async () => {
+    await mkdir(ART, { recursive: true });
+    const errors = [];
+    const player = await openBrowser(`tap-${lang}`, errors, { locale });
+    const { page } = player;
+    page.artPrefix = `${lang}`;
+    const frames = recordFrames(page);
+    try {
+      await signIn(page, name);
+      assert.equal(await page.getAttribute('html', 'lang'), lang);
+      await page.tap('#lobby-create-btn');
+      await page.waitForSelector('#lobby-box:not([hidden])');
+      await page.tap('#lobby-start');
+      await page.waitForSelector('#screen-match:not([hidden])', { timeout: 15000 });
+      const mySeat = await page.evaluate(async () => {
+        for (let i = 0; i < 100 && !window.ludo.live?.mode; i++) await new Promise((r) => setTimeout(r, 50));
+        return window.ludo.live.yourSeat;
+      });
+      const shots = { first: true, second: true };
+      const turns = [];
+      let boardPx = 0;
+      let hitPx = [];
+      for (;;) {
+        const which = await Promise.race([
+          page.waitForSelector('#sheet:not([hidden])', { timeout: 90000 }).then(() => 'turn'),
+          page.waitForSelector('#final:not([hidden])', { timeout: 90000 }).then(() => 'final'),
+        ]);
+        if (which === 'final') break;
+        if (!boardPx) {
+          boardPx = await page.$eval('#board-frame', (f) => Math.round(f.getBoundingClientRect().width));
+          hitPx = await page.$$eval('#board .piece.selectable .hit', (cs) => cs.map((c) => Math.round(c.getBoundingClientRect().width)));
+          if (lang !== 'en') assert.deepEqual(await foreignWords(page, lang), [], `${lang}: match screen words in another language`);
+          await assertAxe(page, `${lang}-tap-turn`);
+        }
+        try {
+          turns.push(await tapTurn(page, turns.length, shots));
+        } catch (e) {
+          if (await page.isVisible('#final')) break;
+          throw e;
+        }
+      }
+      // The results: every column visible at this width, no sideways scrolling.
+      await page.waitForSelector('#final:not([hidden])');
+      await assertFits(page, `${lang}-tap-final`);
+      const wide = await page.$$eval('table', (ts) => ts.filter((t) => t.offsetParent && t.scrollWidth > t.clientWidth + 1).map((t) => t.id));
+      assert.deepEqual(wide, [], 'no table wider than its box');
+      assert.ok(await page.isHidden('#direction-set'), 'direction is gone once the match is over');
+      await assertAxe(page, `${lang}-tap-final`);
+      if (lang !== 'en') assert.deepEqual(await foreignWords(page, lang), [], `${lang}: results words in another language`);
+      await page.screenshot({ path: path.join(ART, `${lang}-tap-03-final.png`), fullPage: true });
+      endedMatches[lang] = await page.evaluate(() => window.ludo.live.matchId);
+      // The replay of the match: audited too.
+      await page.tap('#final-replay');
+      await page.waitForSelector('#screen-replay:not([hidden])');
+      await page.waitForFunction(() => Number(document.querySelector('#rp-turn').dataset.turns) > 0, null, { timeout: 15000 });
+      await checkScreen(page, `${lang}-tap-04-replay`, { axe: true });
+      if (lang !== 'en') assert.deepEqual(await foreignWords(page, lang), [], `${lang}: replay words in another language`);
+
+      // Every plan submitted was previewed first (the same plan, same turn) and
+      // accepted; a previewed blockade penalty showed the warning before sending.
+      const sent = frames.filter((f) => f.dir === '>' && f.t === 'submit_turn');
+      assert.ok(sent.length >= 2, `${sent.length} plans submitted by taps`);
+      const played = turns.filter((x) => x.pieces > 0).length;
+      assert.ok(played >= 2, `${played} turns moved pieces by taps`);
+      for (const s of sent) {
+        const asked = frames.filter((f) => f.dir === '>' && f.t === 'preview_plan' && f.at <= s.at && f.d.turn_number === s.d.turn_number && JSON.stringify(f.d.plan) === JSON.stringify(s.d.plan));
+        assert.ok(asked.length, `turn ${s.d.turn_number}: the plan was previewed before it was sent`);
+        const answer = frames.find((f) => f.dir === '<' && f.t === 'plan_preview' && asked.some((a) => a.id === f.d.in_reply_to));
+        assert.ok(answer && answer.at <= s.at, `turn ${s.d.turn_number}: the preview answered before the plan was sent`);
+        const penalised = answer.d.events.some((e) => e.type === 'blocked' && e.seat === mySeat && e.penalty > 0);
+        const seen = turns.find((x) => x.turnNumber === s.d.turn_number);
+        assert.equal(seen.warned, penalised, `turn ${s.d.turn_number}: the warning shows exactly for a penalised plan`);
+        const refused = frames.find((f) => f.dir === '<' && f.t === 'error' && f.d.in_reply_to === s.id);
+        assert.ok(!refused || refused.d.code === 'match_over' || refused.d.code === 'stale_turn', `turn ${s.d.turn_number} refused: ${JSON.stringify(refused?.d)}`);
+      }
+      const targets = turns.flatMap((x) => x.targets);
+      assert.ok(targets.length > 0 && Math.min(...targets) >= 44, `destinations are ≥ 44 px: ${Math.min(...targets)}`);
+      assert.ok(hitPx.length && Math.min(...hitPx) >= 44, `pieces are ≥ 44 px tap targets: ${hitPx}`);
+      assert.ok(boardPx >= 370, `the board uses the width: ${boardPx} px`);
+      console.log(`[${now()}] ${lang}: board ${boardPx} px, piece targets ${Math.min(...hitPx)}–${Math.max(...hitPx)} px, destinations ${Math.min(...targets)}–${Math.max(...targets)} px, ${sent.length} plans, ${turns.filter((x) => x.warned).length} warned`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await player.close();
+    }
+  });
+}
+
+test('Leave returns home (Hindi, 360 px): the match screen and its Leave button are gone', { skip: SKIP, timeout: 60_000 }, async () => {
+  await mkdir(ART, { recursive: true });
+  const errors = [];
+  const player = await openBrowser('leave', errors, { width: 360, height: 780, locale: 'hi-IN' });
+  const { page } = player;
+  try {
+    await signIn(page, 'छोड़ने वाला');
+    await page.tap('#lobby-create-btn');
+    await page.waitForSelector('#lobby-box:not([hidden])');
+    await page.tap('#lobby-start');
+    await page.waitForSelector('#leave-match:not([hidden])', { timeout: 15000 });
+    page.once('dialog', (d) => d.accept());
+    await page.tap('#leave-match');
+    await page.waitForSelector('#screen-home:not([hidden])', { timeout: 8000 });
+    assert.ok(await page.isHidden('#screen-match'), 'the match screen is gone');
+    assert.ok(await page.isHidden('#leave-match'), 'no Leave button');
+    assert.equal(await page.evaluate(() => location.hash), '#/');
+    await checkScreen(page, 'hi-06-after-leave', { axe: true });
+    assert.deepEqual(await foreignWords(page, 'hi'), [], 'home in Hindi');
+    assert.deepEqual(errors, []);
+  } finally {
+    await player.close();
+  }
+});
+
+for (const [lang, locale] of [['en', 'en-GB'], ['bn', 'bn-BD'], ['hi', 'hi-IN']]) {
+  test(`${lang} at 360 and 1280 px: sign-in, home, queue and replay screens have no serious axe violation and no foreign words`, { skip: SKIP, timeout: 90_000 }, async () => {
+    await mkdir(ART, { recursive: true });
+    const errors = [];
+    for (const [width, height] of [[360, 780], [1280, 900]]) {
+      const player = await openBrowser(`screens-${lang}-${width}`, errors, { width, height, locale });
+      const { page } = player;
+      const words = async (where) => {
+        if (lang !== 'en') assert.deepEqual(await foreignWords(page, lang), [], `${lang} ${width} ${where}: words in another language`);
+      };
+      try {
+        await page.goto(BASE);
+        await page.waitForSelector('#screen-signin:not([hidden])');
+        await page.waitForFunction((l) => document.documentElement.lang === l, lang);
+        await checkScreen(page, `${lang}-${width}-00-signin`, { axe: true });
+        await words('sign-in');
+        await signIn(page, { en: 'Screens', bn: 'পর্দা', hi: 'पर्दा' }[lang]);
+        await checkScreen(page, `${lang}-${width}-01-home`, { axe: true });
+        await words('home');
+        // The queue (bots fill at once on the test server: the match may start).
+        await page.tap('#qp-journey');
+        await page.waitForSelector('#queue-box:not([hidden]), #screen-match:not([hidden])', { timeout: 8000 });
+        await assertAxe(page, `${lang}-${width}-queue`);
+        await words('queue');
+        if (endedMatches[lang]) {
+          await page.evaluate((id) => { location.hash = `#/replay/${id}`; }, endedMatches[lang]);
+          await page.waitForSelector('#screen-replay:not([hidden])');
+          await page.waitForFunction(() => Number(document.querySelector('#rp-turn').dataset.turns) > 0, null, { timeout: 15000 });
+          await checkScreen(page, `${lang}-${width}-02-replay`, { axe: true });
+          await words('replay');
+        }
+      } finally {
+        await player.close();
+      }
+    }
+    assert.deepEqual(errors, []);
+  });
 }

@@ -5,7 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { MESSAGES, pickLanguage, setLanguage, t, clock, num, errorMessage } from '../js/i18n.js';
+import { MESSAGES, pickLanguage, setLanguage, t, clock, num, errorMessage, loadAll } from '../js/i18n.js';
+
+await loadAll();
 
 const PROTO = new URL('../../proto/', import.meta.url);
 const LANGS = ['en', 'bn', 'hi'];
@@ -84,8 +86,8 @@ test('the language comes from the remembered choice, then the browser, then Engl
   assert.equal(pickLanguage(undefined, []), 'en');
 });
 
-test('numbers, plurals and clocks are formatted with Intl for the language', () => {
-  setLanguage('en', { remember: false });
+test('numbers, plurals and clocks are formatted with Intl for the language', async () => {
+  await setLanguage('en', { remember: false });
   assert.equal(t('plan.steps', { n: 1 }), '1 step');
   assert.equal(t('plan.steps', { n: 3 }), '3 steps');
   assert.equal(num(1234), '1,234');
@@ -93,17 +95,17 @@ test('numbers, plurals and clocks are formatted with Intl for the language', () 
   assert.equal(clock(-5), '0:00');
   assert.equal(errorMessage('piece_in_yard'), 'A guardian you move is in the Yard: exit it in the same plan.');
   assert.equal(errorMessage('no_such_code'), 'The server refused (no_such_code).');
-  setLanguage('bn', { remember: false });
+  await setLanguage('bn', { remember: false });
   // Bengali digits (০–৯) come from Intl.NumberFormat('bn').
-  assert.equal(t('plan.credits', { n: 2 }), 'Exit credits: ২');
+  assert.equal(t('plan.credits', { n: 2 }), 'exit credits: ২');
   assert.equal(t('plan.steps', { n: 5 }), '৫ ঘর');
   assert.equal(clock(65_000), '১:০৫');
   assert.equal(t('seat.green'), 'সবুজ');
   assert.equal(t('mode.journey'), 'যাত্রা');
   assert.equal(errorMessage('not_your_turn'), 'এখন আপনার পালা নয়।');
-  setLanguage('hi', { remember: false });
+  await setLanguage('hi', { remember: false });
   assert.equal(t('plan.title', { n: 12 }), 'आपकी बारी — बारी 12');
   assert.equal(t('mode.clash'), 'भिड़ंत');
   assert.equal(t('piece.royal'), 'शाही');
-  setLanguage('en', { remember: false });
+  await setLanguage('en', { remember: false });
 });

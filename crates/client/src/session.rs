@@ -24,7 +24,7 @@ use crate::rest::Guest;
 use engine::{Mode, Plan};
 use protocol::{
     ClientMsg, CreateLobby, Hello, JoinLobby, JoinQueue, LobbyState, MatchRef, MatchStarted,
-    Resync, ServerFrame, ServerMsg, SubmitTurn, TurnRef, Welcome, PROTOCOL_VERSION,
+    PlanPreview, Resync, ServerFrame, ServerMsg, SubmitTurn, TurnRef, Welcome, PROTOCOL_VERSION,
 };
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Duration;
@@ -566,6 +566,36 @@ impl Session {
             }))
             .await?;
         Ok((id, entropy))
+    }
+
+    /// `preview_plan`, waiting for its `plan_preview` (the events and standings the
+    /// plan would give, and the single-piece moves it could still add), or the
+    /// `error` a `submit_turn` of the plan would get ([`ClientError::Server`]).
+    /// Nothing changes on the server.
+    pub async fn preview(
+        &mut self,
+        match_id: Uuid,
+        turn_number: u32,
+        plan: Plan,
+    ) -> Result<PlanPreview> {
+        let id = self
+            .conn
+            .request(ClientMsg::PreviewPlan(SubmitTurn {
+                match_id,
+                turn_number,
+                plan,
+            }))
+            .await?;
+        self.wait_for("preview_plan", ANSWER_TIMEOUT, |f| match &f.msg {
+            ServerMsg::PlanPreview(p) if p.in_reply_to.as_deref() == Some(&id) => {
+                Some(Ok(p.clone()))
+            }
+            ServerMsg::Error(e) if e.in_reply_to.as_deref() == Some(&id) => {
+                Some(Err(ClientError::Server(e.clone())))
+            }
+            _ => None,
+        })
+        .await
     }
 
     /// `pass` without waiting: returns the request id (answers as [`Session::submit`]).

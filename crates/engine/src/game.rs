@@ -199,6 +199,17 @@ pub struct TurnOutcome {
     pub end: Option<MatchEnd>,
 }
 
+/// What [`Match::preview`] found for a plan: what submitting it would give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanPreview {
+    /// The events the plan would resolve to, in order (as [`TurnRecord::events`]).
+    pub events: Vec<Event>,
+    /// The position right after the plan (as [`TurnOutcome::position`]).
+    pub position: Position,
+    /// The legal single-piece moves the plan could still add, in its direction.
+    pub moves: Vec<crate::legal::LegalMove>,
+}
+
 /// The turn in progress.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Current {
@@ -475,6 +486,27 @@ impl Match {
         };
         let (pos, events) = self.position.play(&self.rules, plan)?;
         Ok(self.finish_turn(cur, kind, plan.clone(), pos, events, now_ms))
+    }
+
+    /// What [`Match::submit`] of the same arguments would do, computed on a copy of
+    /// the position and changing nothing: the events and the position right after
+    /// the turn (before the next roll), and the [`crate::legal::legal_moves`] the plan
+    /// could still add. Errors exactly as [`Match::submit`] (same checks, same order).
+    pub fn preview(
+        &self,
+        seat: Seat,
+        turn_number: u32,
+        plan: &Plan,
+        now_ms: u64,
+    ) -> Result<PlanPreview, MatchError> {
+        self.check_turn(seat, turn_number, now_ms)?;
+        let (position, events) = self.position.play(&self.rules, plan)?;
+        let moves = crate::legal::legal_moves(&self.position, &self.rules, plan)?;
+        Ok(PlanPreview {
+            events,
+            position,
+            moves,
+        })
     }
 
     /// Rule 4.4: `seat` passes turn `turn_number`. Errors as [`Match::submit`].

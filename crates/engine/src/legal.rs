@@ -1,13 +1,16 @@
 //! Legal plans (rule 4.5): every distinct legal plan of a position
 //! ([`legal_plans`], counted by [`count_legal_plans`]), and random legal plans
 //! ([`random_plan`], used by bots, property tests and the load generator). Every plan
-//! returned passes [`Position::validate`] by construction.
+//! returned passes [`Position::validate`] by construction. [`legal_moves`]: the
+//! single-piece moves a plan may still add (what a client highlights).
 
 use crate::board::{Direction, Location, PieceId};
 use crate::plan::Plan;
 use crate::position::Position;
 use crate::rules::RuleSet;
 use rand_core::RngCore;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Every distinct legal plan for the seat to move of `pos` under `rules` (rule 4.5),
 /// each exactly once, in its [`Plan::canonical`] form: two plans are the same plan
@@ -312,4 +315,138 @@ pub fn random_plan(pos: &Position, rules: &RuleSet, rng: &mut impl RngCore) -> P
         plan = plan.royal(steps, coin(rng));
     }
     plan
+}
+
+/// One legal single-piece addition to a plan (what a client highlights when the
+/// player picks a piece): moving `piece` by `steps` in `direction`, using `rolls`
+/// from the store (a guardian) or `steps` royal steps (the royal, rule 4.3), after
+/// exiting it first when `exit` is set (one exit credit). `to` and `points` are what
+/// the engine resolves for the plan with this move added (rules §5–§8, so captures,
+/// blockades and the midpoint are counted): where the piece ends, and the change of
+/// the seat's total (points) against the plan without it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LegalMove {
+    /// The piece (`G1`..`G4`, `R`).
+    pub piece: PieceId,
+    /// True when the move exits the guardian from the Yard first (rule 4.3).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exit: bool,
+    /// Roll values used, ascending (empty for an exit alone and for the royal).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rolls: Vec<u8>,
+    /// Steps: the sum of `rolls`, or the royal's steps (0 for an exit alone).
+    pub steps: u8,
+    /// Where the piece ends.
+    pub to: Location,
+    /// Change of the seat's total (progress + combat + bonus, rule 8.1) that adding
+    /// this move makes, in points (negative for a blockade penalty, rule 6).
+    pub points: i64,
+}
+
+/// The legal single-piece moves that can be added to `plan` (already legal for the
+/// seat to move of `pos`) in `plan.direction`: for each piece `plan` does not move
+/// yet, every distinct step count the remaining resources allow — for a guardian
+/// every non-empty sub-multiset of the rolls `plan` leaves in the store (the one with
+/// the fewest rolls stands for all with the same sum: a guardian moves by the sum,
+/// rule 4.3), with an exit first for a guardian in the Yard (an exit alone too) while
+/// exit credits remain; for the royal (not Home, not moved by `plan`)
+/// 1..=`royal_max_steps` steps, first or last as `plan.royal_first` says. Each one is
+/// resolved by the engine on a copy of `pos`; only moves whose combined plan is
+/// legal are listed, in piece order (G1..G4, R), then by exit, then by steps.
+///
+/// Errors: `plan`'s own [`PlanError`](crate::plan::PlanError) (rule 4.5 order). Empty when no seat is to move.
+pub fn legal_moves(
+    pos: &Position,
+    rules: &RuleSet,
+    plan: &Plan,
+) -> Result<Vec<LegalMove>, crate::plan::PlanError> {
+    let Some(seat) = pos.to_move() else {
+        return Ok(Vec::new());
+    };
+    let (base, _) = pos.play(rules, plan)?;
+    let base_total = base.seat(seat).total();
+    let st = pos.seat(seat);
+    let mut left = [0u8; 6];
+    for &v in st.rolls.as_slice() {
+        left[v as usize - 1] += 1;
+    }
+    for rolls in plan.moves.values() {
+        for &v in rolls {
+            // The plan is valid: its rolls are in the store.
+            left[v as usize - 1] -= 1;
+        }
+    }
+    let credits = (st.exit_credits as usize).saturating_sub(plan.exits.len());
+    let subsets = sub_multisets(&left);
+    let mut out = Vec::new();
+    let mut push = |combined: &Plan, piece: PieceId, exit: bool, rolls: &[u8], steps: u8| {
+        if let Ok((after, _)) = pos.play(rules, combined) {
+            out.push(LegalMove {
+                piece,
+                exit,
+                rolls: rolls.to_vec(),
+                steps,
+                to: after.seat(seat).location(piece),
+                points: after.seat(seat).total() - base_total,
+            });
+        }
+    };
+    for g in PieceId::GUARDIANS {
+        if plan.moves.contains_key(g.name()) {
+            continue;
+        }
+        let loc = st.location(g);
+        let exited = plan.exits.iter().any(|e| e == g.name());
+        let needs_exit = loc == Location::Yard && !exited;
+        if loc == Location::Home || (needs_exit && credits == 0) {
+            continue;
+        }
+        let mut with = plan.clone();
+        if needs_exit {
+            with.exits.push(g.name().to_string());
+            push(&with, g, true, &[], 0);
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for rolls in &subsets {
+            let steps: u8 = rolls.iter().sum();
+            if !seen.insert(steps) {
+                continue;
+            }
+            let mut combined = with.clone();
+            combined.moves.insert(
+                g.name().to_string(),
+                rolls.iter().map(|&r| r as i64).collect(),
+            );
+            push(&combined, g, needs_exit, rolls, steps);
+        }
+    }
+    if plan.royal.is_none() && st.location(PieceId::R) != Location::Home {
+        for steps in 1..=rules.royal_max_steps {
+            let mut combined = plan.clone();
+            combined.royal = Some(steps as i64);
+            push(&combined, PieceId::R, false, &[], steps);
+        }
+    }
+    Ok(out)
+}
+
+/// Every non-empty sub-multiset of the rolls counted in `counts` (`counts[v - 1]`
+/// rolls of value `v`), each ascending, fewest rolls first (then ascending order).
+fn sub_multisets(counts: &[u8; 6]) -> Vec<Vec<u8>> {
+    let mut all: Vec<Vec<u8>> = vec![Vec::new()];
+    for (i, &n) in counts.iter().enumerate() {
+        let v = i as u8 + 1;
+        let mut next = Vec::with_capacity(all.len() * (n as usize + 1));
+        for s in &all {
+            for k in 0..=n {
+                let mut t = s.clone();
+                t.extend(std::iter::repeat_n(v, k as usize));
+                next.push(t);
+            }
+        }
+        all = next;
+    }
+    all.retain(|s| !s.is_empty());
+    all.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+    all
 }

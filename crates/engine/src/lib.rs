@@ -48,9 +48,10 @@ pub use checkpoint::Checkpoint;
 pub use dice::{Contribution, Dice, DiceScheme, Entropy, Seed};
 pub use event::Event;
 pub use game::{
-    standings, EndReason, Expiry, Match, MatchEnd, MatchError, SealError, Standing, TurnKind,
-    TurnOutcome, TurnRecord, TurnStart,
+    standings, EndReason, Expiry, Match, MatchEnd, MatchError, PlanPreview, SealError, Standing,
+    TurnKind, TurnOutcome, TurnRecord, TurnStart,
 };
+pub use legal::LegalMove;
 pub use plan::{ErrorCode, Plan, PlanError, ValidPlan};
 pub use position::{Position, PositionError, Roll, RollError, SeatSetup, SeatState, Setup};
 pub use replay::{Replay, ReplayMismatch};

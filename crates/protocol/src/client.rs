@@ -55,6 +55,13 @@ pub enum ClientMsg {
     SubmitTurn(SubmitTurn),
     /// Pass your seat's current turn (RULES.md rule 4.4). Answers as `submit_turn`.
     Pass(TurnRef),
+    /// Ask what a plan for your seat's current turn would do, changing nothing: the
+    /// server validates and resolves it with the engine on a copy of the position.
+    /// Answer: `ack`, then `plan_preview` (the events and standings `turn_resolved`
+    /// would carry, and the legal single-piece moves the plan could still add); or
+    /// the very `error` `submit_turn` would get for it, in the same order. Counted
+    /// against the connection's message budget like every request.
+    PreviewPlan(SubmitTurn),
     /// Ask for everything after `last_seq` of a match you play or watch: the missed
     /// messages in order, or a `snapshot` when they are no longer kept.
     Resync(Resync),
@@ -233,7 +240,7 @@ pub struct JoinLobby {
     pub code: String,
 }
 
-/// `submit_turn` payload.
+/// `submit_turn` and `preview_plan` payload.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SubmitTurn {
@@ -323,6 +330,8 @@ pub enum Request {
     SubmitTurn(SubmitTurn),
     /// [`ClientMsg::Pass`].
     Pass(TurnRef),
+    /// [`ClientMsg::PreviewPlan`].
+    PreviewPlan(SubmitTurn),
     /// [`ClientMsg::Resync`].
     Resync(Resync),
     /// [`ClientMsg::Spectate`].
@@ -356,6 +365,7 @@ impl From<ClientMsg> for Inbound {
             ClientMsg::StartLobby => Request::StartLobby,
             ClientMsg::SubmitTurn(s) => Request::SubmitTurn(s),
             ClientMsg::Pass(t) => Request::Pass(t),
+            ClientMsg::PreviewPlan(s) => Request::PreviewPlan(s),
             ClientMsg::Resync(r) => Request::Resync(r),
             ClientMsg::Spectate(m) => Request::Spectate(m),
             ClientMsg::Chat(c) => Request::Chat(c),
@@ -380,6 +390,7 @@ impl From<Request> for ClientMsg {
             Request::StartLobby => ClientMsg::StartLobby,
             Request::SubmitTurn(s) => ClientMsg::SubmitTurn(s),
             Request::Pass(t) => ClientMsg::Pass(t),
+            Request::PreviewPlan(s) => ClientMsg::PreviewPlan(s),
             Request::Resync(r) => ClientMsg::Resync(r),
             Request::Spectate(m) => ClientMsg::Spectate(m),
             Request::Chat(c) => ClientMsg::Chat(c),
@@ -414,11 +425,12 @@ impl ClientMsg {
             ClientMsg::UnsubscribeLobbies => "unsubscribe_lobbies",
             ClientMsg::OfferRematch(_) => "offer_rematch",
             ClientMsg::ContributeEntropy(_) => "contribute_entropy",
+            ClientMsg::PreviewPlan(_) => "preview_plan",
         }
     }
 
     /// Every client message type tag.
-    pub const TYPES: [&'static str; 18] = [
+    pub const TYPES: [&'static str; 19] = [
         "hello",
         "join_queue",
         "leave_queue",
@@ -437,5 +449,6 @@ impl ClientMsg {
         "unsubscribe_lobbies",
         "offer_rematch",
         "contribute_entropy",
+        "preview_plan",
     ];
 }

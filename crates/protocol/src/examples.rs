@@ -18,8 +18,8 @@ use crate::codec::encode_server;
 use crate::convert::replay_url;
 use crate::error::ErrorCode;
 use crate::server::{
-    Ack, ChatLine, Clocks, LobbyMember, LobbyState, MatchEnded, MatchStarted, QueueStatus,
-    SeatInfo, ServerFrame, ServerMsg, Snapshot, TurnResolved, TurnStarted, Welcome,
+    Ack, ChatLine, Clocks, LobbyMember, LobbyState, MatchEnded, MatchStarted, PlanPreview,
+    QueueStatus, SeatInfo, ServerFrame, ServerMsg, Snapshot, TurnResolved, TurnStarted, Welcome,
 };
 use crate::{BotLevel, PROTOCOL_VERSION};
 use engine::legal::random_plan;
@@ -444,7 +444,13 @@ fn play() -> Played {
         ),
         true,
     );
-    p.recv(unsequenced(ServerMsg::Ack(Ack { id: "e1".into() })), false);
+    p.recv(
+        unsequenced(ServerMsg::Ack(Ack {
+            id: "e1".into(),
+            applied_seq: None,
+        })),
+        false,
+    );
     sim.now += 400;
     p.note("Bo contributes too; every human seat has, so the dice are sealed at once (the bots' seats get the default, no bytes) and the first turn is rolled from the seed and these contributions.");
     let sealed = sim.seal();
@@ -478,7 +484,43 @@ fn play() -> Played {
     let good = Plan::new(Direction::Forward)
         .exit(PieceId::G1)
         .mv(PieceId::G1, &t1.roll_store);
-    p.note("She exits G1 (one exit credit) and moves it by all three dice.");
+    p.note("She previews exiting G1 (one exit credit) and moving it by all three dice: the server resolves it on a copy of the position and answers what it would do, and which single-piece moves she could still add (G2..G4 exits, the royal); nothing changes.");
+    p.send(
+        client(
+            Some("c3p"),
+            ClientMsg::PreviewPlan(SubmitTurn {
+                match_id: MATCH_ID,
+                turn_number: t1.turn_number,
+                plan: good.clone(),
+            }),
+        ),
+        true,
+    );
+    p.recv(
+        unsequenced(ServerMsg::Ack(Ack {
+            id: "c3p".into(),
+            applied_seq: None,
+        })),
+        false,
+    );
+    let preview = sim
+        .m
+        .preview(Seat::Green, t1.turn_number, &good, sim.now + 8_000)
+        .expect("the good plan is legal");
+    p.recv(
+        unsequenced(ServerMsg::PlanPreview(PlanPreview {
+            in_reply_to: Some("c3p".into()),
+            match_id: MATCH_ID,
+            turn_number: t1.turn_number,
+            seat: Seat::Green,
+            plan: good.clone(),
+            events: preview.events,
+            standings: engine::standings(&preview.position),
+            moves: preview.moves,
+        })),
+        true,
+    );
+    p.note("She submits it.");
     p.send(submit("c3", t1.turn_number, good.clone()), true);
     p.recv(
         unsequenced(ServerMsg::Ack(Ack {

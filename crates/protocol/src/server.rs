@@ -2,8 +2,8 @@
 
 use crate::error::ErrorCode;
 use engine::{
-    Contribution, DiceScheme, EndReason, Event, Mode, Plan, Position, RuleSet, Seat, Standing,
-    TurnKind,
+    Contribution, DiceScheme, EndReason, Event, LegalMove, Mode, Plan, Position, RuleSet, Seat,
+    Standing, TurnKind,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -79,6 +79,8 @@ pub enum ServerMsg {
     /// Another player of a match you played offers a rematch: join its lobby with
     /// `join_lobby` and `code` to accept.
     RematchOffered(RematchOffered),
+    /// Answer to `preview_plan`: what the plan would do if submitted now.
+    PlanPreview(PlanPreview),
 }
 
 /// One open public lobby in `lobby_list`.
@@ -304,6 +306,38 @@ pub struct TurnResolved {
     pub standings: Vec<Standing>,
 }
 
+/// `plan_preview` payload: what submitting `plan` for turn `turn_number` would do,
+/// resolved by the engine on a copy of the position (nothing changed). `events` and
+/// `standings` are exactly those the `turn_resolved` of that plan would carry, as
+/// long as the turn is still running.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PlanPreview {
+    /// The `id` of the `preview_plan` this answers (null when it had none).
+    pub in_reply_to: Option<String>,
+    /// The match.
+    pub match_id: Uuid,
+    /// The turn the plan is for.
+    pub turn_number: u32,
+    /// The seat to move (the asker's).
+    pub seat: Seat,
+    /// The plan previewed, as sent.
+    pub plan: Plan,
+    /// What the plan would do, in order (RULES.md §11 events): captures, blockade
+    /// penalties, checkpoints, reaching Home, finishing.
+    pub events: Vec<Event>,
+    /// The standings right after the plan, best first (rule 9.2), as the
+    /// `turn_resolved` of the plan would carry them.
+    #[schemars(length(min = 4, max = 4))]
+    pub standings: Vec<Standing>,
+    /// The legal single-piece moves the plan could still add in its direction
+    /// (`engine::legal::legal_moves`): per piece not moved yet, each distinct step
+    /// count of the remaining rolls (with an exit first for a guardian in the Yard,
+    /// or an exit alone), or of royal steps; `to` where the piece would end and
+    /// `points` the change of the seat's total that adding it makes. Send an empty
+    /// plan to get every legal first move of the turn.
+    pub moves: Vec<LegalMove>,
+}
+
 /// Clock state in a snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Clocks {
@@ -498,6 +532,7 @@ impl ServerMsg {
             ServerMsg::SeatAway(_) => "seat_away",
             ServerMsg::SeatBack(_) => "seat_back",
             ServerMsg::DiceSealed(_) => "dice_sealed",
+            ServerMsg::PlanPreview(_) => "plan_preview",
         }
     }
 
@@ -515,7 +550,7 @@ impl ServerMsg {
     }
 
     /// Every server message type tag.
-    pub const TYPES: [&'static str; 18] = [
+    pub const TYPES: [&'static str; 19] = [
         "welcome",
         "queue_status",
         "lobby_state",
@@ -534,5 +569,6 @@ impl ServerMsg {
         "seat_away",
         "seat_back",
         "dice_sealed",
+        "plan_preview",
     ];
 }

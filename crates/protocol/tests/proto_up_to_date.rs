@@ -54,9 +54,9 @@ fn proto_dir_is_up_to_date() {
 
 #[test]
 fn generated_file_set_is_complete() {
-    // 6 schemas + error_codes.json + 18 client + 18 server examples + session.txt.
+    // 6 schemas + error_codes.json + 19 client + 19 server examples + session.txt.
     let paths: Vec<String> = files().into_iter().map(|f| f.path).collect();
-    assert_eq!(paths.len(), 6 + 1 + 18 + 18 + 1);
+    assert_eq!(paths.len(), 6 + 1 + 19 + 19 + 1);
     for t in protocol::ClientMsg::TYPES {
         assert!(paths.contains(&format!("examples/client/{t}.json")), "{t}");
     }

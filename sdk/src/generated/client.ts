@@ -56,6 +56,10 @@ export type ClientFrame = {
       t: 'pass';
     }
   | {
+      d: SubmitTurn;
+      t: 'preview_plan';
+    }
+  | {
       d: Resync;
       t: 'resync';
     }
@@ -96,6 +100,10 @@ export type ClientFrame = {
       d: MatchRef;
       t: 'offer_rematch';
     }
+  | {
+      d: ContributeEntropy;
+      t: 'contribute_entropy';
+    }
 );
 
 /**
@@ -130,6 +138,12 @@ export interface Hello {
  */
 export interface JoinQueue {
   /**
+   * Level of the bots that fill the empty seats if the bot-fill wait runs out
+   * (default `greedy`). Players of every level share one queue; a match that
+   * gets bots takes the level of its longest-waiting player.
+   */
+  bot_level?: 'beginner' | 'casual' | 'greedy' | 'expert';
+  /**
    * journey or clash.
    */
   mode: 'journey' | 'clash';
@@ -138,6 +152,10 @@ export interface JoinQueue {
  * `create_lobby` payload.
  */
 export interface CreateLobby {
+  /**
+   * Level of those bots (default `greedy`).
+   */
+  bot_level?: 'beginner' | 'casual' | 'greedy' | 'expert';
   /**
    * Fill empty seats with bots when the host starts.
    */
@@ -161,7 +179,7 @@ export interface JoinLobby {
   code: string;
 }
 /**
- * `submit_turn` payload.
+ * `submit_turn` and `preview_plan` payload.
  */
 export interface SubmitTurn {
   /**
@@ -251,4 +269,17 @@ export interface Chat {
    * combining marks.
    */
   text: string;
+}
+/**
+ * `contribute_entropy` payload.
+ */
+export interface ContributeEntropy {
+  /**
+   * 16 to 64 random bytes as hex (32 to 128 hex digits; upper or lower case).
+   */
+  entropy: string;
+  /**
+   * The match.
+   */
+  match_id: string;
 }

@@ -267,6 +267,13 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description How strong the bots are that fill empty seats, weakest first: `beginner` (a
+         *     random legal plan on 3 turns in 4), `casual` (on 1 turn in 4, otherwise as
+         *     `greedy`), `greedy` (the best plan under a one-turn heuristic), `expert` (compares
+         *     the greedy bot's best plans by playing the next turns out with sampled dice).
+         */
+        BotLevel: "beginner" | "casual" | "greedy" | "expert";
+        /**
          * @description The REST error body: every 4xx and 5xx answer of the API has this shape (it is
          *     what [`crate::error::ApiError`] renders).
          */
@@ -388,6 +395,8 @@ export interface components {
         };
         /** @description One open public lobby in `lobby_list`. */
         LobbyInfo: {
+            /** @description Level of those bots. */
+            bot_level: components["schemas"]["BotLevel"];
             /** @description Join code (`join_lobby`). */
             code: string;
             /** @description Empty seats get bots when the host starts. */
@@ -634,6 +643,11 @@ export interface components {
              *     documents of servers before protocol 2 call it `is_bot`, which is read too.
              */
             bot: boolean;
+            /**
+             * @description The level of the bot that plays the seat (absent for a human's seat, and for
+             *     the bot of a seat whose player left, which plays at the server's default).
+             */
+            bot_level?: components["schemas"]["BotLevel"] | null;
             /**
              * @description True once the seat's player left the match (`seat_left`).
              * @default false
@@ -954,7 +968,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The replay document, JSON Schema in `proto/replay.schema.json`: `match_id`, `seats` (seat, player_id, name, bot, left, as in `match_started`), `rules`, `mode`, `dice_commitment` (SHA-256 of the seed, hex), `seed` (hex; null until the match has ended), `turns` (each turn's number, seat, dice, plan, kind and events, in order), `left` (seats whose player left, in leaving order) and `end` (reason and standings; null until ended). `verify-replay URL` re-plays it. An ended match's replay has an `ETag` and `Cache-Control: public, max-age=31536000, immutable`. */
+            /** @description The replay document, JSON Schema in `proto/replay.schema.json`: `match_id`, `seats` (seat, player_id, name, bot, left, as in `match_started`), `rules`, `mode`, `dice_commitment` (SHA-256 of the seed, hex), `seed` (hex; null until the match has ended), `dice_scheme` (`contributed`: the dice are keyed with HKDF-SHA256 of the seed and `contributions`, each seat's recorded entropy in seat order, proto/README.md §10; `server_seed`: the seed alone, matches before it), `turns` (each turn's number, seat, dice, plan, kind and events, in order), `left` (seats whose player left, in leaving order) and `end` (reason and standings; null until ended). `verify-replay URL` re-plays it. An ended match's replay has an `ETag` and `Cache-Control: public, max-age=31536000, immutable`. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -209,9 +209,20 @@ export type PieceId = 'G1' | 'G2' | 'G3' | 'G4' | 'R';
  */
 export interface Replay {
   /**
+   * Scheme `contributed`: every seat's recorded contribution in seat order, once
+   * sealed (before the first roll); absent for `server_seed`.
+   */
+  contributions?: Contribution[] | null;
+  /**
    * SHA-256 of the seed, published at match start (hex).
    */
   dice_commitment: string;
+  /**
+   * Which inputs key the dice: `server_seed` (the seed alone; the default, so a
+   * replay from before issue 31 reads as that scheme) or `contributed` (the seed
+   * and `contributions`, `proto/README.md` §10).
+   */
+  dice_scheme?: 'server_seed' | 'contributed';
   /**
    * The end, once the match is over.
    */
@@ -234,6 +245,24 @@ export interface Replay {
    * Every resolved turn, in order.
    */
   turns: TurnRecord[];
+}
+/**
+ * One seat's recorded contribution to the dice (scheme [`DiceScheme::Contributed`]).
+ */
+export interface Contribution {
+  /**
+   * True when the seat did not contribute in the window (a bot, an empty seat, or
+   * a player who sent nothing in time) and got the default (no bytes).
+   */
+  defaulted: boolean;
+  /**
+   * The entropy used: the player's bytes, or `""` (no bytes) for the default.
+   */
+  entropy: string;
+  /**
+   * The seat.
+   */
+  seat: 'green' | 'red' | 'blue' | 'yellow';
 }
 /**
  * The end of a match.

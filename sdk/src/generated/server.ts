@@ -2,8 +2,9 @@
 
 /**
  * A server frame: `{"t": <type>, "d": <payload>, "seq": <match sequence number>}`.
- * `seq` is present on every message about a match (`match_started`, `turn_started`,
- * `turn_resolved`, `snapshot`, `match_ended`, `chat`): 1 for `match_started`, then +1
+ * `seq` is present on every message about a match (`match_started`, `dice_sealed`,
+ * `turn_started`, `turn_resolved`, `snapshot`, `match_ended`, `chat`, `seat_left`):
+ * 1 for `match_started`, then +1
  * per message of that match, the same numbers for every player and spectator. A
  * `snapshot` carries the `seq` of the last message it includes.
  */
@@ -28,6 +29,10 @@ export type ServerFrame = {
   | {
       d: MatchStarted;
       t: 'match_started';
+    }
+  | {
+      d: DiceSealed;
+      t: 'dice_sealed';
     }
   | {
       d: TurnStarted;
@@ -73,10 +78,29 @@ export type ServerFrame = {
       t: 'lobby_list';
     }
   | {
+      d: SeatPresence;
+      t: 'seat_away';
+    }
+  | {
+      d: SeatPresence;
+      t: 'seat_back';
+    }
+  | {
       d: RematchOffered;
       t: 'rematch_offered';
     }
+  | {
+      d: PlanPreview;
+      t: 'plan_preview';
+    }
 );
+/**
+ * How strong the bots are that fill empty seats, weakest first: `beginner` (a
+ * random legal plan on 3 turns in 4), `casual` (on 1 turn in 4, otherwise as
+ * `greedy`), `greedy` (the best plan under a one-turn heuristic), `expert` (compares
+ * the greedy bot's best plans by playing the next turns out with sampled dice).
+ */
+export type BotLevel = 'beginner' | 'casual' | 'greedy' | 'expert';
 /**
  * Rule 1.1: the four seats, in turn order (green moves first).
  */
@@ -327,6 +351,10 @@ export interface QueueStatus {
  */
 export interface LobbyState {
   /**
+   * Level of those bots.
+   */
+  bot_level: 'beginner' | 'casual' | 'greedy' | 'expert';
+  /**
    * Join code (6 characters from `ABCDEFGHJKMNPQRSTUVWXYZ23456789`).
    */
   code: string;
@@ -376,9 +404,20 @@ export interface LobbyMember {
  */
 export interface MatchStarted {
   /**
+   * Scheme `contributed`: when the contribution window closes (Unix ms); seats
+   * that did not contribute by then get the default (no bytes). Null otherwise.
+   */
+  contribution_deadline_ms?: number | null;
+  /**
    * SHA-256 of the match seed (hex); the seed is revealed in `match_ended`.
    */
   dice_commitment: string;
+  /**
+   * Which inputs key the dice: `contributed` (a new match, unless the server's
+   * contribution window is 0: send
+   * `contribute_entropy` before `contribution_deadline_ms`) or `server_seed`.
+   */
+  dice_scheme?: 'server_seed' | 'contributed';
   /**
    * When the match clock runs out, Unix time in milliseconds.
    */
@@ -658,6 +697,11 @@ export interface SeatInfo {
    */
   bot: boolean;
   /**
+   * The level of the bot that plays the seat (absent for a human's seat, and for
+   * the bot of a seat whose player left, which plays at the server's default).
+   */
+  bot_level?: BotLevel | null;
+  /**
    * True once the seat's player left the match (`seat_left`).
    */
   left?: boolean;
@@ -669,6 +713,41 @@ export interface SeatInfo {
    * The player, or null for a bot.
    */
   player_id?: string | null;
+  /**
+   * Rule 1.1: the four seats, in turn order (green moves first).
+   */
+  seat: 'green' | 'red' | 'blue' | 'yellow';
+}
+/**
+ * `dice_sealed` payload.
+ */
+export interface DiceSealed {
+  /**
+   * The four seats' contributions in seat order (green, red, blue, yellow) as
+   * used in the dice key: a player can check its own bytes are there.
+   *
+   * @minItems 4
+   * @maxItems 4
+   */
+  contributions: [Contribution, Contribution, Contribution, Contribution];
+  /**
+   * The match.
+   */
+  match_id: string;
+}
+/**
+ * One seat's recorded contribution to the dice (scheme [`DiceScheme::Contributed`]).
+ */
+export interface Contribution {
+  /**
+   * True when the seat did not contribute in the window (a bot, an empty seat, or
+   * a player who sent nothing in time) and got the default (no bytes).
+   */
+  defaulted: boolean;
+  /**
+   * The entropy used: the player's bytes, or `""` (no bytes) for the default.
+   */
+  entropy: string;
   /**
    * Rule 1.1: the four seats, in turn order (green moves first).
    */
@@ -695,9 +774,14 @@ export interface TurnStarted {
    */
   match_id: string;
   /**
-   * Milliseconds left on the match clock when sent.
+   * Milliseconds left on the match clock when this frame was sent.
    */
   match_remaining_ms: number;
+  /**
+   * The server's clock when this frame was sent, Unix milliseconds
+   * (`turn_deadline_ms − turn_remaining_ms`, unless the turn is already due).
+   */
+  now_ms: number;
   /**
    * The seat's roll store after the roll, oldest first.
    */
@@ -715,7 +799,10 @@ export interface TurnStarted {
    */
   turn_number: number;
   /**
-   * Milliseconds left on the turn timer when sent.
+   * Milliseconds left on the turn timer when this frame was sent (a gap replay
+   * after `hello.last_seq` or `resync` sends the turn in progress with its times
+   * as of the replay): count down from `turn_remaining_ms` from the moment it
+   * arrives (`proto/README.md` §7).
    */
   turn_remaining_ms: number;
 }
@@ -828,9 +915,22 @@ export interface Standing {
 export interface Snapshot {
   clocks: Clocks;
   /**
+   * Scheme `contributed` while the window is open: when it closes (Unix ms).
+   */
+  contribution_deadline_ms?: number | null;
+  /**
+   * Scheme `contributed`: the sealed contributions in seat order (as in
+   * `dice_sealed`); null while the window is open and for `server_seed`.
+   */
+  contributions?: Contribution[] | null;
+  /**
    * SHA-256 of the seed (hex).
    */
   dice_commitment: string;
+  /**
+   * Which inputs key the dice (`server_seed` or `contributed`).
+   */
+  dice_scheme?: 'server_seed' | 'contributed';
   /**
    * Present once the match has ended.
    */
@@ -1154,6 +1254,9 @@ export interface ErrorMsg {
     | 'internal'
     | 'match_not_ended'
     | 'store_unavailable'
+    | 'invalid_entropy'
+    | 'already_contributed'
+    | 'contribution_closed'
     | 'not_your_turn'
     | 'match_over'
     | 'unknown_piece'
@@ -1180,6 +1283,12 @@ export interface ErrorMsg {
  * `ack` payload.
  */
 export interface Ack {
+  /**
+   * Only in the answer to a resend of a plan (or pass) that was already applied
+   * (its first sending's `ack` was lost): the `seq` of the `turn_resolved` that
+   * applied it. Nothing is applied again (`proto/README.md` §6). Absent otherwise.
+   */
+  applied_seq?: number | null;
   /**
    * The `id` of the accepted client frame.
    */
@@ -1236,6 +1345,10 @@ export interface LobbyList {
  */
 export interface LobbyInfo {
   /**
+   * Level of those bots.
+   */
+  bot_level: 'beginner' | 'casual' | 'greedy' | 'expert';
+  /**
    * Join code (`join_lobby`).
    */
   code: string;
@@ -1255,6 +1368,19 @@ export interface LobbyInfo {
    * journey or clash.
    */
   mode: 'journey' | 'clash';
+}
+/**
+ * `seat_away` / `seat_back` payload.
+ */
+export interface SeatPresence {
+  /**
+   * The match.
+   */
+  match_id: string;
+  /**
+   * Rule 1.1: the four seats, in turn order (green moves first).
+   */
+  seat: 'green' | 'red' | 'blue' | 'yellow';
 }
 /**
  * `rematch_offered` payload.
@@ -1280,4 +1406,114 @@ export interface RematchOffered {
    * journey or clash (the match's mode).
    */
   mode: 'journey' | 'clash';
+}
+/**
+ * `plan_preview` payload: what submitting `plan` for turn `turn_number` would do,
+ * resolved by the engine on a copy of the position (nothing changed). `events` and
+ * `standings` are exactly those the `turn_resolved` of that plan would carry, as
+ * long as the turn is still running.
+ */
+export interface PlanPreview {
+  /**
+   * What the plan would do, in order (RULES.md §11 events): captures, blockade
+   * penalties, checkpoints, reaching Home, finishing.
+   */
+  events: Event[];
+  /**
+   * The `id` of the `preview_plan` this answers (null when it had none).
+   */
+  in_reply_to?: string | null;
+  /**
+   * The match.
+   */
+  match_id: string;
+  /**
+   * The legal single-piece moves the plan could still add in its direction
+   * (`engine::legal::legal_moves`): per piece not moved yet, each distinct step
+   * count of the remaining rolls (with an exit first for a guardian in the Yard,
+   * or an exit alone), or of royal steps; `to` where the piece would end and
+   * `points` the change of the seat's total that adding it makes. Send an empty
+   * plan to get every legal first move of the turn.
+   */
+  moves: LegalMove[];
+  plan: Plan1;
+  /**
+   * Rule 1.1: the four seats, in turn order (green moves first).
+   */
+  seat: 'green' | 'red' | 'blue' | 'yellow';
+  /**
+   * The standings right after the plan, best first (rule 9.2), as the
+   * `turn_resolved` of the plan would carry them.
+   *
+   * @minItems 4
+   * @maxItems 4
+   */
+  standings: [Standing, Standing, Standing, Standing];
+  /**
+   * The turn the plan is for.
+   */
+  turn_number: number;
+}
+/**
+ * One legal single-piece addition to a plan (what a client highlights when the
+ * player picks a piece): moving `piece` by `steps` in `direction`, using `rolls`
+ * from the store (a guardian) or `steps` royal steps (the royal, rule 4.3), after
+ * exiting it first when `exit` is set (one exit credit). `to` and `points` are what
+ * the engine resolves for the plan with this move added (rules §5–§8, so captures,
+ * blockades and the midpoint are counted): where the piece ends, and the change of
+ * the seat's total (points) against the plan without it.
+ */
+export interface LegalMove {
+  /**
+   * True when the move exits the guardian from the Yard first (rule 4.3).
+   */
+  exit?: boolean;
+  /**
+   * Rule 1.2: the five pieces of a seat: guardians `G1`–`G4` and the royal `R`.
+   */
+  piece: 'G1' | 'G2' | 'G3' | 'G4' | 'R';
+  /**
+   * Change of the seat's total (progress + combat + bonus, rule 8.1) that adding
+   * this move makes, in points (negative for a blockade penalty, rule 6).
+   */
+  points: number;
+  /**
+   * Roll values used, ascending (empty for an exit alone and for the royal).
+   */
+  rolls?: number[];
+  /**
+   * Steps: the sum of `rolls`, or the royal's steps (0 for an exit alone).
+   */
+  steps: number;
+  /**
+   * Where a piece is: "yard", "ring:N" (absolute ring index N = 0..=67; 0 is green's entry tile), "hp:N" (the owner's home-path tile N = 1..=7) or "home".
+   */
+  to: string;
+}
+/**
+ * The plan previewed, as sent.
+ */
+export interface Plan1 {
+  /**
+   * Rule 4.3: direction of every ring move this turn (default forward).
+   */
+  direction?: 'forward' | 'backward';
+  /**
+   * Rule 4.3: guardians (`"G1"`..`"G4"`) to bring out of the Yard, one exit credit each.
+   */
+  exits?: string[];
+  /**
+   * Rule 4.3: roll values from the store per guardian; the guardian moves by their sum (steps).
+   */
+  moves?: {
+    [k: string]: number[];
+  };
+  /**
+   * Rule 4.3: royal steps, 1..=`royal_max_steps` (default 8); absent = the royal stays.
+   */
+  royal?: number | null;
+  /**
+   * Rule 5.1: the royal moves before the guardians when true (default false).
+   */
+  royal_first?: boolean;
 }

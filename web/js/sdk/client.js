@@ -115,6 +115,19 @@ export class LudoClient {
      * `timeout`, `closed`).
      */
     request(t, d) {
+        return this.ask(t, d);
+    }
+    /**
+     * `preview_plan` (proto/README.md §4): resolves with the `plan_preview` that
+     * answers it — the events and standings the plan would give, and the single-piece
+     * moves it could still add — or rejects with the very `error` a `submit_turn` of
+     * the plan would get. Nothing changes on the server.
+     */
+    preview(d) {
+        return this.ask('preview_plan', d, 'plan_preview');
+    }
+    /** Sends request `t` with an id; resolves with the `answer` message (default `ack`). */
+    ask(t, d, answer) {
         const id = `s${this.nextId++}`;
         return new Promise((resolve, reject) => {
             if (this.closed)
@@ -126,7 +139,7 @@ export class LudoClient {
                 this.pending.delete(id);
                 reject(new LudoError('timeout', `no answer to ${t}`));
             }, this.opts.requestTimeoutMs);
-            this.pending.set(id, { resolve, reject, timer });
+            this.pending.set(id, { resolve: resolve, reject, timer, answer });
             this.raw((d === undefined ? { t, id } : { t, id, d }));
         });
     }
@@ -317,10 +330,22 @@ export class LudoClient {
                 return;
             }
             case 'ack': {
+                // A request answered by another message (`plan_preview`) waits for that one.
                 const p = this.pending.get(f.d.id);
-                if (p) {
+                if (p && !p.answer) {
                     clearTimeout(p.timer);
                     this.pending.delete(f.d.id);
+                    p.resolve(f.d);
+                }
+                this.deliver(f);
+                return;
+            }
+            case 'plan_preview': {
+                const id = f.d.in_reply_to;
+                const p = id ? this.pending.get(id) : undefined;
+                if (p && id && p.answer === 'plan_preview') {
+                    clearTimeout(p.timer);
+                    this.pending.delete(id);
                     p.resolve(f.d);
                 }
                 this.deliver(f);

@@ -77,6 +77,13 @@ pub(crate) enum WireCmd {
         plan: engine::Plan,
         at_ms: u64,
     },
+    Preview {
+        player: Uuid,
+        req: Option<String>,
+        turn_number: u32,
+        plan: engine::Plan,
+        at_ms: u64,
+    },
     Resync {
         player: Uuid,
         req: Option<String>,
@@ -122,6 +129,20 @@ impl WireCmd {
                 at_ms,
                 ..
             } => WireCmd::Submit {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            },
+            RoomCmd::Preview {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+                ..
+            } => WireCmd::Preview {
                 player,
                 req,
                 turn_number,
@@ -186,6 +207,20 @@ impl WireCmd {
                 turn_number,
                 plan,
                 received,
+                at_ms,
+            },
+            WireCmd::Preview {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            } => RoomCmd::Preview {
+                player,
+                conn,
+                req,
+                turn_number,
+                plan,
                 at_ms,
             },
             WireCmd::Resync {

@@ -552,6 +552,14 @@ impl Room {
                 received,
                 at_ms,
             } => self.submit(player, conn, req, turn_number, &plan, received, at_ms),
+            RoomCmd::Preview {
+                player,
+                conn,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            } => self.preview(player, &conn, req, turn_number, plan, at_ms),
             RoomCmd::Resync {
                 player,
                 conn,
@@ -755,6 +763,56 @@ impl Room {
                 // `after_turn` gives its turn_resolved the next seq.
                 self.seats[i].applied = Some((turn_number, plan.clone(), self.assigned + 1));
                 self.after_turn(outcome, Some((conn, req)), Some(received))
+            }
+        }
+    }
+
+    /// `preview_plan`: the plan resolved by the engine on a copy of the position
+    /// ([`engine::Match::preview`]), answered with `ack` and `plan_preview`; errors
+    /// exactly as `submit_turn`'s (a plan read at or after the turn's deadline is
+    /// `stale_turn`, though a preview does not end the turn). Changes nothing.
+    fn preview(
+        &self,
+        player: Uuid,
+        conn: &ConnHandle,
+        req: Option<String>,
+        turn_number: u32,
+        plan: Plan,
+        at_ms: u64,
+    ) {
+        let Some(i) = self.seat_index_of(player) else {
+            conn.send_error(ErrorCode::NotInMatch, "you have no seat in this match", req);
+            return;
+        };
+        let seat = Seat::from_index(i);
+        let late = at_ms < self.m.deadline_ms()
+            && self.m.current_turn().is_some_and(|t| {
+                t.seat == seat && t.turn_number == turn_number && at_ms >= t.deadline_ms
+            });
+        if late {
+            conn.send_error(
+                ErrorCode::StaleTurn,
+                "the plan arrived at or after turn_deadline_ms: the turn timed out",
+                req,
+            );
+            return;
+        }
+        match self.m.preview(seat, turn_number, &plan, at_ms) {
+            Err(e) => conn.send_error(ErrorCode::from(&e), e.to_string(), req),
+            Ok(p) => {
+                conn.ack(req.clone());
+                let msg = ServerMsg::PlanPreview(protocol::PlanPreview {
+                    in_reply_to: req,
+                    match_id: self.id,
+                    turn_number,
+                    seat,
+                    plan,
+                    events: p.events,
+                    // As `turn_resolved` computes them (`after_turn`).
+                    standings: engine::standings(&p.position),
+                    moves: p.moves,
+                });
+                conn.send_msg(None, &msg);
             }
         }
     }
@@ -1449,6 +1507,7 @@ fn answer_stopped(cmd: RoomCmd, moving: bool) {
     }
     match cmd {
         RoomCmd::Submit { conn, .. }
+        | RoomCmd::Preview { conn, .. }
         | RoomCmd::Leave { conn, .. }
         | RoomCmd::Resync { conn, .. }
         | RoomCmd::Spectate { conn, .. }
@@ -1461,7 +1520,9 @@ fn answer_stopped(cmd: RoomCmd, moving: bool) {
 /// Answers a command that reached a room that has ended (or is stopping).
 fn answer_gone(cmd: RoomCmd) {
     match cmd {
-        RoomCmd::Submit { conn, req, .. } | RoomCmd::Leave { conn, req, .. } => {
+        RoomCmd::Submit { conn, req, .. }
+        | RoomCmd::Preview { conn, req, .. }
+        | RoomCmd::Leave { conn, req, .. } => {
             conn.send_error(ErrorCode::MatchOver, "the match is over", req)
         }
         RoomCmd::Resync { conn, req, .. }

@@ -80,6 +80,23 @@ pub enum RoomCmd {
         /// timeout (rule 4.6), whenever the room gets to it.
         at_ms: u64,
     },
+    /// `preview_plan` from `player`: what the plan would do, answered to `conn`
+    /// only; nothing changes.
+    Preview {
+        /// The authenticated player.
+        player: Uuid,
+        /// Where to send the answer or error.
+        conn: ConnHandle,
+        /// The frame's `id`.
+        req: Option<String>,
+        /// The turn the plan is for.
+        turn_number: u32,
+        /// The plan.
+        plan: Plan,
+        /// When the connection read the request, on the server's clock (Unix ms):
+        /// checked as a submission's would be.
+        at_ms: u64,
+    },
     /// `resync`: missed frames after `last_seq`, or a snapshot. A seated player's
     /// connection is (re-)attached to its seat.
     Resync {

@@ -336,6 +336,10 @@ impl Session {
                 self.submit(player, s.match_id, s.turn_number, s.plan, req)
                     .await
             }
+            Request::PreviewPlan(s) => {
+                self.preview(player, s.match_id, s.turn_number, s.plan, req)
+                    .await
+            }
             Request::Pass(t) => {
                 self.submit(player, t.match_id, t.turn_number, engine::Plan::pass(), req)
                     .await
@@ -587,6 +591,29 @@ impl Session {
             turn_number,
             plan,
             received,
+            at_ms,
+        };
+        self.to_room(match_id, Route::Submit, req.clone(), make)
+            .await;
+    }
+
+    /// `preview_plan`: to the room, which answers (`plan_preview`, or the error a
+    /// `submit_turn` of the same plan would get; no room: as `submit_turn`).
+    async fn preview(
+        &self,
+        player: &store::Player,
+        match_id: Uuid,
+        turn_number: u32,
+        plan: engine::Plan,
+        req: Option<String>,
+    ) {
+        let at_ms = self.state.clock().now_ms();
+        let make = |conn| RoomCmd::Preview {
+            player: player.id,
+            conn,
+            req: req.clone(),
+            turn_number,
+            plan,
             at_ms,
         };
         self.to_room(match_id, Route::Submit, req.clone(), make)

@@ -18,6 +18,7 @@ mod openapi_file;
 mod outage;
 mod phones;
 mod play;
+mod preview;
 mod public_lobbies;
 mod ratings;
 mod reconnect;
