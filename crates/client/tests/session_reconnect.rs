@@ -25,6 +25,9 @@ async fn start() -> (String, AppState, tempfile::TempDir) {
         bot_fill_seconds: 60,
         // Room for every frame A misses, so its reconnect is answered by a replay.
         resync_frames: 64,
+        // The manual clock never closes a dice contribution window: scheme
+        // `server_seed` (the dice are not what this test is about).
+        contribution_window_ms: 0,
         ..Config::default()
     };
     start_with(config, Clock::manual(1_800_000_000_000)).await

@@ -511,6 +511,31 @@ mod tests {
         }
     }
 
+    /// Rule 2.6, exact values: yellow's (entry 51) forward tile 20 is ring 2 (the
+    /// ring wraps at 68), its backward tile 60 is ring 60; every ring location given
+    /// is a real tile (0..=67).
+    #[test]
+    fn rule_2_6_relative_tiles_wrap_the_ring() {
+        let y = Seat::Yellow;
+        assert_eq!(
+            from_relative_tile(y, 20, Direction::Forward),
+            Some(Location::Ring(2))
+        );
+        assert_eq!(
+            from_relative_tile(y, 60, Direction::Backward),
+            Some(Location::Ring(60))
+        );
+        for s in Seat::ALL {
+            for dir in [Direction::Forward, Direction::Backward] {
+                for t in 0..=80 {
+                    if let Some(Location::Ring(r)) = from_relative_tile(s, t, dir) {
+                        assert!(r < RING_LEN, "{s} {dir:?} tile {t} gave ring {r}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn rule_3_1_steps() {
         let g = Seat::Green;

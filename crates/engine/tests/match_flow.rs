@@ -23,6 +23,7 @@ fn start_and_first_roll() {
     assert_eq!(t.exit_credits, 2 + sixes);
     assert_eq!(t.deadline_ms, 31_000);
     assert_eq!(m.deadline_ms(), 1_000 + 1_800_000);
+    assert_eq!(m.started_ms(), 1_000, "the match clock runs from the start");
     assert_eq!(m.commitment(), SEED.commitment());
     for s in [Seat::Red, Seat::Blue, Seat::Yellow] {
         let st = m.position().seat(s);
@@ -231,6 +232,11 @@ fn a_seat_leaves_once() {
     let st = m.standings();
     assert_eq!(st.iter().filter(|s| s.left).count(), 1);
     assert_eq!(st.last().map(|s| (s.seat, s.left)), Some((Seat::Red, true)));
+    // Everyone is at 0 points: the three who stayed share place 1, the leaver is 4th
+    // (a tie on points does not lift a seat that left to the stayers' place).
+    let places: Vec<u8> = st.iter().map(|s| s.place).collect();
+    assert_eq!(places, [1, 1, 1, 4]);
+    assert_eq!(m.started_ms(), 0);
     m.end_abandoned();
     assert!(!m.leave(Seat::Blue));
     assert_eq!(m.left(), &[Seat::Red]);
