@@ -36,6 +36,14 @@ const ARGS = [
 ];
 const AXE_SOURCE = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SKIP = !BASE && 'LUDO_TEST_URL is not set: run scripts/browser-test.sh';
+// Without a server the browser tests cannot run; that is a failure, not a pass with
+// everything skipped (LUDO_SKIP_BROWSER=1 skips them on purpose, e.g. for the unit
+// tests alone).
+if (SKIP && process.env.LUDO_SKIP_BROWSER !== '1') {
+  test('the browser tests have a server (LUDO_TEST_URL)', () => {
+    throw new Error('LUDO_TEST_URL is not set: run scripts/browser-test.sh (or set LUDO_SKIP_BROWSER=1 to skip on purpose)');
+  });
+}
 const now = () => new Date().toISOString().slice(11, 23);
 
 /** The match the first test played to its end (the dice-check test views its replay). */

@@ -25,6 +25,14 @@ const ARGS = [
   '--disable-default-apps', '--disable-extensions', '--metrics-recording-only', '--no-default-browser-check',
 ];
 const SKIP = !BASE && 'LUDO_TEST_URL is not set: run scripts/browser-test.sh';
+// Without a server the browser tests cannot run; that is a failure, not a pass with
+// everything skipped (LUDO_SKIP_BROWSER=1 skips them on purpose, e.g. for the unit
+// tests alone).
+if (SKIP && process.env.LUDO_SKIP_BROWSER !== '1') {
+  test('the browser tests have a server (LUDO_TEST_URL)', () => {
+    throw new Error('LUDO_TEST_URL is not set: run scripts/browser-test.sh (or set LUDO_SKIP_BROWSER=1 to skip on purpose)');
+  });
+}
 
 async function openBrowser(label, options = {}) {
   const dir = await mkdtemp(path.join(tmpdir(), `ludo-${label}-`));

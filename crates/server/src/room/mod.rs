@@ -263,8 +263,23 @@ pub fn start(state: &AppState, mode: Mode, occupants: Vec<Occupant>) -> Result<U
 pub fn start_listed(
     state: &AppState,
     mode: Mode,
+    occupants: Vec<Occupant>,
+    listed: bool,
+) -> Result<Uuid, StartError> {
+    start_seeded(state, mode, occupants, listed, new_seed()?)
+}
+
+/// [`start_listed`] with a given seed instead of a fresh one from the operating
+/// system: for tests that need dice known in advance (a match that finishes by
+/// construction). A server never calls it with anything but [`new_seed`]'s.
+///
+/// Errors: [`StartError`]; nothing is registered then.
+pub fn start_seeded(
+    state: &AppState,
+    mode: Mode,
     mut occupants: Vec<Occupant>,
     listed: bool,
+    seed: Seed,
 ) -> Result<Uuid, StartError> {
     if occupants.len() > 4 {
         return Err(StartError::TooMany(occupants.len()));
@@ -275,7 +290,6 @@ pub fn start_listed(
     occupants.resize(4, Occupant::Empty);
     occupants.shuffle(&mut rand::rng());
     let now = state.clock().now_ms();
-    let seed = new_seed()?;
     // A new match takes its players' dice contributions (issue 31): nothing is rolled
     // until the room seals them. A contribution window of 0 turns them off: the seed
     // alone keys the dice (scheme `server_seed`, as before).

@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use bot::BotKind;
-use engine::{EndReason, Seat, TurnKind};
+use engine::{EndReason, Mode, Seat, Seed, TurnKind};
 use protocol::ServerMsg;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -343,4 +343,103 @@ async fn a_spectator_gets_a_snapshot_then_live_events() {
         .send(json!({"t": "pass", "d": {"match_id": id, "turn_number": 2}}))
         .await;
     watcher.expect_error(protocol::ErrorCode::NotInMatch).await;
+}
+
+/// The turns greedy players (one `BotKind::Greedy` per seat, seeded by its seat
+/// index, as [`play`] chooses) need to finish every seat of a `mode` match with
+/// `seed`, played by the engine alone; `None` when they have not within 3,000 turns.
+fn greedy_turns_to_finish(rules: &engine::RuleSet, mode: Mode, seed: Seed) -> Option<usize> {
+    let mut m = engine::Match::new(rules.clone(), mode, seed, 0).unwrap();
+    let mut bots: Vec<_> = Seat::ALL
+        .iter()
+        .map(|s| bot::new_bot(BotKind::Greedy, s.index() as u64))
+        .collect();
+    for n in 0..3_000 {
+        let Some(t) = m.current_turn().cloned() else {
+            return (m.end()?.reason == EndReason::AllFinished).then_some(n);
+        };
+        let plan = bots[t.seat.index()].choose(m.position(), rules);
+        m.submit(t.seat, t.turn_number, &plan, 0).unwrap();
+    }
+    None
+}
+
+/// Rule 9.1's other ending, by construction and on any machine: a seed whose match
+/// greedy players finish is found with the engine alone; the server starts a match
+/// with that seed for four scripted clients that play those same greedy plans, on a
+/// manual clock that never runs out. The match ends `all_finished` after exactly the
+/// simulated number of turns, with places 1, 2, 3, 4 (rule 8.8), and the stored
+/// result says so and re-plays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_players_who_finish_end_the_match_all_finished() {
+    let (s, _clock) = start_manual(server::Config {
+        rate_per_second: 1000,
+        rate_burst: 1000,
+        ..test_config()
+    })
+    .await;
+    let mode = Mode::Clash;
+    let rules = s.state.config().rules();
+    let (seed, turns) = (0u8..64)
+        .find_map(|k| {
+            greedy_turns_to_finish(&rules, mode, Seed([k; 32])).map(|n| (Seed([k; 32]), n))
+        })
+        .expect("a seed among 64 whose match greedy players finish");
+
+    let mut clients = Vec::new();
+    for i in 0..4 {
+        clients.push(s.player(&format!("Finisher {i}")).await);
+    }
+    let occupants = clients
+        .iter()
+        .map(|c| server::room::Occupant::Human {
+            player_id: c.player_id,
+            name: c.name.clone(),
+        })
+        .collect();
+    let id = server::room::start_seeded(&s.state, mode, occupants, false, seed).unwrap();
+    let mut started = Vec::new();
+    for c in clients.iter_mut() {
+        started.push(expect_started(c).await);
+    }
+    let tasks: Vec<_> = clients
+        .into_iter()
+        .zip(started)
+        .map(|(c, st)| tokio::spawn(play(c, st)))
+        .collect();
+    let mut seen = Vec::new();
+    for t in tasks {
+        seen.push(
+            tokio::time::timeout(Duration::from_secs(120), t)
+                .await
+                .expect("the match ends within 120 s")
+                .unwrap(),
+        );
+    }
+    let ended = &seen[0].ended;
+    assert_eq!(ended.reason, EndReason::AllFinished);
+    assert_eq!(
+        seen[0].resolved.len(),
+        turns,
+        "the simulated number of turns"
+    );
+    let mut places: Vec<u8> = ended
+        .standings
+        .iter()
+        .map(|s| s.finished.expect("every seat finished"))
+        .collect();
+    places.sort_unstable();
+    assert_eq!(places, [1, 2, 3, 4], "rule 8.8: finishing places");
+    for other in &seen[1..] {
+        assert_eq!(&other.ended, ended);
+    }
+    s.eventually("room removed", |st| st.registries().room_count() == 0)
+        .await;
+    s.state.writer().flush().await;
+    let summary = s.store.match_summary(id).await.unwrap().unwrap();
+    assert_eq!(summary.status, store::MatchStatus::Ended);
+    assert_eq!(summary.end_reason, Some(EndReason::AllFinished));
+    let doc = s.store.replay(id).await.unwrap().expect("stored");
+    assert_eq!(doc.replay.turns.len(), turns);
+    engine::replay::verify(&doc.replay).expect("the stored match re-plays identically");
 }
