@@ -526,7 +526,8 @@ test('a match against three bots on a phone: touch, keyboard, spectating, standi
     const top = info.standings[0];
     const topSeat = seats.find((s) => s.seat === top.seat);
     // Bots are called "Bot" in the player's language; the player's own seat says so once.
-    const topName = topSeat.bot ? 'Bot' : topSeat.name;
+    const levelEn = { beginner: 'Beginner', casual: 'Casual', greedy: 'Greedy', expert: 'Expert' };
+    const topName = topSeat.bot ? (topSeat.bot_level ? `Bot · ${levelEn[topSeat.bot_level]}` : 'Bot') : topSeat.name;
     const cap = (s) => s[0].toUpperCase() + s.slice(1);
     assert.equal(await page.textContent('#turn-info'), `Match over. ${cap(top.seat)} (${top.seat === mySeat ? `${topName}, you` : topName}) wins with ${new Intl.NumberFormat('en').format(top.total)} points.`);
     assert.equal(await page.getAttribute('#turn-info', 'aria-live'), 'polite');
@@ -678,7 +679,8 @@ test('the same flow in Bengali at 360 px: translated texts, Intl numbers, the re
     await checkScreen(page, 'bn-05-final');
     const top = info.standings[0];
     const topSeat = (await page.evaluate(() => window.ludo.live.seats)).find((s) => s.seat === top.seat);
-    const topName = topSeat.bot ? 'বট' : topSeat.name;
+    const levelBn = { beginner: 'শিক্ষানবিশ', casual: 'সাধারণ', greedy: 'লোভী', expert: 'দক্ষ' };
+    const topName = topSeat.bot ? (topSeat.bot_level ? `বট · ${levelBn[topSeat.bot_level]}` : 'বট') : topSeat.name;
     const who = `${seatBn[top.seat]} (${top.seat === mySeat ? `${topName}, আপনি` : topName})`;
     assert.equal(await page.textContent('#turn-info'), `ম্যাচ শেষ। ${new Intl.NumberFormat('bn').format(top.total)} পয়েন্ট নিয়ে ${who} জিতেছে।`);
     assert.match(await page.textContent('#turn-info'), /[০-৯]/, 'Bengali digits');

@@ -256,12 +256,25 @@ impl Match {
         seed: Seed,
         now_ms: u64,
     ) -> Result<Match, InvalidRuleSet> {
+        let mut m = Match::unrolled(rules, mode, seed, now_ms, DiceScheme::ServerSeed)?;
+        m.begin_turn(now_ms);
+        Ok(m)
+    }
+
+    /// A match of `scheme` at `now_ms` with no turn rolled yet (rules 4.2, 9.1).
+    fn unrolled(
+        rules: RuleSet,
+        mode: Mode,
+        seed: Seed,
+        now_ms: u64,
+        scheme: DiceScheme,
+    ) -> Result<Match, InvalidRuleSet> {
         rules.check()?;
         let position = Position::start(mode, rules.start_exit_credits);
         let deadline_ms = now_ms + rules.match_seconds as u64 * 1000;
-        let mut m = Match {
+        Ok(Match {
             dice: Dice::new(seed),
-            scheme: DiceScheme::ServerSeed,
+            scheme,
             contributions: None,
             seed,
             position,
@@ -274,9 +287,7 @@ impl Match {
             end: None,
             left: Vec::new(),
             rules,
-        };
-        m.begin_turn(now_ms);
-        Ok(m)
+        })
     }
 
     /// Starts a match of scheme [`DiceScheme::Contributed`] at `now_ms` (rule 4.2;
@@ -293,25 +304,7 @@ impl Match {
         seed: Seed,
         now_ms: u64,
     ) -> Result<Match, InvalidRuleSet> {
-        rules.check()?;
-        let position = Position::start(mode, rules.start_exit_credits);
-        let deadline_ms = now_ms + rules.match_seconds as u64 * 1000;
-        Ok(Match {
-            dice: Dice::new(seed),
-            scheme: DiceScheme::Contributed,
-            contributions: None,
-            seed,
-            position,
-            current: None,
-            started_ms: now_ms,
-            deadline_ms,
-            turn_counter: 0,
-            log: Vec::new(),
-            log_base: 0,
-            end: None,
-            left: Vec::new(),
-            rules,
-        })
+        Match::unrolled(rules, mode, seed, now_ms, DiceScheme::Contributed)
     }
 
     /// Scheme [`DiceScheme::Contributed`]: records the four seats' contributions (seat

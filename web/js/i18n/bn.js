@@ -69,7 +69,7 @@ export default {
   'level.casual': 'সাধারণ',
   'level.greedy': 'লোভী',
   'level.expert': 'দক্ষ',
-  'seat.botLevel': '{name} ({level})',
+  'seat.botLevel': '{name} · {level}',
   'player.you': '{name} (আপনি)',
   'piece.royal': 'রাজকীয়',
 

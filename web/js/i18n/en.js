@@ -70,7 +70,7 @@ export default {
   'level.casual': 'Casual',
   'level.greedy': 'Greedy',
   'level.expert': 'Expert',
-  'seat.botLevel': '{name} ({level})',
+  'seat.botLevel': '{name} · {level}',
   'player.you': '{name} (you)',
   'piece.royal': 'royal',
 

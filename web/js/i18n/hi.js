@@ -70,7 +70,7 @@ export default {
   'level.casual': 'सामान्य',
   'level.greedy': 'लालची',
   'level.expert': 'विशेषज्ञ',
-  'seat.botLevel': '{name} ({level})',
+  'seat.botLevel': '{name} · {level}',
   'player.you': '{name} (आप)',
   'piece.royal': 'शाही',
 

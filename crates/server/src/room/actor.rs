@@ -61,6 +61,9 @@ use uuid::Uuid;
 /// (postponing by every slow commit would let a busy server stop the clocks).
 pub(crate) const STALL: Duration = Duration::from_secs(1);
 
+/// The `stale_turn` message of a plan read at or after its turn's deadline.
+const LATE_PLAN: &str = "the plan arrived at or after turn_deadline_ms: the turn timed out";
+
 /// Who plays a seat.
 pub(crate) enum SeatKind {
     /// A human player (by id).
@@ -740,19 +743,10 @@ impl Room {
             return;
         }
         let seat = Seat::from_index(i);
-        // (At or after the match deadline the engine answers match_over.)
-        let late = at_ms < self.m.deadline_ms()
-            && self.m.current_turn().is_some_and(|t| {
-                t.seat == seat && t.turn_number == turn_number && at_ms >= t.deadline_ms
-            });
-        if late {
+        if self.late(seat, turn_number, at_ms) {
             // Rule 4.6: a plan must arrive before `turn_deadline_ms`; at or after
             // it the turn times out, whichever the room sees first.
-            conn.send_error(
-                ErrorCode::StaleTurn,
-                "the plan arrived at or after turn_deadline_ms: the turn timed out",
-                req,
-            );
+            conn.send_error(ErrorCode::StaleTurn, LATE_PLAN, req);
             let now = self.deps.clock.now_ms().max(at_ms);
             self.expire(now);
             return;
@@ -765,6 +759,16 @@ impl Room {
                 self.after_turn(outcome, Some((conn, req)), Some(received))
             }
         }
+    }
+
+    /// Rule 4.6: a plan of `seat` for `turn_number` read at `at_ms` is late when that
+    /// turn is still in progress and its deadline has passed (at or after the match
+    /// deadline the engine answers `match_over` instead).
+    fn late(&self, seat: Seat, turn_number: u32, at_ms: u64) -> bool {
+        at_ms < self.m.deadline_ms()
+            && self.m.current_turn().is_some_and(|t| {
+                t.seat == seat && t.turn_number == turn_number && at_ms >= t.deadline_ms
+            })
     }
 
     /// `preview_plan`: the plan resolved by the engine on a copy of the position
@@ -785,16 +789,8 @@ impl Room {
             return;
         };
         let seat = Seat::from_index(i);
-        let late = at_ms < self.m.deadline_ms()
-            && self.m.current_turn().is_some_and(|t| {
-                t.seat == seat && t.turn_number == turn_number && at_ms >= t.deadline_ms
-            });
-        if late {
-            conn.send_error(
-                ErrorCode::StaleTurn,
-                "the plan arrived at or after turn_deadline_ms: the turn timed out",
-                req,
-            );
+        if self.late(seat, turn_number, at_ms) {
+            conn.send_error(ErrorCode::StaleTurn, LATE_PLAN, req);
             return;
         }
         match self.m.preview(seat, turn_number, &plan, at_ms) {
