@@ -886,6 +886,9 @@ async function tapTurn(page, n, shots) {
 /** The Latin names the tests sign in with. */
 const GUEST_NAMES = ['Guesto', 'Hosta', 'Ravi', 'Rhea', 'Tester', 'Watcher', 'Tapper', 'Screens'];
 
+/** Names of the standard algorithms the dice check names (SHA-256, HKDF, ChaCha20): proper names, not translated. */
+const ALGORITHM_NAMES = ['SHA', 'HKDF', 'ChaCha'];
+
 /** Latin words a language's own rule texts use (../shared/seeds), allowed on its screens. */
 const OWN_LATIN = {
   bn: ['Yard', 'Home', 'Forward', 'Backward', 'midpoint', 'tile', 'tiles', 'Home path', 'roll', 'rolls', 'exit', 'credits', 'store'],
@@ -912,7 +915,7 @@ async function foreignWords(page, lang) {
   });
   // Player names are the players' own (user content, never translated): the Latin
   // names of this file's guests, who may show in the lists of running matches.
-  const allowed = new Set([...OWN_LATIN[lang].flatMap((w) => w.split(' ')), ...GUEST_NAMES]);
+  const allowed = new Set([...OWN_LATIN[lang].flatMap((w) => w.split(' ')), ...GUEST_NAMES, ...ALGORITHM_NAMES]);
   return [...new Set(words)].filter((w) => !allowed.has(w));
 }
 
