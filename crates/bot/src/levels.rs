@@ -1,7 +1,7 @@
 //! Duels of any lineup of bot kinds: first-place shares with 95 % confidence
 //! intervals, and decision times per kind.
 
-use crate::sim::{match_seeds, play_match, MatchRun, SimError, TimeStats};
+use crate::sim::{match_seeds, play_match, play_spread, MatchRun, SimError, TimeStats};
 use crate::BotKind;
 use engine::{Mode, RuleSet, Seat};
 use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
@@ -79,40 +79,17 @@ pub(crate) fn rotated(lineup: [BotKind; 4], index: u32) -> [BotKind; 4] {
 ///
 /// Errors: the first [`SimError`] of any match.
 pub fn duel_levels(d: &LevelDuel) -> Result<(Vec<MatchRun>, Vec<LevelShare>), SimError> {
-    let threads = d.threads.max(1);
-    let results: Vec<Result<Vec<(u32, MatchRun)>, SimError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    (0..d.matches)
-                        .filter(|i| *i as usize % threads == t)
-                        .map(|i| {
-                            let (seed, bots) = match_seeds(d.seed, i);
-                            play_match(
-                                &d.rules,
-                                d.mode,
-                                seed,
-                                rotated(d.lineup, i),
-                                bots,
-                                d.max_turns,
-                            )
-                            .map(|r| (i, r))
-                        })
-                        .collect::<Result<Vec<_>, _>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a duel worker panicked"))
-            .collect()
-    });
-    let mut runs = Vec::with_capacity(d.matches as usize);
-    for r in results {
-        runs.extend(r?);
-    }
-    runs.sort_by_key(|(i, _)| *i);
-    let runs: Vec<MatchRun> = runs.into_iter().map(|(_, r)| r).collect();
+    let runs = play_spread(d.matches, d.threads, |i| {
+        let (seed, bots) = match_seeds(d.seed, i);
+        play_match(
+            &d.rules,
+            d.mode,
+            seed,
+            rotated(d.lineup, i),
+            bots,
+            d.max_turns,
+        )
+    })?;
 
     let mut kinds: Vec<BotKind> = Vec::new();
     for k in d.lineup {

@@ -254,21 +254,28 @@ fn duel_match(cfg: &DuelConfig, index: u32) -> Result<MatchRun, SimError> {
     )
 }
 
-/// Plays the duel `cfg` (greedy against random bots, seats rotating by match number,
-/// see [`Lineup`]) and sums up the results. Deterministic for `cfg` whatever
-/// `cfg.threads` is, except for the measured times.
+/// Plays matches `0..matches` with `play` on `threads` scoped threads (at least one;
+/// match `i` on thread `i % threads`) and returns them in index order, so the result
+/// does not depend on `threads`.
 ///
-/// Errors: the first [`SimError`] of any match.
-pub fn simulate(cfg: &DuelConfig) -> Result<DuelReport, SimError> {
-    let threads = cfg.threads.max(1);
-    let mut runs: Vec<(u32, MatchRun)> = Vec::with_capacity(cfg.matches as usize);
+/// Errors: the first [`SimError`] of the first thread that has one.
+pub(crate) fn play_spread<F>(
+    matches: u32,
+    threads: usize,
+    play: F,
+) -> Result<Vec<MatchRun>, SimError>
+where
+    F: Fn(u32) -> Result<MatchRun, SimError> + Sync,
+{
+    let threads = threads.max(1);
+    let play = &play;
     let results: Vec<Result<Vec<(u32, MatchRun)>, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 scope.spawn(move || {
-                    (0..cfg.matches)
+                    (0..matches)
                         .filter(|i| *i as usize % threads == t)
-                        .map(|i| duel_match(cfg, i).map(|r| (i, r)))
+                        .map(|i| play(i).map(|r| (i, r)))
                         .collect::<Result<Vec<_>, _>>()
                 })
             })
@@ -278,10 +285,21 @@ pub fn simulate(cfg: &DuelConfig) -> Result<DuelReport, SimError> {
             .map(|h| h.join().expect("a duel worker panicked"))
             .collect()
     });
+    let mut runs = Vec::with_capacity(matches as usize);
     for r in results {
         runs.extend(r?);
     }
     runs.sort_by_key(|(i, _)| *i);
+    Ok(runs.into_iter().map(|(_, r)| r).collect())
+}
+
+/// Plays the duel `cfg` (greedy against random bots, seats rotating by match number,
+/// see [`Lineup`]) and sums up the results. Deterministic for `cfg` whatever
+/// `cfg.threads` is, except for the measured times.
+///
+/// Errors: the first [`SimError`] of any match.
+pub fn simulate(cfg: &DuelConfig) -> Result<DuelReport, SimError> {
+    let runs = play_spread(cfg.matches, cfg.threads, |i| duel_match(cfg, i))?;
 
     let mut report = DuelReport {
         matches: cfg.matches,
@@ -296,7 +314,7 @@ pub fn simulate(cfg: &DuelConfig) -> Result<DuelReport, SimError> {
     };
     let (mut greedy_sum, mut greedy_n, mut random_sum, mut random_n) = (0i64, 0u32, 0i64, 0u32);
     let mut times = Vec::new();
-    for (_, run) in &runs {
+    for run in &runs {
         let firsts: Vec<Seat> = run
             .end
             .standings
@@ -331,7 +349,7 @@ pub fn simulate(cfg: &DuelConfig) -> Result<DuelReport, SimError> {
             }
         }
     }
-    if let Some((_, run)) = runs.first() {
+    if let Some(run) = runs.first() {
         let greedy_seats = run.kinds.iter().filter(|&&k| k == BotKind::Greedy).count();
         report.fair_share = greedy_seats as f64 / 4.0;
     }
