@@ -271,7 +271,8 @@ pub fn start_listed(
 
 /// [`start_listed`] with a given seed instead of a fresh one from the operating
 /// system: for tests that need dice known in advance (a match that finishes by
-/// construction). A server never calls it with anything but [`new_seed`]'s.
+/// construction). A server never calls it with anything but a fresh seed from the
+/// operating system's CSPRNG.
 ///
 /// Errors: [`StartError`]; nothing is registered then.
 pub fn start_seeded(
