@@ -215,6 +215,9 @@ function connect() {
     activeMatches = w.active_matches ?? [];
     const hash = location.hash;
     if (live && !live.ended) {
+      // A reconnect brings an away seat back; the server tells only the others
+      // (seat_away follows the replay for seats still away).
+      if (live.yourSeat && live.away.delete(live.yourSeat)) renderLive(live);
       // Reconnected: the server sends what we missed of a running match after
       // `welcome` (hello carried our last seq); a match that ended meanwhile is asked
       // for; a watched one is watched again.
@@ -316,6 +319,7 @@ function newLive(matchId, yourSeat) {
     turnDeadline: null,
     matchDeadline: null,
     planner: null,
+    away: new Set(), // seats away (proto/README.md §6.2): their turns are passed at once
   };
   $('event-log').replaceChildren();
   $('chat-log').replaceChildren();
@@ -442,6 +446,7 @@ async function handleMatchFrame(l, f) {
       l.turn = d.turn ?? null;
       l.turnDeadline = d.clocks.turn_deadline_ms ?? null;
       l.standings = null;
+      l.away.clear(); // the server sends seat_away again right after a snapshot
       if (l.yourSeat) board.setViewSeat(l.yourSeat);
       $('view-seat-wrap').hidden = !!l.yourSeat;
       $('leave-match').hidden = !l.yourSeat || !!d.ended;
@@ -487,6 +492,13 @@ async function handleMatchFrame(l, f) {
       logLine(t(used ? 'log.diceSealedMine' : 'log.diceSealed', { players }));
       break;
     }
+    case 'seat_away':
+      l.away.add(d.seat);
+      logLine(t('log.away', { who: who(l, d.seat) }));
+      break;
+    case 'seat_back':
+      if (l.away.delete(d.seat)) logLine(t('log.back', { who: who(l, d.seat) }));
+      break;
     case 'seat_left':
       logLine(t('log.left', { who: who(l, d.seat) }));
       if (d.seat === l.yourSeat) $('leave-match').hidden = true;
@@ -562,7 +574,9 @@ function renderLive(l) {
   if (live !== l) return;
   const rows = l.standings ?? standings(l.state);
   const turn = l.turn;
-  renderScoreboard($('scoreboard').querySelector('tbody'), rows, l.state, l.names, turn?.seat, l.yourSeat);
+  renderScoreboard($('scoreboard').querySelector('tbody'), rows, l.state, l.names, turn?.seat, l.yourSeat, l.away);
+  // This player's own seat is away: its turns are passed until it sends a match message.
+  $('away-box').hidden = !(l.yourSeat && l.away.has(l.yourSeat) && !l.ended);
   if (turn && !l.ended) {
     const mine = turn.seat === l.yourSeat;
     if (mine) {
@@ -703,6 +717,17 @@ function wireHome() {
   $('lobby-start').addEventListener('click', () => {
     setError('home-error', '');
     conn.send('start_lobby');
+  });
+  // Back from away (proto/README.md §6.2): any match message brings the seat back;
+  // `resync` also fills in whatever was missed.
+  $('away-back').addEventListener('click', () => {
+    if (!live) return;
+    // The seat is back once the server has the resync; it tells only the others
+    // (proto/README.md §6.2), so this client drops its own mark itself.
+    conn.resync(live.matchId);
+    live.away.delete(live.yourSeat);
+    logLine(t('log.back', { who: who(live, live.yourSeat) }));
+    renderLive(live);
   });
   // Leave the running match for good (`leave_match`): a bot plays the seat.
   $('leave-match').addEventListener('click', async () => {

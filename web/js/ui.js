@@ -18,7 +18,7 @@ function cell(tr, text, tag = 'td', cls = '', label = '') {
   return c;
 }
 
-function seatCell(tr, seat, names, you) {
+function seatCell(tr, seat, names, you, away) {
   const c = document.createElement('th');
   c.scope = 'row';
   const dot = document.createElement('span');
@@ -31,15 +31,22 @@ function seatCell(tr, seat, names, you) {
     n.textContent = you === seat ? t('player.you', { name: names[seat] }) : names[seat];
     c.append(n);
   }
+  if (away?.has(seat)) {
+    const a = document.createElement('span');
+    a.className = 'small away';
+    a.textContent = t('seat.away');
+    c.append(a);
+  }
   tr.append(c);
 }
 
 /**
  * The scoreboard in seat order: place, seat and player, progress, combat, bonus,
  * total (rule 8.1), the roll store and exit credits. `rows` are standings
- * ({seat, place, progress, combat, bonus, total}); `state` gives rolls and credits.
+ * ({seat, place, progress, combat, bonus, total}); `state` gives rolls and credits;
+ * `away` (a Set, live play only) the seats marked away (proto/README.md §6.2).
  */
-export function renderScoreboard(tbody, rows, state, names, toMove, you) {
+export function renderScoreboard(tbody, rows, state, names, toMove, you, away) {
   tbody.replaceChildren();
   for (const seat of SEATS) {
     const r = rows.find((x) => x.seat === seat);
@@ -49,7 +56,7 @@ export function renderScoreboard(tbody, rows, state, names, toMove, you) {
     tr.dataset.total = String(r.total);
     if (seat === toMove) tr.className = 'to-move';
     cell(tr, r.place, 'td', '', 'col.place');
-    seatCell(tr, seat, names, you);
+    seatCell(tr, seat, names, you, away);
     cell(tr, r.progress, 'td', 'num', 'col.progress');
     cell(tr, r.combat, 'td', 'num', 'col.combat');
     cell(tr, r.bonus, 'td', 'num', 'col.bonus');

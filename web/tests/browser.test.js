@@ -1073,3 +1073,54 @@ for (const [lang, locale] of [['en', 'en-GB'], ['bn', 'bn-BD'], ['hi', 'hi-IN']]
     assert.deepEqual(errors, []);
   });
 }
+
+// ---------- issue 37: a seat that is away (proto/README.md §6.2) ----------
+
+const AWAY_TEXTS = {
+  en: { seat: 'away', box: 'You were away, so your turns are being passed.', back: "I'm back" },
+  bn: { seat: 'অনুপস্থিত', box: 'আপনি অনুপস্থিত ছিলেন, তাই আপনার পালা ছেড়ে দেওয়া হচ্ছে।', back: 'আমি ফিরে এসেছি' },
+  hi: { seat: 'अनुपस्थित', box: 'आप अनुपस्थित थे, इसलिए आपकी बारी छोड़ी जा रही है।', back: 'मैं यहाँ हूँ' },
+};
+
+for (const [lang, locale, name] of [['en', 'en-GB', 'Dozer'], ['bn', 'bn-BD', 'ঘুমন্ত'], ['hi', 'hi-IN', 'सोता']]) {
+  test(`${lang} at 390×844: two turns let time out make the seat away (marked, its own box); "I'm back" brings it back (resync)`, { skip: SKIP, timeout: 90_000 }, async () => {
+    await mkdir(ART, { recursive: true });
+    const errors = [];
+    const player = await openBrowser(`away-${lang}`, errors, { locale });
+    const { page } = player;
+    const frames = recordFrames(page);
+    try {
+      await signIn(page, name);
+      await page.tap('#lobby-create-btn');
+      await page.waitForSelector('#lobby-box:not([hidden])');
+      await page.tap('#lobby-start');
+      await page.waitForSelector('#screen-match:not([hidden])', { timeout: 15000 });
+      const mySeat = await page.evaluate(async () => {
+        for (let i = 0; i < 100 && !window.ludo.live?.mode; i++) await new Promise((r) => setTimeout(r, 50));
+        return window.ludo.live.yourSeat;
+      });
+      // The server's default: 2 turns in a row let time out (6 s each here) make a seat away.
+      await page.waitForSelector('#away-box:not([hidden])', { timeout: 40000 });
+      const away = frames.filter((f) => f.dir === '<' && f.t === 'seat_away');
+      assert.deepEqual(away.map((f) => f.d.seat), [mySeat], 'one seat_away, for this seat');
+      const timedOut = frames.filter((f) => f.dir === '<' && f.t === 'turn_resolved' && f.d.seat === mySeat);
+      assert.deepEqual(timedOut.slice(0, 2).map((f) => f.d.kind), ['timeout', 'timeout'], 'two own turns timed out first');
+      assert.equal(await page.textContent('#away-text'), AWAY_TEXTS[lang].box);
+      assert.equal(await page.textContent('#away-back'), AWAY_TEXTS[lang].back);
+      assert.equal(await page.textContent(`#scoreboard tr[data-seat="${mySeat}"] .away`), AWAY_TEXTS[lang].seat, 'the scoreboard marks the seat');
+      await checkScreen(page, `${lang}-07-away`, { axe: true });
+      if (lang !== 'en') assert.deepEqual(await foreignWords(page, lang), [], `${lang}: away screen words in another language`);
+
+      await page.tap('#away-back');
+      await page.waitForSelector('#away-box', { state: 'hidden', timeout: 8000 });
+      assert.equal(await page.$(`#scoreboard tr[data-seat="${mySeat}"] .away`), null, 'no longer marked');
+      // The tap sent a resync, which brings the seat back (the server tells the others).
+      const resync = frames.filter((f) => f.dir === '>' && f.t === 'resync');
+      assert.ok(resync.length >= 1, 'the tap sent a resync');
+      assert.equal(resync.at(-1).d.match_id, await page.evaluate(() => window.ludo.live.matchId));
+      assert.deepEqual(errors, []);
+    } finally {
+      await player.close();
+    }
+  });
+}

@@ -131,20 +131,18 @@ async fn a_replayed_turn_started_carries_the_times_left_when_it_is_replayed() {
     }
 }
 
-/// Away seats (issue 37.2). Two humans and two bots; B stays connected but sends
-/// nothing. Its first two turns each run the whole 30 s turn timer and time out;
-/// after the second (`away_after_timeouts` 2) everyone sees `seat_away`, and B's
-/// later turns are passed at once (`kind: "pass"`) with the room's clock standing
-/// still. B sends a chat line: everyone sees `seat_back`, and B's next turn waits for
-/// it again (the room sends nothing after its `turn_started`).
-#[tokio::test]
-async fn a_silent_connected_seat_is_away_after_two_timeouts_until_it_speaks() {
-    let (s, clock) = start_manual(test_config()).await;
-    let (mut clients, started) = lobby_of_four(&s, true, 2).await;
-    let id = started[0].match_id;
-    let (a_seat, b_seat) = (started[0].your_seat.unwrap(), started[1].your_seat.unwrap());
-    let mut b = clients.pop().unwrap();
-    let mut a = clients.pop().unwrap();
+/// Plays a lobby of two humans (A, B) and two bots until B is away: A passes its own
+/// turns, B's turns are timed out on the manual clock until everyone sees `seat_away`
+/// (after `away_after_timeouts` 2), then two of B's turns must pass at once.
+/// Returns the ms the clock advanced (B's two timed-out turns).
+async fn until_b_is_away(
+    a: &mut Client,
+    clock: &server::Clock,
+    id: uuid::Uuid,
+    a_seat: Seat,
+    b_seat: Seat,
+) -> u64 {
+    let start = clock.now_ms();
     let mut b_timeouts = 0;
     let mut b_passes = 0;
     let mut away_seen = false;
@@ -182,7 +180,24 @@ async fn a_silent_connected_seat_is_away_after_two_timeouts_until_it_speaks() {
             _ => {}
         }
     }
-    let waited = clock.now_ms() - T0;
+    clock.now_ms() - start
+}
+
+/// Away seats (issue 37.2). Two humans and two bots; B stays connected but sends
+/// nothing. Its first two turns each run the whole 30 s turn timer and time out;
+/// after the second (`away_after_timeouts` 2) everyone sees `seat_away`, and B's
+/// later turns are passed at once (`kind: "pass"`) with the room's clock standing
+/// still. B sends a chat line: everyone sees `seat_back`, and B's next turn waits for
+/// it again (the room sends nothing after its `turn_started`).
+#[tokio::test]
+async fn a_silent_connected_seat_is_away_after_two_timeouts_until_it_speaks() {
+    let (s, clock) = start_manual(test_config()).await;
+    let (mut clients, started) = lobby_of_four(&s, true, 2).await;
+    let id = started[0].match_id;
+    let (a_seat, b_seat) = (started[0].your_seat.unwrap(), started[1].your_seat.unwrap());
+    let mut b = clients.pop().unwrap();
+    let mut a = clients.pop().unwrap();
+    let waited = until_b_is_away(&mut a, &clock, id, a_seat, b_seat).await;
     assert_eq!(waited, 60_000, "only B's first two turns ran their timer");
     // B speaks: it is back at once, for everyone.
     b.send(json!({"t": "chat", "id": "c", "d": {"match_id": id, "text": "back"}}))
@@ -212,6 +227,55 @@ async fn a_silent_connected_seat_is_away_after_two_timeouts_until_it_speaks() {
             _ => {}
         }
     }
+}
+
+/// Away seats (issue 37.2, §6.2): an away player's `resync` (what the web client's
+/// "I'm back" sends) brings its seat back: the others get `seat_back`; the player's
+/// own connection gets the `ack`, then its replay, then `seat_away` only for seats
+/// still away (not its own), so the client drops its own mark when it resyncs.
+#[tokio::test]
+async fn an_away_players_resync_brings_it_back() {
+    let (s, clock) = start_manual(test_config()).await;
+    let (mut clients, started) = lobby_of_four(&s, true, 2).await;
+    let id = started[0].match_id;
+    let (a_seat, b_seat) = (started[0].your_seat.unwrap(), started[1].your_seat.unwrap());
+    let mut b = clients.pop().unwrap();
+    let mut a = clients.pop().unwrap();
+    assert_eq!(
+        until_b_is_away(&mut a, &clock, id, a_seat, b_seat).await,
+        60_000
+    );
+    // Everything B has not read yet, up to its own seat_away.
+    b.recv_until(|m| matches!(m, ServerMsg::SeatAway(p) if p.seat == b_seat))
+        .await;
+    b.send(json!({"t": "resync", "id": "r", "d": {"match_id": id, "last_seq": 0}}))
+        .await;
+    let (f, _) = a.recv_until(|m| matches!(m, ServerMsg::SeatBack(_))).await;
+    assert!(matches!(f.msg, ServerMsg::SeatBack(p) if (p.match_id, p.seat) == (id, b_seat)));
+    assert_eq!(f.seq, None, "seat_back has no seq");
+    // B: the ack, its replay from seq 1 (or a snapshot), and no seat_away for itself: all of it is
+    // sent before the room handles B's next message (a chat line, acked after it).
+    b.recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "r"))
+        .await;
+    b.send(json!({"t": "chat", "id": "c", "d": {"match_id": id, "text": "here"}}))
+        .await;
+    let (_, replay) = b
+        .recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "c"))
+        .await;
+    let first = replay.first().map(|f| (f.seq, &f.msg));
+    assert!(
+        matches!(
+            first,
+            Some((Some(1), _)) | Some((_, ServerMsg::Snapshot(_)))
+        ),
+        "the replay from seq 1 or a snapshot first: {first:?}"
+    );
+    assert!(
+        !replay
+            .iter()
+            .any(|f| matches!(&f.msg, ServerMsg::SeatAway(p) if p.seat == b_seat)),
+        "B is not away after its resync"
+    );
 }
 
 /// Issue 37.4: a queued player's socket blips for 5 s (default queue grace 10 s).
