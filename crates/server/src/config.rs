@@ -46,6 +46,12 @@ pub(crate) const DEFAULT_SHUTDOWN_GRACE_SECONDS: u32 = 10;
 pub(crate) const DEFAULT_ABANDON_SECONDS: u32 = 120;
 /// Default turns in a row a connected seat may let time out before it is away.
 pub(crate) const DEFAULT_AWAY_AFTER_TIMEOUTS: u32 = 2;
+/// Default `--pong-timeout-ms`: how long a seat on its turn has to answer the
+/// room's ping before the seat is away.
+pub(crate) const DEFAULT_PONG_TIMEOUT_MS: u32 = 12_000;
+/// Default `--max-lag-ms`: how far behind the live stream a client's socket may
+/// fall before it is closed to resync (4001).
+pub(crate) const DEFAULT_MAX_LAG_MS: u32 = 30_000;
 /// Default dice contribution window (ms): how long a new match waits for its human
 /// seats' `contribute_entropy` before the first roll.
 pub(crate) const DEFAULT_CONTRIBUTION_WINDOW_MS: u32 = 3_000;
@@ -161,6 +167,14 @@ pub struct Config {
     #[arg(long, env = "LUDO_OUTBOUND_QUEUE", default_value_t = DEFAULT_OUTBOUND_QUEUE,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(8..=65_536))]
     pub outbound_queue: usize,
+    /// Milliseconds a client may fall behind the live stream (a player or spectator
+    /// on a slow link): a lag probe (a ping sent after the frames queued before it)
+    /// not answered by a pong within this time closes the socket with 4001
+    /// (`proto/README.md` §2), and the client's resync gets a snapshot instead of a
+    /// stream that stays minutes stale. 0 turns the probe off.
+    #[arg(long, env = "LUDO_MAX_LAG_MS", default_value_t = DEFAULT_MAX_LAG_MS,
+          value_parser = clap::value_parser!(u32).range(0..=600_000))]
+    pub max_lag_ms: u32,
     /// Match frames each room keeps for `resync`; older gaps get a snapshot.
     #[arg(long, env = "LUDO_RESYNC_FRAMES", default_value_t = DEFAULT_RESYNC_FRAMES)]
     pub resync_frames: usize,
@@ -206,6 +220,16 @@ pub struct Config {
     #[arg(long, env = "LUDO_AWAY_AFTER_TIMEOUTS", default_value_t = DEFAULT_AWAY_AFTER_TIMEOUTS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub away_after_timeouts: u32,
+    /// Milliseconds a connected seat has, from the start of its own turn, to answer
+    /// the WebSocket ping the room sends it then (any frame counts as the answer).
+    /// A seat whose socket stays silent that long is away at once (`seat_away`) and
+    /// its turn is passed, instead of waiting out the turn timer (a locked phone, a
+    /// dead link the TCP stack has not noticed). 0 turns the ping off. Only for
+    /// sockets on the room's own node; a seat connected through another node of a
+    /// cluster keeps the turn timer.
+    #[arg(long, env = "LUDO_PONG_TIMEOUT_MS", default_value_t = DEFAULT_PONG_TIMEOUT_MS,
+          value_parser = clap::value_parser!(u32).range(0..=120_000))]
+    pub pong_timeout_ms: u32,
     /// Milliseconds a new match waits, after `match_started`, for each human seat's
     /// dice contribution (`contribute_entropy`, proto/README.md §10) before the
     /// first roll; a seat that sent none by then gets the recorded default (no
@@ -395,6 +419,8 @@ impl Default for Config {
             shutdown_grace_seconds: DEFAULT_SHUTDOWN_GRACE_SECONDS,
             abandon_seconds: DEFAULT_ABANDON_SECONDS,
             away_after_timeouts: DEFAULT_AWAY_AFTER_TIMEOUTS,
+            pong_timeout_ms: DEFAULT_PONG_TIMEOUT_MS,
+            max_lag_ms: DEFAULT_MAX_LAG_MS,
             contribution_window_ms: DEFAULT_CONTRIBUTION_WINDOW_MS,
             web_dir: None,
             log_json: false,
@@ -433,6 +459,11 @@ impl Config {
     /// The quick-play bot-fill wait.
     pub fn bot_fill_wait(&self) -> Duration {
         Duration::from_secs(self.bot_fill_seconds.into())
+    }
+
+    /// The lag bound of a client's socket (`--max-lag-ms`; `None` when 0).
+    pub fn max_lag(&self) -> Option<Duration> {
+        (self.max_lag_ms > 0).then(|| Duration::from_millis(u64::from(self.max_lag_ms)))
     }
 
     /// The bot think delay.

@@ -13,11 +13,13 @@
 //! | `ludo_persistence_backlog` | gauge | writes handed to the persistence writer and not yet stored |
 //! | `ludo_errors_total{code}` | counter | `error` messages sent, by protocol error code |
 //! | `ludo_ws_rate_limited_total`, `ludo_ws_slow_consumer_total` | counter | frames refused by the rate limit; clients dropped for a full outbound queue |
+//! | `ludo_ws_lagging_total` | counter | clients reset for being more than `--max-lag-ms` behind the live stream (close code 4001) |
 //! | `ludo_persistence_retries_total`, `ludo_persistence_failures_total` | counter | write attempts retried; failed attempts whose error was not transient (still retried) |
 //! | `ludo_persistence_dropped_total` | counter | writes sent after the writer task stopped (shutdown; never acknowledged, so never shown) |
 //! | `ludo_persistence_fenced_total` | counter | writes skipped because another node owns their match now (cluster mode) |
 //! | `ludo_persistence_commit_seconds`, `ludo_persistence_batch_ops` | histogram | first write of a batch queued → its commit, seconds; writes per committed batch |
 //! | `ludo_bot_search_fallbacks_total` | counter | `expert` decisions played as the greedy plan because every search slot (`--bot-searches`) was busy |
+//! | `ludo_seats_unresponsive_total` | counter | seats made away because their socket did not answer the ping at the start of their turn (`--pong-timeout-ms`) |
 //! | `ludo_rooms_resumed_total` | counter | running matches resumed from the store (at start, or taken over in cluster mode) |
 //! | `ludo_cluster_leases` | gauge | room leases this node holds (cluster mode) |
 //! | `ludo_cluster_takeovers_total`, `ludo_cluster_rooms_lost_total` | counter | matches claimed from another node's expired or released lease; rooms stopped because another node owns their match now |

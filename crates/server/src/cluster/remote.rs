@@ -273,6 +273,9 @@ impl WireCmd {
 
 const OK: &[u8] = b"ok";
 const GONE: &[u8] = b"gone";
+/// The reply for a request the room answered with a plain `ack` (it took effect:
+/// an applied plan), which the sender's message budget does not count.
+const APPLIED: &[u8] = b"applied";
 
 impl Cluster {
     fn room_subject(&self, match_id: Uuid) -> String {
@@ -284,16 +287,18 @@ impl Cluster {
     }
 
     /// Sends `cmd` (from the local socket `conn`) to the node that runs `match_id`
-    /// and waits until that room has answered it. False when no node runs the match
-    /// (or it stopped, or did not answer in `REMOTE_TIMEOUT`).
-    pub async fn route(&self, match_id: Uuid, cmd: RoomCmd, conn: &ConnHandle) -> bool {
+    /// and waits until that room has answered it: `Some(true)` when the answer was a
+    /// plain `ack` (the request took effect), `Some(false)` for any other answer.
+    /// `None` when no node runs the match (or it stopped, or did not answer in
+    /// `REMOTE_TIMEOUT`).
+    pub async fn route(&self, match_id: Uuid, cmd: RoomCmd, conn: &ConnHandle) -> Option<bool> {
         let wire = Wire {
             origin: self.node_id().to_string(),
             conn: conn.id(),
             cmd: WireCmd::of(cmd),
         };
         let Ok(payload) = serde_json::to_vec(&wire) else {
-            return false;
+            return None;
         };
         if matches!(wire.cmd, WireCmd::Detach) {
             // Nothing to wait for (and a room that just stopped may never answer).
@@ -304,7 +309,7 @@ impl Cluster {
             {
                 tracing::debug!(error = %e, "detach not sent");
             }
-            return true;
+            return Some(false);
         }
         // Frames (a snapshot) may arrive before the reply: forward from now on.
         self.conns.insert(conn.id(), conn.clone());
@@ -312,21 +317,21 @@ impl Cluster {
             .nats
             .request(self.room_subject(match_id), payload.into());
         match tokio::time::timeout(REMOTE_TIMEOUT, asked).await {
-            Ok(Ok(reply)) if reply.payload.as_ref() == OK => {
+            Ok(Ok(reply)) if [OK, APPLIED].contains(&reply.payload.as_ref()) => {
                 self.routed
                     .entry(match_id)
                     .or_default()
                     .insert(conn.id(), conn.clone());
-                true
+                Some(reply.payload.as_ref() == APPLIED)
             }
-            Ok(Ok(_)) => false,
+            Ok(Ok(_)) => None,
             Ok(Err(e)) => {
                 tracing::debug!(match_id = %match_id, error = %e, "no node runs the match");
-                false
+                None
             }
             Err(_) => {
                 tracing::warn!(match_id = %match_id, "the match's owner did not answer in time");
-                false
+                None
             }
         }
     }
@@ -487,10 +492,9 @@ impl Cluster {
                     break;
                 }
                 tokio::spawn(async move {
-                    if request {
-                        answered.wait().await;
-                    }
-                    let _ = nats.publish(reply, OK.into()).await;
+                    let took_effect = request && answered.wait().await;
+                    let answer = if took_effect { APPLIED } else { OK };
+                    let _ = nats.publish(reply, answer.into()).await;
                 });
             }
             done.cancel();

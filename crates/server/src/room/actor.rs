@@ -227,6 +227,20 @@ pub(crate) struct Room {
     /// While the match waits for contributions: when the window closes (room
     /// clock, Unix ms); set once `match_started` is shown (or at resume).
     window_until: Option<u64>,
+    /// The ping sent to the current seat's socket at the start of its turn
+    /// (`--pong-timeout-ms`): checked when `at` comes.
+    probe: Option<TurnProbe>,
+}
+
+/// The ping of one turn's seat ([`Room::probe_turn`]).
+#[derive(Debug, Clone, Copy)]
+struct TurnProbe {
+    seat: usize,
+    turn_number: u32,
+    conn_id: u64,
+    mark: crate::ws::outbound::Probe,
+    /// When an unanswered ping makes the seat away.
+    at: Instant,
 }
 
 /// What woke the room actor.
@@ -310,6 +324,7 @@ impl Room {
             deferred: VecDeque::new(),
             turn_began: Instant::now(),
             auto_at: None,
+            probe: None,
             away_since: None,
             ended: None,
             thinking: None,
@@ -414,7 +429,9 @@ impl Room {
             .into_iter()
             .flatten()
             .min();
-        (deadline, self.auto_at)
+        let probe = self.probe.map(|p| p.at);
+        let auto = [self.auto_at, probe].into_iter().flatten().min();
+        (deadline, auto)
     }
 
     /// Starts or stops the abandon countdown: it runs while no human of the match
@@ -521,6 +538,7 @@ impl Room {
         }
         if p.new_turn && !ended {
             self.turn_began = Instant::now();
+            self.probe_turn();
         }
         if !ended {
             self.schedule_auto();
@@ -1057,10 +1075,66 @@ impl Room {
             self.maybe_seal();
             return;
         }
+        if let Some(p) = self.probe.filter(|p| p.at <= Instant::now()) {
+            self.probe = None;
+            self.check_probe(p);
+            return;
+        }
         if self.auto_at.is_some_and(|at| at <= Instant::now()) {
             self.auto_at = None;
             self.auto_move(now);
         }
+    }
+
+    /// At the start of a connected human's turn: pings its socket, to be checked
+    /// `--pong-timeout-ms` later ([`Room::check_probe`]). Nothing for a bot, an
+    /// empty, absent or away seat, or a socket of another node.
+    fn probe_turn(&mut self) {
+        self.probe = None;
+        let Some(timeout) = self.deps.settings.pong_timeout else {
+            return;
+        };
+        let Some(turn) = self.m.current_turn() else {
+            return;
+        };
+        let i = turn.seat.index();
+        let slot = &self.seats[i];
+        if !matches!(slot.kind, SeatKind::Human(_)) || slot.away {
+            return;
+        }
+        let Some(conn) = &slot.conn else {
+            return;
+        };
+        if let Some(mark) = conn.probe() {
+            self.probe = Some(TurnProbe {
+                seat: i,
+                turn_number: turn.turn_number,
+                conn_id: conn.id(),
+                mark,
+                at: Instant::now() + timeout,
+            });
+        }
+    }
+
+    /// The turn's ping is due: if its seat still plays that turn on the same socket
+    /// and nothing came from that socket since the ping, the seat is away now
+    /// (`seat_away` to everyone) and its turn is passed at once (while another human
+    /// is here), like the turns of a seat away after timeouts (issue 37.2).
+    fn check_probe(&mut self, p: TurnProbe) {
+        let current = self.m.current_turn().map(|t| t.turn_number);
+        let slot = &mut self.seats[p.seat];
+        let Some(conn) = slot.conn.as_ref().filter(|c| c.id() == p.conn_id) else {
+            return;
+        };
+        if current != Some(p.turn_number) || slot.away || conn.answered_since(p.mark) {
+            return;
+        }
+        slot.away = true;
+        metrics::counter!("ludo_seats_unresponsive_total").increment(1);
+        tracing::info!(match_id = %self.id, seat = p.seat, "seat did not answer its turn's ping: away");
+        let notice = self.away_notice(p.seat);
+        self.notify(notice, None);
+        self.schedule_auto();
     }
 
     /// Applies the engine's clocks at `now` (turn timeout, rule 4.6; match clock,

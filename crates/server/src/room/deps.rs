@@ -45,6 +45,9 @@ pub(crate) struct RoomSettings {
     /// Turns in a row a connected seat may time out before it is away
     /// (`--away-after-timeouts`).
     pub(crate) away_after_timeouts: u32,
+    /// How long a seat has to answer the ping at the start of its turn before it
+    /// is away (`--pong-timeout-ms`; `None`: no ping).
+    pub(crate) pong_timeout: Option<Duration>,
     /// The strategy of bot seats.
     pub(crate) bot_kind: bot::BotKind,
     /// How long a bot waits before it moves (`--bot-think-ms`).
@@ -70,6 +73,8 @@ impl RoomDeps {
                 resync_frames: config.resync_frames,
                 abandon_ms: u64::from(config.abandon_seconds) * 1000,
                 away_after_timeouts: config.away_after_timeouts,
+                pong_timeout: (config.pong_timeout_ms > 0)
+                    .then(|| Duration::from_millis(u64::from(config.pong_timeout_ms))),
                 bot_kind: config.bot_kind,
                 bot_think: config.bot_think(),
                 bot_budget: Duration::from_millis(config.bot_budget_ms),

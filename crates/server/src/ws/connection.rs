@@ -22,9 +22,12 @@ use futures_util::StreamExt;
 use governor::middleware::NoOpMiddleware;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
-use protocol::{ClientFrame, CreateLobby, ErrorCode, Hello, Inbound, Request, ServerMsg, Welcome};
+use protocol::{
+    ClientFrame, ClientMsg, CreateLobby, ErrorCode, Hello, Inbound, Request, ServerMsg, Welcome,
+};
 use std::collections::HashSet;
 use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
@@ -96,9 +99,11 @@ pub(crate) async fn serve(
     .await;
     metrics::gauge!("ludo_ws_connections").increment(1.0);
     let ping_every = Duration::from_secs(state.config().ping_seconds.into());
-    let writer = state
-        .tasks()
-        .spawn(super::outbound::write_task(conn.clone(), ping_every));
+    let writer = state.tasks().spawn(super::outbound::write_task(
+        conn.clone(),
+        ping_every,
+        state.config().max_lag(),
+    ));
     let mut session = Session::new(state, conn.clone(), share);
     let mut socket = socket;
     session.read_loop(&mut socket).await;
@@ -128,6 +133,9 @@ struct Session {
     limiter: Budget,
     /// Rate-limited messages in a row.
     strikes: u32,
+    /// Whether the last request routed to a room took effect (a plain `ack`): an
+    /// applied plan is not charged to the budget.
+    took_effect: AtomicBool,
     /// Matches this connection spectates (to detach from on close).
     watching: HashSet<Uuid>,
     /// The socket's shares of the connection caps.
@@ -149,6 +157,7 @@ impl Session {
             player: None,
             share,
             strikes: 0,
+            took_effect: AtomicBool::new(false),
             watching: HashSet::new(),
         }
     }
@@ -228,8 +237,10 @@ impl Session {
                 Message::Ping(_) => {
                     self.admit(None);
                 }
+                // The answer to the writer's lag probe (`outbound::LagProbe`).
+                Message::Pong(p) => self.conn.ponged(&p),
                 // Any frame counts as activity.
-                Message::Pong(_) | Message::Frame(_) => {}
+                Message::Frame(_) => {}
                 Message::Close(_) => {
                     // tungstenite queued its reply to the client's close; a flush
                     // hands it to the socket (RFC 6455 §5.5.1: one close frame back).
@@ -275,6 +286,29 @@ impl Session {
             Ok(f) => f.id.clone(),
             Err(e) => e.id.clone(),
         };
+        // A plan or pass counts against the budget only once refused: one the room
+        // applies is a move of the game, whose pace the game sets (a player who
+        // answers each own turn at once in a zero-think match is never
+        // `rate_limited`, issue 37.5); one refused (stale, not its turn, a resend)
+        // costs a message like any other, so a flood of them is still cut off.
+        let decoded = match decoded {
+            Ok(
+                frame @ ClientFrame {
+                    msg: ClientMsg::SubmitTurn(_) | ClientMsg::Pass(_),
+                    ..
+                },
+            ) => {
+                self.took_effect.store(false, Ordering::Relaxed);
+                Box::pin(self.dispatch(frame)).await;
+                if !self.took_effect.load(Ordering::Relaxed) {
+                    // Charged after its answer; over budget it is also answered
+                    // `rate_limited` (and strikes count as for any message).
+                    self.admit(id);
+                }
+                return;
+            }
+            other => other,
+        };
         if !self.admit(id) {
             return;
         }
@@ -291,12 +325,13 @@ impl Session {
 
     /// Waits until the request of `answered` was answered (or the connection or the
     /// server is closing), before the next request is read.
-    async fn answer_of(&self, answered: Answered) {
+    /// True when the answer was a plain `ack` (the request took effect).
+    async fn answer_of(&self, answered: Answered) -> bool {
         tokio::select! {
             biased;
-            _ = self.conn.closing() => {}
-            _ = self.state.shutdown_token().cancelled() => {}
-            _ = answered.wait() => {}
+            _ = self.conn.closing() => false,
+            _ = self.state.shutdown_token().cancelled() => false,
+            took_effect = answered.wait() => took_effect,
         }
     }
 
@@ -712,14 +747,17 @@ impl Session {
         make: impl FnOnce(ConnHandle) -> RoomCmd,
     ) -> bool {
         let (rconn, answered) = self.conn.for_request();
-        let sent = match (self.state.room(match_id), self.state.cluster()) {
-            (Some(room), _) => room.send(make(rconn)).await.is_ok(),
+        let answer = match (self.state.room(match_id), self.state.cluster()) {
+            (Some(room), _) => match room.send(make(rconn)).await {
+                Ok(()) => Some(self.answer_of(answered).await),
+                Err(_) => None,
+            },
             // Cluster: the match may run on another node (crate::cluster::remote).
             (None, Some(c)) => c.route(match_id, make(rconn), &self.conn).await,
-            (None, None) => false,
+            (None, None) => None,
         };
-        if sent {
-            self.answer_of(answered).await;
+        if let Some(took_effect) = answer {
+            self.took_effect.store(took_effect, Ordering::Relaxed);
             return true;
         }
         if let Route::Watch(player) = route {
@@ -1138,7 +1176,7 @@ impl Session {
                 let _ = room.send(attach).await;
             }
             (None, Some(c)) => {
-                if c.route(m, attach, &self.conn).await {
+                if c.route(m, attach, &self.conn).await.is_some() {
                     self.watching.insert(m);
                 }
             }

@@ -138,6 +138,16 @@ impl CloseReason {
         reason: "bye",
         drain: true,
     };
+    /// 4001: the client reads so slowly that it is more than `--max-lag-ms` behind
+    /// the live stream (a lag probe, a ping sent after the frames queued before it,
+    /// was not answered in that time). Documented in `proto/README.md` §2: reconnect
+    /// and resync; a gap past `--resync-frames` is answered with a snapshot, so a
+    /// slow link sees the match as it is now rather than a stream minutes stale.
+    pub const LAGGING: CloseReason = CloseReason {
+        code: 4001,
+        reason: "too far behind: reconnect and resync",
+        drain: false,
+    };
     /// 4000: the same player connected again; the newer socket wins. Documented in
     /// `proto/README.md` §2: a client must not reconnect automatically on it.
     pub const REPLACED: CloseReason = CloseReason {
@@ -238,18 +248,30 @@ struct Shared {
     /// When the last frame came from the client, in ms after `born` (0 until one
     /// came): the keep-alive ping goes only to a socket quiet for a whole period.
     heard_ms: AtomicU64,
+    /// Frames heard from the client so far (a [`Probe`] compares it).
+    heard_count: AtomicU64,
+    /// The highest lag-probe number the client echoed in a pong ([`write_task`]).
+    pong_mark: AtomicU64,
+}
+
+/// A ping sent by [`ConnHandle::probe`]: answered once any frame came from the
+/// client after it ([`ConnHandle::answered_since`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Probe {
+    heard_count: u64,
 }
 
 /// The signal of one request's answer: fired by the first `ack` or `error` sent
-/// through a handle of [`ConnHandle::for_request`].
+/// through a handle of [`ConnHandle::for_request`], with true for a plain `ack`
+/// (the request took effect).
 #[derive(Debug)]
-struct ReplySlot(Mutex<Option<oneshot::Sender<()>>>);
+struct ReplySlot(Mutex<Option<oneshot::Sender<bool>>>);
 
 impl ReplySlot {
-    fn fire(&self) {
+    fn fire(&self, took_effect: bool) {
         let tx = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(tx) = tx {
-            let _ = tx.send(());
+            let _ = tx.send(took_effect);
         }
     }
 }
@@ -257,14 +279,16 @@ impl ReplySlot {
 /// Resolves once the request it belongs to was answered (see
 /// [`ConnHandle::for_request`]).
 #[derive(Debug)]
-pub struct Answered(oneshot::Receiver<()>);
+pub struct Answered(oneshot::Receiver<bool>);
 
 impl Answered {
     /// Waits for the answer: the first `ack` or `error` sent through the request's
     /// handle, or the moment every clone of that handle was dropped unanswered (the
-    /// actor holding it stopped).
-    pub async fn wait(self) {
-        let _ = self.0.await;
+    /// actor holding it stopped). True when the answer was a plain `ack` (the
+    /// request took effect now); false for an error, the `ack` of a resend
+    /// (`applied_seq`), or no answer.
+    pub async fn wait(self) -> bool {
+        self.0.await.unwrap_or(false)
     }
 }
 
@@ -314,6 +338,8 @@ impl ConnHandle {
                 reason: OnceLock::new(),
                 born: Instant::now(),
                 heard_ms: AtomicU64::new(0),
+                heard_count: AtomicU64::new(0),
+                pong_mark: AtomicU64::new(0),
             }),
             reply: None,
         }
@@ -334,9 +360,9 @@ impl ConnHandle {
         (handle, Answered(rx))
     }
 
-    fn answered(&self) {
+    fn answered(&self, took_effect: bool) {
         if let Some(r) = &self.reply {
-            r.fire();
+            r.fire(took_effect);
         }
     }
 
@@ -353,6 +379,43 @@ impl ConnHandle {
         self.shared
             .heard_ms
             .store(u64::try_from(ms).unwrap_or(u64::MAX), Ordering::Relaxed);
+        self.shared.heard_count.fetch_add(1, Ordering::Release);
+    }
+
+    /// Notes a pong's payload: the writer's lag probes carry their number (8 bytes,
+    /// big-endian); other payloads (keep-alive pings carry none) are ignored.
+    pub(crate) fn ponged(&self, payload: &[u8]) {
+        if let Ok(n) = <[u8; 8]>::try_from(payload) {
+            self.shared
+                .pong_mark
+                .fetch_max(u64::from_be_bytes(n), Ordering::Relaxed);
+        }
+    }
+
+    /// Sends the client a WebSocket ping now (its browser or library answers it
+    /// with a pong without the player's help) and returns the mark to check the
+    /// answer by. `None` when this is not a socket of this node (an in-process
+    /// queue, or a socket relayed from another node) or it is closed.
+    pub(crate) fn probe(&self) -> Option<Probe> {
+        let Target::Socket(out) = &self.shared.tx else {
+            return None;
+        };
+        if self.is_closed() {
+            return None;
+        }
+        let heard_count = self.shared.heard_count.load(Ordering::Acquire);
+        let pushed = out.push_raw(
+            socket::control(WsFrame::ping(Bytes::new())),
+            Batch::is_open(),
+            false,
+        );
+        self.pushed(pushed).then_some(Probe { heard_count })
+    }
+
+    /// True when a frame (a pong, or anything else) came from the client after
+    /// `probe` was sent.
+    pub(crate) fn answered_since(&self, probe: Probe) -> bool {
+        self.shared.heard_count.load(Ordering::Acquire) != probe.heard_count
     }
 
     /// When the last frame came from the client ([`ConnHandle::heard`]); when the
@@ -441,7 +504,7 @@ impl ConnHandle {
     ) {
         crate::metrics::error_sent(code);
         self.send_msg(None, &ServerMsg::error(code, message, in_reply_to));
-        self.answered();
+        self.answered(false);
     }
 
     /// Queues an `ack` when the request had an `id`. Either way the request counts
@@ -456,7 +519,7 @@ impl ConnHandle {
                 }),
             );
         }
-        self.answered();
+        self.answered(true);
     }
 
     /// Queues the `ack` of a resent plan that was already applied by the
@@ -471,7 +534,8 @@ impl ConnHandle {
                 }),
             );
         }
-        self.answered();
+        // A resend: it took effect earlier, not now.
+        self.answered(false);
     }
 
     /// Asks the connection to close with `reason` (the first reason given wins).
@@ -634,17 +698,73 @@ impl Drop for Batch {
 /// How long the writer spends on the last frames and the close frame.
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// The writer's lag probe (issue 37.5): every third of `max`, a socket that was
+/// sent frames since the last probe gets a ping carrying the probe's number; the
+/// pong comes back only once the client has read everything queued before the
+/// ping (kernel buffers included). A probe not echoed within `max` means the
+/// client is that far behind the live stream: it is closed with
+/// [`CloseReason::LAGGING`] and resyncs from a snapshot.
+struct LagProbe {
+    /// `--max-lag-ms`.
+    max: Duration,
+    /// The last probe's number (the first is 1).
+    number: u64,
+    /// The probe waiting for its pong, and when it was sent.
+    outstanding: Option<(u64, Instant)>,
+    /// [`SocketOut::texts`] when the last probe was sent.
+    texts: u64,
+}
+
+impl LagProbe {
+    /// Checks the probe waiting (closing the connection when it is late) and sends
+    /// the next one when due; returns when to look again.
+    fn tick(&mut self, conn: &ConnHandle, out: &SocketOut) -> Instant {
+        let now = Instant::now();
+        let every = self.max / 3;
+        if let Some((number, sent)) = self.outstanding {
+            if conn.shared.pong_mark.load(Ordering::Relaxed) >= number {
+                self.outstanding = None;
+            } else if now >= sent + self.max {
+                metrics::counter!("ludo_ws_lagging_total").increment(1);
+                tracing::info!(
+                    conn = conn.shared.id,
+                    "client too far behind: closing it to resync"
+                );
+                conn.close(CloseReason::LAGGING);
+                return now + every;
+            }
+        }
+        if self.outstanding.is_none() {
+            let texts = out.texts();
+            if texts != self.texts {
+                self.texts = texts;
+                self.number += 1;
+                let ping = WsFrame::ping(Bytes::copy_from_slice(&self.number.to_be_bytes()));
+                if conn.pushed(out.push_raw(socket::control(ping), false, false)) {
+                    self.outstanding = Some((self.number, now));
+                }
+            }
+        }
+        match self.outstanding {
+            Some((_, sent)) => (now + every).min(sent + self.max),
+            None => now + every,
+        }
+    }
+}
+
 /// The writer task of one socket (a handle made by [`ConnHandle::socket`]): until
 /// the connection closes it writes what a full socket left waiting, once the socket
 /// is writable again, and sends a keep-alive ping once the client has sent nothing
 /// for `ping_every` (a client that plays or chats gets none: its own frames show it
 /// is there and keep the connection's middleboxes awake; a quiet one gets a ping
-/// every `ping_every`, as its pong is a frame too); then, within
+/// every `ping_every`, as its pong is a frame too); with `max_lag`, it also runs the
+/// lag probe ([`LagProbe`]) and closes a client more than `max_lag` behind with
+/// [`CloseReason::LAGGING`]; then, within
 /// [`CLOSE_TIMEOUT`], the frames still waiting (for close reasons that drain) and a
 /// close frame, and it shuts the socket. A failed write closes the connection
 /// ([`CloseReason::NORMAL`]). Closing wins over a write blocked by a client that
 /// stopped reading.
-pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration) {
+pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration, max_lag: Option<Duration>) {
     let Target::Socket(out) = &conn.shared.tx else {
         return;
     };
@@ -652,11 +772,25 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration) {
     tokio::pin!(ping);
     let closing = conn.closing();
     tokio::pin!(closing);
+    let mut lag = max_lag.map(|max| LagProbe {
+        max,
+        number: 0,
+        outstanding: None,
+        texts: 0,
+    });
+    let lag_timer = tokio::time::sleep_until(Instant::now() + max_lag.unwrap_or_default() / 3);
+    tokio::pin!(lag_timer);
     'serve: loop {
         tokio::select! {
             biased;
             _ = &mut closing => break 'serve,
             _ = out.blocked() => {}
+            () = &mut lag_timer, if lag.is_some() => {
+                if let Some(l) = lag.as_mut() {
+                    lag_timer.as_mut().reset(l.tick(&conn, out));
+                }
+                continue;
+            }
             () = &mut ping => {
                 // Due a whole period after the client's last frame: a socket that
                 // spoke since the timer was set is not pinged (issue 14: a ping and
@@ -672,7 +806,8 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration) {
                 continue;
             }
         }
-        // A write found the socket full: write the rest as it drains.
+        // A write found the socket full: write the rest as it drains (a client that
+        // reads too slowly meanwhile is found by the lag probe).
         while out.is_pending() {
             let Some(tcp) = out.tcp() else {
                 break 'serve;
@@ -680,6 +815,12 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration) {
             tokio::select! {
                 biased;
                 _ = &mut closing => break 'serve,
+                () = &mut lag_timer, if lag.is_some() => {
+                    if let Some(l) = lag.as_mut() {
+                        lag_timer.as_mut().reset(l.tick(&conn, out));
+                    }
+                    continue;
+                }
                 r = tcp.writable() => if r.is_err() {
                     conn.close(CloseReason::NORMAL);
                     break 'serve;
@@ -706,6 +847,18 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration) {
 async fn close(out: &SocketOut, reason: CloseReason) {
     if !reason.drain {
         out.discard();
+    }
+    if reason == CloseReason::LAGGING {
+        // Too far behind to wait for: the close frame goes only if the kernel takes
+        // it now (the client reads it after the backlog, if at all), and the reset
+        // drops the backlog, so the client reconnects at once.
+        out.abort();
+        let frame = WsFrame::close(Some(tungstenite::protocol::CloseFrame {
+            code: reason.code.into(),
+            reason: reason.reason.into(),
+        }));
+        let _ = out.push_raw(socket::control(frame), false, false);
+        return;
     }
     let frame = WsFrame::close(Some(tungstenite::protocol::CloseFrame {
         code: reason.code.into(),
@@ -772,7 +925,7 @@ mod tests {
     #[tokio::test]
     async fn batched_frames_arrive_in_order_and_the_close_comes_last() {
         let (conn, mut ws, _rd) = socket_pair(16).await;
-        let writer = tokio::spawn(write_task(conn.clone(), Duration::from_secs(3600)));
+        let writer = tokio::spawn(write_task(conn.clone(), Duration::from_secs(3600), None));
         assert!(conn.send(Frame::from_static("before")));
         {
             let _b = Batch::open();
@@ -804,13 +957,46 @@ mod tests {
         );
     }
 
+    /// The lag probe (issue 37.5), `max_lag` 3 s: a socket sent a frame gets probe 1
+    /// at 1 s; answered (its pong echoes 1), nothing happens, and with nothing new
+    /// sent no probe follows; after the next frame, probe 2 goes at the next tick
+    /// (every 1 s) and, unanswered, the connection is closed as lagging (4001) 3 s
+    /// after it went, not before; the writer then ends.
+    #[tokio::test(start_paused = true)]
+    async fn a_client_that_does_not_answer_the_lag_probe_is_closed_as_lagging() {
+        let (conn, _ws, _rd) = socket_pair(16).await;
+        let t0 = Instant::now();
+        let writer = tokio::spawn(write_task(
+            conn.clone(),
+            Duration::from_secs(3600),
+            Some(Duration::from_secs(3)),
+        ));
+        assert!(conn.send(Frame::from_static("turn_started")));
+        tokio::time::sleep_until(t0 + Duration::from_millis(1_500)).await;
+        conn.ponged(&1u64.to_be_bytes());
+        conn.ponged(b"not a probe");
+        tokio::time::sleep_until(t0 + Duration::from_millis(9_500)).await;
+        assert_eq!(conn.close_reason(), None, "probe 1 was answered");
+        assert!(conn.send(Frame::from_static("turn_resolved")));
+        // Probe 2 goes at the tick of 10 s; late from 13 s.
+        tokio::time::sleep_until(t0 + Duration::from_millis(12_900)).await;
+        assert_eq!(conn.close_reason(), None, "probe 2 is not late yet");
+        tokio::time::sleep_until(t0 + Duration::from_millis(13_100)).await;
+        assert_eq!(conn.close_reason(), Some(CloseReason::LAGGING));
+        assert_eq!(CloseReason::LAGGING.code, 4001);
+        tokio::time::timeout(Duration::from_secs(10), writer)
+            .await
+            .expect("the writer ends")
+            .unwrap();
+    }
+
     /// A client that stops reading: frames wait (the writer task writes them as the
     /// socket drains) until `--outbound-queue` frames wait, then the connection is
     /// closed as a slow consumer (1008) and the writer ends.
     #[tokio::test(start_paused = true)]
     async fn a_client_that_stops_reading_is_closed_as_slow() {
         let (conn, ws, _rd) = socket_pair(8).await;
-        let writer = tokio::spawn(write_task(conn.clone(), Duration::from_secs(3600)));
+        let writer = tokio::spawn(write_task(conn.clone(), Duration::from_secs(3600), None));
         let frame = Frame::from("p".repeat(64 * 1024));
         let mut n = 0;
         while conn.send(frame.clone()) {
@@ -831,7 +1017,7 @@ mod tests {
     #[tokio::test]
     async fn a_slow_consumer_that_reads_again_in_time_sees_1008() {
         let (conn, mut ws, _rd) = socket_pair(8).await;
-        let writer = tokio::spawn(write_task(conn.clone(), Duration::from_secs(3600)));
+        let writer = tokio::spawn(write_task(conn.clone(), Duration::from_secs(3600), None));
         let frame = Frame::from("s".repeat(64 * 1024));
         let mut n = 0;
         while conn.send(frame.clone()) {
@@ -868,7 +1054,7 @@ mod tests {
     #[tokio::test]
     async fn frames_that_waited_arrive_in_order() {
         let (conn, mut ws, _rd) = socket_pair(64).await;
-        let _writer = tokio::spawn(write_task(conn.clone(), Duration::from_secs(3600)));
+        let _writer = tokio::spawn(write_task(conn.clone(), Duration::from_secs(3600), None));
         let big = "q".repeat(256 * 1024);
         for i in 0..40 {
             assert!(conn.send(Frame::from(format!("{i}:{big}"))), "frame {i}");

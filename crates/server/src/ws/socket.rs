@@ -102,6 +102,9 @@ struct OutState {
     queue: VecDeque<Segment>,
     /// Whole frames in `queue` (checked against the cap).
     frames: usize,
+    /// Text frames pushed since the socket opened (the writer's lag probe goes only
+    /// to a socket that was sent something since the last one).
+    texts: u64,
     /// A write found the socket full: the writer task writes the rest once it is
     /// writable, and nothing is written before it.
     blocked: bool,
@@ -145,6 +148,7 @@ impl SocketOut {
                 tcp: Some(Arc::new(tcp)),
                 queue: VecDeque::new(),
                 frames: 0,
+                texts: 0,
                 blocked: false,
                 batched: false,
                 started: false,
@@ -171,6 +175,7 @@ impl SocketOut {
         if st.frames >= self.cap {
             return Err(Refused::Full);
         }
+        st.texts += 1;
         if !batch && !st.blocked && st.queue.is_empty() {
             // The common case: nothing waits, write the frame at once; only what the
             // socket does not take is queued.
@@ -228,6 +233,11 @@ impl SocketOut {
             Flushed::Failed => Queued::Failed,
             _ => Queued::Sent,
         }
+    }
+
+    /// Text frames pushed since the socket opened.
+    pub(crate) fn texts(&self) -> u64 {
+        self.lock().texts
     }
 
     /// The batch this socket was registered with ended: writes what it queued.
@@ -305,6 +315,16 @@ impl SocketOut {
     /// True while bytes wait for the socket.
     pub(crate) fn is_pending(&self) -> bool {
         !self.lock().queue.is_empty()
+    }
+
+    /// Makes the socket's close abortive (`SO_LINGER` 0): once both halves are
+    /// dropped the peer gets a reset at once, and the bytes the kernel still holds
+    /// for it are dropped rather than sent first (a client too far behind,
+    /// `CloseReason::LAGGING`).
+    pub(crate) fn abort(&self) {
+        if let Some(tcp) = &self.lock().tcp {
+            let _ = tcp.as_ref().as_ref().set_zero_linger();
+        }
     }
 
     /// The connection ended: nothing more is queued or written, and the write half

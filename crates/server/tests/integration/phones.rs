@@ -471,3 +471,312 @@ async fn a_resend_of_an_applied_plan_is_acknowledged_with_its_seq() {
         "{f:?}"
     );
 }
+
+/// Away seats, the ping bound (issue 37.2, `--pong-timeout-ms`). At the start of
+/// each of its turns a connected seat's socket gets a WebSocket ping; B's socket is
+/// not read, so it never answers (a locked phone, a dead link). B's first turn ends
+/// on the real clock between the bound (400 ms) and 2 s later — not after the 30 s
+/// turn timer: the manual clock never moves — with `seat_away` for B, then B's turn
+/// as `pass`. Once B reads again (its library answers pings) and speaks, it is back,
+/// and its next turn waits for it: while B reads, nothing comes for 3 bounds.
+#[tokio::test]
+async fn a_seat_that_does_not_answer_its_turns_ping_is_away_at_once() {
+    const BOUND_MS: u64 = 400;
+    let config = server::Config {
+        pong_timeout_ms: BOUND_MS as u32,
+        ..test_config()
+    };
+    let (s, clock) = start_manual(config).await;
+    let (mut clients, started) = lobby_of_four(&s, true, 2).await;
+    let id = started[0].match_id;
+    let (a_seat, b_seat) = (started[0].your_seat.unwrap(), started[1].your_seat.unwrap());
+    let mut b = clients.pop().unwrap();
+    let mut a = clients.pop().unwrap();
+    let t0 = clock.now_ms();
+    let mut b_turn_at = None;
+    loop {
+        let f = a.recv().await;
+        match f.msg {
+            ServerMsg::TurnStarted(t) if t.seat == a_seat => {
+                a.send(json!({"t": "pass", "d": {"match_id": id, "turn_number": t.turn_number}}))
+                    .await;
+            }
+            ServerMsg::TurnStarted(t) if t.seat == b_seat => {
+                b_turn_at = Some(std::time::Instant::now());
+            }
+            ServerMsg::SeatAway(p) => {
+                let waited = b_turn_at.expect("B's turn began").elapsed();
+                assert_eq!((p.match_id, p.seat), (id, b_seat));
+                assert!(
+                    waited >= std::time::Duration::from_millis(BOUND_MS)
+                        && waited < std::time::Duration::from_millis(BOUND_MS + 2_000),
+                    "B is away {waited:?} after its turn began (bound {BOUND_MS} ms)"
+                );
+                let (f, _) = a
+                    .recv_until(|m| matches!(m, ServerMsg::TurnResolved(r) if r.seat == b_seat))
+                    .await;
+                match f.msg {
+                    ServerMsg::TurnResolved(r) => assert_eq!(r.kind, TurnKind::Pass),
+                    _ => unreachable!(),
+                }
+                break;
+            }
+            ServerMsg::TurnResolved(r) if r.seat == b_seat => {
+                panic!("B's turn resolved before B was away: {r:?}")
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(clock.now_ms(), t0, "no turn timer ran out");
+    // B reads again and speaks: back for everyone.
+    b.send(json!({"t": "chat", "id": "c", "d": {"match_id": id, "text": "back"}}))
+        .await;
+    b.recv_until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "c"))
+        .await;
+    let mut back_seen = false;
+    loop {
+        let f = a.recv().await;
+        match f.msg {
+            ServerMsg::SeatBack(p) => {
+                assert_eq!((p.match_id, p.seat), (id, b_seat));
+                back_seen = true;
+            }
+            ServerMsg::TurnStarted(t) if t.seat == a_seat => {
+                a.send(json!({"t": "pass", "d": {"match_id": id, "turn_number": t.turn_number}}))
+                    .await;
+            }
+            ServerMsg::TurnStarted(t) if t.seat == b_seat && back_seen => break,
+            ServerMsg::TurnResolved(r) if r.seat == b_seat && back_seen => {
+                panic!("B's turn resolved without B: {r:?}")
+            }
+            _ => {}
+        }
+    }
+    // B's socket is read now (its pongs go out); A hears nothing for 3 bounds.
+    let silence = std::time::Duration::from_millis(3 * BOUND_MS);
+    let b_reads = async {
+        let until = tokio::time::Instant::now() + silence;
+        while let Ok(Some(m)) =
+            tokio::time::timeout_at(until, futures_util::StreamExt::next(&mut b.ws)).await
+        {
+            m.expect("B's socket stays open");
+        }
+    };
+    tokio::join!(a.expect_silence(silence), b_reads);
+}
+
+/// Zero-think play (issue 37.5): with a budget of 1 message per second (burst 3), a
+/// player who passes each of its own turns at once, in a match of three bots that
+/// move at once, gets 30 `ack`s and no `rate_limited`: an applied plan is not
+/// charged. A burst of 6 resends of the last applied pass (which take no effect)
+/// still is: each is answered `ack` with `applied_seq`, and the ones past the
+/// budget `rate_limited` as well.
+#[tokio::test]
+async fn applied_plans_are_never_rate_limited_refused_ones_are() {
+    let config = server::Config {
+        rate_per_second: 1,
+        rate_burst: 3,
+        abuse_strikes: 20,
+        ..test_config()
+    };
+    let (s, _clock) = start_manual(config).await;
+    let (mut clients, started) = lobby_of_four(&s, true, 1).await;
+    let id = started[0].match_id;
+    let me = started[0].your_seat.unwrap();
+    let mut c = clients.pop().unwrap();
+    let mut acks = 0;
+    let mut last_turn = 0;
+    while acks < 30 {
+        let f = c.recv().await;
+        match f.msg {
+            ServerMsg::TurnStarted(t) if t.seat == me => {
+                last_turn = t.turn_number;
+                c.send(json!({"t": "pass", "id": format!("p{}", t.turn_number),
+                    "d": {"match_id": id, "turn_number": t.turn_number}}))
+                    .await;
+            }
+            ServerMsg::Ack(a) if a.id.starts_with('p') => acks += 1,
+            ServerMsg::Error(e) => panic!("an applied pass was refused: {e:?}"),
+            ServerMsg::MatchEnded(m) => panic!("the match ended early: {m:?}"),
+            _ => {}
+        }
+    }
+    for i in 0..6 {
+        c.send(json!({"t": "pass", "id": format!("s{i}"),
+            "d": {"match_id": id, "turn_number": last_turn}}))
+            .await;
+    }
+    // Each resend of the applied pass is answered (an `ack` naming the applied
+    // sequence, §6.2) and, past the burst, also `rate_limited`; sent within a few
+    // ms, at least the last three exceed the burst of 3.
+    let (mut answered, mut limited, mut last_limited) = (0, 0, false);
+    while !last_limited {
+        match c.recv().await.msg {
+            ServerMsg::Ack(a) if a.id.starts_with('s') => {
+                assert!(
+                    a.applied_seq.is_some(),
+                    "a resend names the applied sequence"
+                );
+                answered += 1;
+            }
+            ServerMsg::Error(e) if e.code == protocol::ErrorCode::RateLimited => {
+                limited += 1;
+                last_limited = e.in_reply_to.as_deref() == Some("s5");
+            }
+            ServerMsg::Error(e) => panic!("unexpected {e:?}"),
+            _ => {}
+        }
+    }
+    assert_eq!(answered, 6, "every resend is answered");
+    assert!(
+        limited >= 3,
+        "6 refused passes over a burst of 3: {limited} rate_limited"
+    );
+}
+
+/// A spectator on a slow link (issue 37.5): it reads 2 KB per second (a 4 KB
+/// receive buffer) of a match that plays 100 rounds at full speed (≈ 800 frames,
+/// minutes of reading at that rate). With `--max-lag-ms` 2000 the server resets its
+/// socket (close code 4001 where the frame gets through) once a lag probe is
+/// 2 s unanswered, dropping the backlog: the spectator sees the socket end within
+/// 2 × 2 s plus the 8 s its own receive buffer (≤ 16 KB) takes at 2 KB/s, instead
+/// of a stream that stays minutes stale; watching again, it gets a snapshot at the
+/// live `seq`. The host and a spectator that read at full speed are not closed.
+#[tokio::test]
+async fn a_spectator_too_far_behind_is_closed_to_resync_and_gets_a_snapshot() {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let config = server::Config {
+        max_lag_ms: 2_000,
+        // The slow consumer's queue (1008) must not close it first.
+        outbound_queue: 65_536,
+        ..test_config()
+    };
+    let (s, _clock) = start_manual(config).await;
+    let (mut clients, started) = lobby_of_four(&s, true, 1).await;
+    let id = started[0].match_id;
+    let me = started[0].your_seat.unwrap();
+    let mut host = clients.pop().unwrap();
+
+    // The slow spectator: a 4 KB receive buffer, and 1 s of reading per 2 KB.
+    let (sid, stoken) = s.guest("Slow").await;
+    let sock = tokio::net::TcpSocket::new_v4().unwrap();
+    sock.set_recv_buffer_size(4096).unwrap();
+    let tcp = sock.connect(s.addr).await.unwrap();
+    let (mut slow, _) = tokio_tungstenite::client_async(format!("ws://{}/ws", s.addr), tcp)
+        .await
+        .unwrap();
+    for v in [
+        json!({"t": "hello", "d": {"token": stoken, "protocol_version": 3, "client": "slow"}}),
+        json!({"t": "spectate", "d": {"match_id": id}}),
+    ] {
+        futures_util::SinkExt::send(&mut slow, Message::text(v.to_string()))
+            .await
+            .unwrap();
+    }
+    let watching = std::time::Instant::now();
+    let mut slow_reads = tokio::spawn(async move {
+        loop {
+            let m = tokio::time::timeout(STEP, slow.next())
+                .await
+                .expect("the slow spectator is closed within the step timeout");
+            match m {
+                Some(Ok(Message::Close(Some(c)))) => {
+                    return (Some(u16::from(c.code)), watching.elapsed())
+                }
+                // The reset that drops the backlog (the close frame, if written,
+                // waits behind it).
+                Some(Err(tokio_tungstenite::tungstenite::Error::Io(e)))
+                    if e.kind() == std::io::ErrorKind::ConnectionReset =>
+                {
+                    return (None, watching.elapsed())
+                }
+                Some(Ok(m)) => {
+                    let ms = (m.len() as u64 * 1000) / 2048;
+                    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                }
+                other => panic!("expected the socket to end, got {other:?}"),
+            }
+        }
+    });
+    let mut fast = s.player("Fast").await;
+    fast.send(json!({"t": "spectate", "d": {"match_id": id}}))
+        .await;
+
+    // The match: the host passes its turns at once for 100 rounds (bots move at
+    // once), then lets its 101st wait (the manual clock never moves). The fast
+    // spectator reads meanwhile, to the live seq.
+    let (last_tx, mut last_rx) = tokio::sync::watch::channel(0u32);
+    let host_plays = async {
+        let mut passed = 0;
+        loop {
+            if let ServerMsg::TurnStarted(t) = host.recv().await.msg {
+                if t.seat == me && passed == 100 {
+                    last_tx.send(t.turn_number).unwrap();
+                    return;
+                }
+                if t.seat == me {
+                    host.send(
+                        json!({"t": "pass", "d": {"match_id": id, "turn_number": t.turn_number}}),
+                    )
+                    .await;
+                    passed += 1;
+                }
+            }
+        }
+    };
+    let fast_reads = async {
+        let (mut live_seq, mut last_turn) = (0, 0);
+        loop {
+            let waiting = *last_rx.borrow();
+            if waiting > 0 && last_turn >= waiting {
+                return live_seq;
+            }
+            tokio::select! {
+                f = fast.recv() => {
+                    live_seq = f.seq.unwrap_or(live_seq).max(live_seq);
+                    if let ServerMsg::TurnStarted(t) = &f.msg {
+                        last_turn = t.turn_number;
+                    }
+                }
+                _ = last_rx.changed() => {}
+            }
+        }
+    };
+    let ((), live_seq) = tokio::join!(host_plays, fast_reads);
+    assert!(live_seq > 700, "100 rounds: {live_seq} frames");
+    // The host and the fast spectator keep reading (answering the probes) until
+    // the slow one's socket ends.
+    let (code, after) = tokio::time::timeout(STEP * 2, async {
+        loop {
+            tokio::select! {
+                r = &mut slow_reads => break r.unwrap(),
+                m = host.ws.next() => assert!(matches!(m, Some(Ok(_))), "the host's socket: {m:?}"),
+                m = fast.ws.next() => assert!(matches!(m, Some(Ok(_))), "the fast socket: {m:?}"),
+            }
+        }
+    })
+    .await
+    .expect("the slow spectator's socket ends");
+    assert!(
+        matches!(code, None | Some(4001)),
+        "closed as too far behind: {code:?}"
+    );
+    assert!(
+        after < std::time::Duration::from_millis(2 * 2_000 + 8_000),
+        "closed {after:?} after it started watching"
+    );
+    // Watching again (a new socket, as the client reconnects): a snapshot of now.
+    let (mut again, _) = s.reconnect(sid, &stoken).await;
+    again
+        .send(json!({"t": "spectate", "d": {"match_id": id}}))
+        .await;
+    match again.recv().await.msg {
+        ServerMsg::Snapshot(snap) => assert_eq!(snap.seq, live_seq, "the live seq"),
+        other => panic!("expected a snapshot, got {other:?}"),
+    }
+    for c in [&mut host, &mut fast] {
+        c.send(json!({"t": "ping"})).await;
+        c.recv_until(|m| matches!(m, ServerMsg::Pong)).await;
+    }
+}
