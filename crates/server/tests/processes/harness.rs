@@ -248,7 +248,18 @@ impl Player {
         .await
         .expect("connects in time")
         .expect("websocket upgrade");
-        let mut p = Player {
+        let mut p = Player::from_socket(ws, player_id, token);
+        let active = p.hello().await;
+        (p, active)
+    }
+
+    /// The player `player_id` on the upgraded socket `ws` (no `hello` sent yet).
+    pub(crate) fn from_socket(
+        ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+        player_id: Uuid,
+        token: &str,
+    ) -> Player {
+        Player {
             ws,
             player_id,
             token: token.to_string(),
@@ -257,14 +268,18 @@ impl Player {
             seq: 0,
             ended: None,
             exited: 0,
-        };
-        p.send(json!({"t": "hello", "d": {"token": token, "protocol_version": 3, "client": "proc-test"}}))
+        }
+    }
+
+    /// Sends `hello` with the player's token; returns `welcome.active_matches`.
+    pub(crate) async fn hello(&mut self) -> Vec<Uuid> {
+        let token = self.token.clone();
+        self.send(json!({"t": "hello", "d": {"token": token, "protocol_version": 3, "client": "proc-test"}}))
             .await;
-        let active = match p.recv().await.msg {
+        match self.recv().await.msg {
             ServerMsg::Welcome(w) => w.active_matches,
             other => panic!("expected welcome, got {other:?}"),
-        };
-        (p, active)
+        }
     }
 
     pub(crate) async fn send(&mut self, v: Value) {

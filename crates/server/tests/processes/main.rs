@@ -4,6 +4,7 @@
 
 mod harness;
 
+mod carrier_nat;
 mod cluster;
 mod contribution;
 mod durable;
