@@ -23,7 +23,7 @@ function contributeEntropy(matchId) {
   if (sentEntropy.has(matchId)) return;
   const hex = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
   sentEntropy.set(matchId, hex);
-  conn.send('contribute_entropy', { match_id: matchId, entropy: hex });
+  conn.request('contribute_entropy', { match_id: matchId, entropy: hex }).catch(() => {});
 }
 
 const $ = (id) => document.getElementById(id);
@@ -279,7 +279,10 @@ function onFrame(f) {
       break;
     case 'match_started':
       // Dice scheme `contributed` (proto/README.md §10): add this seat's randomness.
-      if (d.your_seat && d.contribution_deadline_ms > Date.now()) contributeEntropy(d.match_id);
+      // Sent whenever the match has a window: the server alone knows whether it is
+      // still open (a device clock may be minutes off); a late one is refused
+      // (`contribution_closed`) and changes nothing.
+      if (d.your_seat && d.contribution_deadline_ms != null) contributeEntropy(d.match_id);
       if (!live || live.matchId !== d.match_id) {
         live = newLive(d.match_id, d.your_seat ?? null);
         lobby = null;
@@ -401,6 +404,14 @@ function setNames(l, seats) {
   board.setSeatNames(l.names);
 }
 
+/**
+ * Server clock minus device clock, from a `match_started` that arrived at local
+ * time `rx`: it is sent as the match starts, at match_deadline_ms − match_seconds.
+ */
+function matchStartOffset(d, rx) {
+  return d.match_deadline_ms - d.rules.match_seconds * 1000 - rx;
+}
+
 function setTurn(l, t, rx) {
   l.turn = t;
   if (!t) {
@@ -427,6 +438,8 @@ async function handleMatchFrame(l, f) {
       if (l.yourSeat === 'pending') l.yourSeat = d.your_seat ?? null;
       setNames(l, d.seats);
       l.state = initialState(d.mode, d.rules.start_exit_credits);
+      // Until the first turn_started: the server's clock from the match's start.
+      l.offset = matchStartOffset(d, f.rx);
       l.matchDeadline = d.match_deadline_ms;
       if (l.yourSeat) board.setViewSeat(l.yourSeat);
       $('view-seat-wrap').hidden = !!l.yourSeat;

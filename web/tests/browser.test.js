@@ -884,7 +884,7 @@ async function tapTurn(page, n, shots) {
 }
 
 /** The Latin names the tests sign in with. */
-const GUEST_NAMES = ['Guesto', 'Hosta', 'Ravi', 'Rhea', 'Tester', 'Watcher', 'Tapper', 'Screens'];
+const GUEST_NAMES = ['Guesto', 'Hosta', 'Ravi', 'Rhea', 'Tester', 'Watcher', 'Tapper', 'Screens', 'Clocky'];
 
 /** Names of the standard algorithms the dice check names (SHA-256, HKDF, ChaCha20): proper names, not translated. */
 const ALGORITHM_NAMES = ['SHA', 'HKDF', 'ChaCha'];
@@ -1118,6 +1118,176 @@ for (const [lang, locale, name] of [['en', 'en-GB', 'Dozer'], ['bn', 'bn-BD', '�
       const resync = frames.filter((f) => f.dir === '>' && f.t === 'resync');
       assert.ok(resync.length >= 1, 'the tap sent a resync');
       assert.equal(resync.at(-1).d.match_id, await page.evaluate(() => window.ludo.live.matchId));
+      assert.deepEqual(errors, []);
+    } finally {
+      await player.close();
+    }
+  });
+}
+
+// ---------- issue 37: clocks that are true on arrival (proto/README.md §7) ----------
+
+/**
+ * Sets the page's device clock `ms` off (Date.now() and `new Date()`), as a phone's
+ * clock may be; the server's clock stays the truth. An init script: it runs before
+ * the page's own scripts.
+ */
+async function skewDeviceClock(page, ms) {
+  await page.addInitScript((skew) => {
+    const Real = Date;
+    const now = () => Real.now() + skew;
+    function SkewedDate(...args) {
+      if (!new.target) return new Real(now()).toString();
+      return args.length ? new Real(...args) : new Real(now());
+    }
+    Object.setPrototypeOf(SkewedDate, Real); // Date.parse, Date.UTC
+    SkewedDate.prototype = Real.prototype;
+    SkewedDate.now = now;
+    globalThis.Date = SkewedDate;
+  }, ms);
+}
+
+/**
+ * Routes the page's WebSocket through the test. Frames pass unchanged until the first
+ * `turn_started` of the player's own seat: the page never gets that one, the socket
+ * drops right then (both sides closed, as a lost network would), and every new socket
+ * the page opens waits `holdMs` from the drop (the network is down) before it
+ * reaches the server. Returns what it saw: `dropped` ({f, at}: the frame kept from
+ * the page and when, `performance.now()` of this process), the frames after the drop
+ * (`after`), the `hello`s the page sent, and the number of sockets.
+ */
+async function dropAtOwnTurn(page, holdMs) {
+  const cut = { seat: null, matchId: null, dropped: null, after: [], hellos: [], sockets: 0, holdUntil: 0 };
+  await page.routeWebSocket(/\/ws$/, async (ws) => {
+    const wait = cut.holdUntil - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const n = (cut.sockets += 1);
+    const server = ws.connectToServer();
+    let open = true;
+    ws.onMessage((m) => {
+      try {
+        const f = JSON.parse(m);
+        if (f.t === 'hello') cut.hellos.push({ socket: n, d: f.d });
+      } catch {
+        // not JSON
+      }
+      server.send(m);
+    });
+    server.onMessage((m) => {
+      if (!open) return;
+      const at = performance.now();
+      let f = null;
+      try {
+        f = JSON.parse(m);
+      } catch {
+        // not JSON
+      }
+      if (f?.t === 'match_started' && f.d.your_seat) {
+        cut.seat = f.d.your_seat;
+        cut.matchId = f.d.match_id;
+      }
+      if (f?.t === 'dice_sealed') cut.sealed = f.d;
+      if (!cut.dropped && f?.t === 'turn_started' && f.d.seat === cut.seat) {
+        open = false;
+        cut.dropped = { f, at };
+        cut.holdUntil = at + holdMs;
+        server.close({ code: 1000, reason: 'network lost (test)' });
+        ws.close({ code: 1000, reason: 'network lost (test)' });
+        return;
+      }
+      if (cut.dropped) cut.after.push({ f, at });
+      ws.send(m);
+    });
+  });
+  return cut;
+}
+
+/** Polls `cond()` (in this process) every 20 ms until it is truthy; fails after `ms`. */
+async function until(cond, ms, what) {
+  const end = performance.now() + ms;
+  for (;;) {
+    const v = cond();
+    if (v) return v;
+    if (performance.now() > end) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Measured differences per device clock case (logged by the last case). */
+const clockDiffs = {};
+
+for (const [label, slug, skew] of [['exact', 'exact', 0], ['5 min ahead', 'ahead', 5 * 60_000], ['5 min behind', 'behind', -5 * 60_000]]) {
+  test(`en at 390×844, device clock ${label}: after a drop at its own turn_started and a reconnect with last_seq, the turn timer shown is the server's within 0.5 s`, { skip: SKIP, timeout: 60_000 }, async () => {
+    await mkdir(ART, { recursive: true });
+    const errors = [];
+    const player = await openBrowser(`clock-${slug}`, errors);
+    const { page } = player;
+    const HOLD_MS = 2000; // the network is down this long: the client reconnects ~2 s into its 6 s turn
+    try {
+      await skewDeviceClock(page, skew);
+      const cut = await dropAtOwnTurn(page, HOLD_MS);
+      await signIn(page, 'Clocky');
+      const pageSkew = (await page.evaluate(() => Date.now())) - Date.now();
+      assert.ok(Math.abs(pageSkew - skew) < 1000, `the page's device clock is ${label} (${pageSkew} ms)`);
+      await page.tap('#lobby-create-btn');
+      await page.waitForSelector('#lobby-box:not([hidden])');
+      await page.tap('#lobby-start');
+      await page.waitForSelector('#screen-match:not([hidden])', { timeout: 15000 });
+
+      // The player's own turn starts (bots answer at once): its socket drops right at
+      // that turn_started, which the page never gets.
+      await until(() => cut.dropped, 30000, "the player's own turn_started");
+      const started = cut.dropped.f;
+      const k = started.d.turn_number;
+      // The page sent its dice contribution whatever its clock says (the window is
+      // the server's to judge): the seat's entropy is in the sealed dice.
+      const mine = cut.sealed?.contributions.find((c) => c.seat === cut.seat);
+      assert.equal(mine?.defaulted, false, `device clock ${label}: the seat's contribution was used (${JSON.stringify(mine)})`);
+      await page.waitForSelector('#conn-status:not(.ok)', { timeout: 2000 });
+      assert.notEqual(await page.evaluate(() => window.ludo.live?.turn?.turn_number), k, 'the page did not get the turn_started');
+
+      // Back after the outage: hello with last_seq = the seq before that turn_started;
+      // the server replays it stamped as of the replay (or sends a snapshot).
+      const seatShown = started.d.seat[0].toUpperCase() + started.d.seat.slice(1);
+      await page.waitForFunction(({ turn, seat }) => {
+        const l = window.ludo.live;
+        return l?.turn?.turn_number === turn && l.turnDeadline && document.querySelector('#turn-clock').textContent.endsWith(` · ${seat}`);
+      }, { turn: k, seat: seatShown }, { timeout: 10000 });
+      assert.equal(cut.sockets, 2, 'one reconnect');
+      const hello = cut.hellos.at(-1);
+      assert.equal(hello.socket, 2);
+      assert.equal(hello.d.last_seq?.[cut.matchId], started.seq - 1, 'the reconnect says hello with last_seq');
+      const back = cut.after.find(({ f }) => (f.t === 'turn_started' && f.d.turn_number === k) || (f.t === 'snapshot' && f.d.turn?.turn_number === k));
+      assert.ok(back, `the turn_started of turn ${k} (or a snapshot) after the reconnect: ${cut.after.map(({ f }) => f.t)}`);
+      const truth = back.f.t === 'snapshot'
+        ? { now: back.f.d.clocks.now_ms, deadline: back.f.d.clocks.turn_deadline_ms }
+        : { now: back.f.d.now_ms, deadline: back.f.d.turn_deadline_ms };
+      assert.equal(truth.deadline, started.d.turn_deadline_ms, 'the same turn, the same deadline');
+      assert.ok(truth.now - started.d.now_ms >= HOLD_MS - 50, `stamped as of the replay: ${truth.now - started.d.now_ms} ms after the first sending`);
+
+      // The page's countdown and the displayed timer, against the server's deadline
+      // minus the server's time at the same instant: the frame's now_ms plus the real
+      // time elapsed since it arrived here (this process's clock is not skewed).
+      const t0 = performance.now();
+      const shown = await page.evaluate(() => {
+        const l = window.ludo.live;
+        return { left: l.turnDeadline - (Date.now() + l.offset), offset: l.offset, text: document.querySelector('#turn-clock').textContent };
+      });
+      const t1 = performance.now();
+      const serverNow = truth.now + ((t0 + t1) / 2 - back.at);
+      const want = truth.deadline - serverNow;
+      const diff = Math.round(shown.left - want);
+      const sameHost = Math.round(shown.left - (truth.deadline - (Date.now() - (t1 - t0) / 2)));
+      clockDiffs[label] = { diff, sameHost, left: Math.round(shown.left), want: Math.round(want), offset: shown.offset, text: shown.text, via: back.f.t };
+      console.log(`[${now()}] device clock ${label}: page ${Math.round(shown.left)} ms left, server ${Math.round(want)} ms (${back.f.t} after the reconnect): difference ${diff} ms (±${Math.round((t1 - t0) / 2)}; against this host's clock ${sameHost} ms); offset ${shown.offset} ms; shown "${shown.text}"`);
+      assert.ok(want > 1000, `read while the turn still runs (${Math.round(want)} ms left)`);
+      assert.ok(Math.abs(diff) <= 500, `device clock ${label}: the page counts ${Math.round(shown.left)} ms left, the server ${Math.round(want)} ms (difference ${diff} ms)`);
+      const m = /^(\d+):(\d{2}) · /.exec(shown.text);
+      assert.ok(m, `the turn clock shows m:ss: "${shown.text}"`);
+      const secs = Number(m[1]) * 60 + Number(m[2]);
+      assert.ok(Math.abs(secs - Math.ceil(want / 1000)) <= 1, `device clock ${label}: the turn clock shows ${shown.text}, the server has ${(want / 1000).toFixed(2)} s left`);
+      await page.screenshot({ path: path.join(ART, `en-08-reconnect-clock-${slug}.png`) });
+      if (Object.keys(clockDiffs).length === 3) console.log('turn timer after a reconnect, page − server (ms):', JSON.stringify(clockDiffs));
       assert.deepEqual(errors, []);
     } finally {
       await player.close();
