@@ -8,8 +8,10 @@
 # 4. builds ludo-server and runs the SDK's Node tests against the real binary
 #    (each test starts its own server on a free port with a temporary SQLite
 #    database): four SDK clients play a whole match with one socket cut mid-match,
-#    typed request errors, the server clock on shifted device clocks, and the
-#    README's example installed with `npm install sdk/` and played to the end.
+#    typed request errors, the server clock on shifted device clocks, the README's
+#    example installed with `npm install sdk/` and played to the end, and the dice
+#    verification (src/dice.ts: known answers, and replays of real matches of both
+#    dice schemes, `ok`, `hidden` while running, `bad` when changed).
 #   bash scripts/sdk-test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,4 +26,4 @@ bash scripts/build-web-sdk.sh --check
 cargo build --locked -p server --bin ludo-server
 export LUDO_SERVER_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/ludo-server"
 # Node 20 has the standard WebSocket behind this flag (Node 22: always).
-(cd sdk && node --experimental-websocket --test --test-reporter=spec test/sdk.test.mjs test/readme.test.mjs)
+(cd sdk && node --experimental-websocket --test --test-reporter=spec test/sdk.test.mjs test/readme.test.mjs test/dice.test.mjs)

@@ -698,12 +698,16 @@ impl Drop for Batch {
 /// How long the writer spends on the last frames and the close frame.
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// The writer's lag probe (issue 37.5): every third of `max`, a socket that was
-/// sent frames since the last probe gets a ping carrying the probe's number; the
-/// pong comes back only once the client has read everything queued before the
-/// ping (kernel buffers included). A probe not echoed within `max` means the
-/// client is that far behind the live stream: it is closed with
-/// [`CloseReason::LAGGING`] and resyncs from a snapshot.
+/// The writer's lag probe (issue 37.5): a socket that was sent frames since its
+/// last probe gets a ping carrying the probe's number, every `max` while its
+/// frames go out at once, and a third of `max` after its last probe once a write
+/// found it full (a slow reader: the probe goes behind what waits); the pong comes
+/// back only once the client has read everything queued before the ping (kernel
+/// buffers included). A probe not echoed within `max` means the client is that far
+/// behind the live stream: it is closed with [`CloseReason::LAGGING`] and resyncs
+/// from a snapshot. (One ping per `max` per socket in play: a third of one that
+/// probed every socket every third of `max`, which cost ~10 % of a turn's server
+/// CPU at 1,000 matches.)
 struct LagProbe {
     /// `--max-lag-ms`.
     max: Duration,
@@ -711,16 +715,28 @@ struct LagProbe {
     number: u64,
     /// The probe waiting for its pong, and when it was sent.
     outstanding: Option<(u64, Instant)>,
+    /// When the last probe was sent (the writer's start before the first).
+    last_sent: Instant,
     /// [`SocketOut::texts`] when the last probe was sent.
     texts: u64,
 }
 
 impl LagProbe {
+    fn new(max: Duration) -> LagProbe {
+        LagProbe {
+            max,
+            number: 0,
+            outstanding: None,
+            last_sent: Instant::now(),
+            texts: 0,
+        }
+    }
+
     /// Checks the probe waiting (closing the connection when it is late) and sends
-    /// the next one when due; returns when to look again.
-    fn tick(&mut self, conn: &ConnHandle, out: &SocketOut) -> Instant {
+    /// the next one when due (`blocked`: frames wait for the socket now); returns
+    /// when to look again.
+    fn tick(&mut self, conn: &ConnHandle, out: &SocketOut, blocked: bool) -> Instant {
         let now = Instant::now();
-        let every = self.max / 3;
         if let Some((number, sent)) = self.outstanding {
             if conn.shared.pong_mark.load(Ordering::Relaxed) >= number {
                 self.outstanding = None;
@@ -731,24 +747,24 @@ impl LagProbe {
                     "client too far behind: closing it to resync"
                 );
                 conn.close(CloseReason::LAGGING);
-                return now + every;
+                return now + self.max;
+            } else {
+                return sent + self.max;
             }
         }
-        if self.outstanding.is_none() {
-            let texts = out.texts();
-            if texts != self.texts {
-                self.texts = texts;
-                self.number += 1;
-                let ping = WsFrame::ping(Bytes::copy_from_slice(&self.number.to_be_bytes()));
-                if conn.pushed(out.push_raw(socket::control(ping), false, false)) {
-                    self.outstanding = Some((self.number, now));
-                }
+        let every = if blocked { self.max / 3 } else { self.max };
+        let texts = out.texts();
+        if now >= self.last_sent + every && texts != self.texts {
+            self.texts = texts;
+            self.number += 1;
+            let ping = WsFrame::ping(Bytes::copy_from_slice(&self.number.to_be_bytes()));
+            if conn.pushed(out.push_raw(socket::control(ping), false, false)) {
+                self.outstanding = Some((self.number, now));
+                self.last_sent = now;
+                return now + self.max;
             }
         }
-        match self.outstanding {
-            Some((_, sent)) => (now + every).min(sent + self.max),
-            None => now + every,
-        }
+        (self.last_sent + every).max(now + self.max / 3)
     }
 }
 
@@ -772,13 +788,8 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration, max_lag: 
     tokio::pin!(ping);
     let closing = conn.closing();
     tokio::pin!(closing);
-    let mut lag = max_lag.map(|max| LagProbe {
-        max,
-        number: 0,
-        outstanding: None,
-        texts: 0,
-    });
-    let lag_timer = tokio::time::sleep_until(Instant::now() + max_lag.unwrap_or_default() / 3);
+    let mut lag = max_lag.map(LagProbe::new);
+    let lag_timer = tokio::time::sleep_until(Instant::now() + max_lag.unwrap_or_default());
     tokio::pin!(lag_timer);
     'serve: loop {
         tokio::select! {
@@ -787,7 +798,7 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration, max_lag: 
             _ = out.blocked() => {}
             () = &mut lag_timer, if lag.is_some() => {
                 if let Some(l) = lag.as_mut() {
-                    lag_timer.as_mut().reset(l.tick(&conn, out));
+                    lag_timer.as_mut().reset(l.tick(&conn, out, false));
                 }
                 continue;
             }
@@ -807,7 +818,12 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration, max_lag: 
             }
         }
         // A write found the socket full: write the rest as it drains (a client that
-        // reads too slowly meanwhile is found by the lag probe).
+        // reads too slowly meanwhile is found by the lag probe, probed now if due).
+        if let Some(l) = lag.as_mut() {
+            if out.is_pending() {
+                lag_timer.as_mut().reset(l.tick(&conn, out, true));
+            }
+        }
         while out.is_pending() {
             let Some(tcp) = out.tcp() else {
                 break 'serve;
@@ -817,7 +833,7 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration, max_lag: 
                 _ = &mut closing => break 'serve,
                 () = &mut lag_timer, if lag.is_some() => {
                     if let Some(l) = lag.as_mut() {
-                        lag_timer.as_mut().reset(l.tick(&conn, out));
+                        lag_timer.as_mut().reset(l.tick(&conn, out, true));
                     }
                     continue;
                 }
@@ -957,11 +973,12 @@ mod tests {
         );
     }
 
-    /// The lag probe (issue 37.5), `max_lag` 3 s: a socket sent a frame gets probe 1
-    /// at 1 s; answered (its pong echoes 1), nothing happens, and with nothing new
-    /// sent no probe follows; after the next frame, probe 2 goes at the next tick
-    /// (every 1 s) and, unanswered, the connection is closed as lagging (4001) 3 s
-    /// after it went, not before; the writer then ends.
+    /// The lag probe (issue 37.5), `max_lag` 3 s, on a socket that takes every frame
+    /// at once: probe 1 goes 3 s after the writer started; answered (its pong
+    /// echoes 1), nothing happens, and with nothing new sent no probe follows; after
+    /// the next frame (at 9.5 s), probe 2 goes at the writer's next look (10 s) and,
+    /// unanswered, the connection is closed as lagging (4001) 3 s after it went, not
+    /// before; the writer then ends.
     #[tokio::test(start_paused = true)]
     async fn a_client_that_does_not_answer_the_lag_probe_is_closed_as_lagging() {
         let (conn, _ws, _rd) = socket_pair(16).await;
@@ -972,7 +989,7 @@ mod tests {
             Some(Duration::from_secs(3)),
         ));
         assert!(conn.send(Frame::from_static("turn_started")));
-        tokio::time::sleep_until(t0 + Duration::from_millis(1_500)).await;
+        tokio::time::sleep_until(t0 + Duration::from_millis(3_500)).await;
         conn.ponged(&1u64.to_be_bytes());
         conn.ponged(b"not a probe");
         tokio::time::sleep_until(t0 + Duration::from_millis(9_500)).await;
