@@ -237,8 +237,14 @@ impl Session {
                 Message::Ping(_) => {
                     self.admit(None);
                 }
-                // The answer to the writer's lag probe (`outbound::LagProbe`).
-                Message::Pong(p) => self.conn.ponged(&p),
+                // The answer to one of the server's pings (the writer's lag probe
+                // carries a number, `outbound::LagProbe`), free; an unsolicited pong
+                // is charged like a ping, so a pong flood is cut off as any other.
+                Message::Pong(p) => {
+                    if self.conn.solicited_pong() || self.admit(None) {
+                        self.conn.ponged(&p);
+                    }
+                }
                 // Any frame counts as activity.
                 Message::Frame(_) => {}
                 Message::Close(_) => {
@@ -298,11 +304,18 @@ impl Session {
                     ..
                 },
             ) => {
+                // Right after a message over the budget, a plan is charged first
+                // and dropped when over it (a flood of refused plans is not even
+                // handled); otherwise it is charged after its answer if refused.
+                let charged_first = self.strikes > 0;
+                if charged_first && !self.admit(id.clone()) {
+                    return;
+                }
                 self.took_effect.store(false, Ordering::Relaxed);
                 Box::pin(self.dispatch(frame)).await;
-                if !self.took_effect.load(Ordering::Relaxed) {
-                    // Charged after its answer; over budget it is also answered
-                    // `rate_limited` (and strikes count as for any message).
+                if !charged_first && !self.took_effect.load(Ordering::Relaxed) {
+                    // Over budget it is also answered `rate_limited` (and strikes
+                    // count as for any message).
                     self.admit(id);
                 }
                 return;
@@ -327,12 +340,15 @@ impl Session {
     /// server is closing), before the next request is read.
     /// True when the answer was a plain `ack` (the request took effect).
     async fn answer_of(&self, answered: Answered) -> bool {
-        tokio::select! {
+        self.conn.set_awaiting(true);
+        let took_effect = tokio::select! {
             biased;
             _ = self.conn.closing() => false,
             _ = self.state.shutdown_token().cancelled() => false,
             took_effect = answered.wait() => took_effect,
-        }
+        };
+        self.conn.set_awaiting(false);
+        took_effect
     }
 
     /// A decoded frame: `ping` and `hello` on any socket, every other message only

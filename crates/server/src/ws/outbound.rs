@@ -252,6 +252,16 @@ struct Shared {
     heard_count: AtomicU64,
     /// The highest lag-probe number the client echoed in a pong ([`write_task`]).
     pong_mark: AtomicU64,
+    /// The number of the last lag probe sent: a pong echoing a higher one is not
+    /// an answer (a client cannot switch its own probe off).
+    probe_sent: AtomicU64,
+    /// Pings the server sent on this socket not answered by a pong yet (a pong
+    /// beyond them is unsolicited: charged to the message budget).
+    pongs_owed: AtomicU64,
+    /// The connection's reader waits for the answer to a request (a room or the
+    /// store is slow): it reads no pong meanwhile, so neither probe holds that
+    /// against the client.
+    awaiting: AtomicBool,
 }
 
 /// A ping sent by [`ConnHandle::probe`]: answered once any frame came from the
@@ -340,6 +350,9 @@ impl ConnHandle {
                 heard_ms: AtomicU64::new(0),
                 heard_count: AtomicU64::new(0),
                 pong_mark: AtomicU64::new(0),
+                probe_sent: AtomicU64::new(0),
+                pongs_owed: AtomicU64::new(0),
+                awaiting: AtomicBool::new(false),
             }),
             reply: None,
         }
@@ -383,13 +396,35 @@ impl ConnHandle {
     }
 
     /// Notes a pong's payload: the writer's lag probes carry their number (8 bytes,
-    /// big-endian); other payloads (keep-alive pings carry none) are ignored.
+    /// big-endian); other payloads (keep-alive pings carry none), and numbers of
+    /// probes not sent yet, are ignored.
     pub(crate) fn ponged(&self, payload: &[u8]) {
         if let Ok(n) = <[u8; 8]>::try_from(payload) {
-            self.shared
-                .pong_mark
-                .fetch_max(u64::from_be_bytes(n), Ordering::Relaxed);
+            let n = u64::from_be_bytes(n);
+            if n <= self.shared.probe_sent.load(Ordering::Relaxed) {
+                self.shared.pong_mark.fetch_max(n, Ordering::Relaxed);
+            }
         }
+    }
+
+    /// Notes that a ping goes to the client now (its pong will be solicited).
+    fn pinged(&self) {
+        self.shared.pongs_owed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Takes a pong that just came from the client: true when it answers a ping the
+    /// server sent (not yet answered), false for an unsolicited one.
+    pub(crate) fn solicited_pong(&self) -> bool {
+        self.shared
+            .pongs_owed
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
+    /// Marks whether the connection's reader is waiting for a request's answer
+    /// (then it reads no pong: see [`Shared::awaiting`]).
+    pub(crate) fn set_awaiting(&self, awaiting: bool) {
+        self.shared.awaiting.store(awaiting, Ordering::Relaxed);
     }
 
     /// Sends the client a WebSocket ping now (its browser or library answers it
@@ -404,6 +439,7 @@ impl ConnHandle {
             return None;
         }
         let heard_count = self.shared.heard_count.load(Ordering::Acquire);
+        self.pinged();
         let pushed = out.push_raw(
             socket::control(WsFrame::ping(Bytes::new())),
             Batch::is_open(),
@@ -416,6 +452,7 @@ impl ConnHandle {
     /// `probe` was sent.
     pub(crate) fn answered_since(&self, probe: Probe) -> bool {
         self.shared.heard_count.load(Ordering::Acquire) != probe.heard_count
+            || self.shared.awaiting.load(Ordering::Relaxed)
     }
 
     /// When the last frame came from the client ([`ConnHandle::heard`]); when the
@@ -740,6 +777,9 @@ impl LagProbe {
         if let Some((number, sent)) = self.outstanding {
             if conn.shared.pong_mark.load(Ordering::Relaxed) >= number {
                 self.outstanding = None;
+            } else if conn.shared.awaiting.load(Ordering::Relaxed) {
+                // The server is not reading: the pong may be waiting in its buffer.
+                return now + self.max / 3;
             } else if now >= sent + self.max {
                 metrics::counter!("ludo_ws_lagging_total").increment(1);
                 tracing::info!(
@@ -758,6 +798,8 @@ impl LagProbe {
             self.texts = texts;
             self.number += 1;
             let ping = WsFrame::ping(Bytes::copy_from_slice(&self.number.to_be_bytes()));
+            conn.shared.probe_sent.store(self.number, Ordering::Relaxed);
+            conn.pinged();
             if conn.pushed(out.push_raw(socket::control(ping), false, false)) {
                 self.outstanding = Some((self.number, now));
                 self.last_sent = now;
@@ -811,6 +853,7 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration, max_lag: 
                     ping.as_mut().reset(due);
                     continue;
                 }
+                conn.pinged();
                 let pushed = out.push_raw(socket::control(WsFrame::ping(Bytes::new())), false, false);
                 conn.pushed(pushed);
                 ping.as_mut().reset(now + ping_every);
@@ -977,8 +1020,10 @@ mod tests {
     /// at once: probe 1 goes 3 s after the writer started; answered (its pong
     /// echoes 1), nothing happens, and with nothing new sent no probe follows; after
     /// the next frame (at 9.5 s), probe 2 goes at the writer's next look (10 s) and,
-    /// unanswered, the connection is closed as lagging (4001) 3 s after it went, not
-    /// before; the writer then ends.
+    /// unanswered (pongs naming probes not sent yet do not count), the connection is
+    /// closed as lagging (4001) 3 s after it went, not before — and not while the
+    /// server's own reader waits for a request's answer (then at its next look, 15 s);
+    /// the writer then ends.
     #[tokio::test(start_paused = true)]
     async fn a_client_that_does_not_answer_the_lag_probe_is_closed_as_lagging() {
         let (conn, _ws, _rd) = socket_pair(16).await;
@@ -989,6 +1034,9 @@ mod tests {
             Some(Duration::from_secs(3)),
         ));
         assert!(conn.send(Frame::from_static("turn_started")));
+        // A pong naming a probe not sent yet is no answer (it would switch the
+        // probe off for good).
+        conn.ponged(&7u64.to_be_bytes());
         tokio::time::sleep_until(t0 + Duration::from_millis(3_500)).await;
         conn.ponged(&1u64.to_be_bytes());
         conn.ponged(b"not a probe");
@@ -996,9 +1044,17 @@ mod tests {
         assert_eq!(conn.close_reason(), None, "probe 1 was answered");
         assert!(conn.send(Frame::from_static("turn_resolved")));
         // Probe 2 goes at the tick of 10 s; late from 13 s.
+        tokio::time::sleep_until(t0 + Duration::from_millis(11_000)).await;
+        conn.ponged(&u64::MAX.to_be_bytes());
         tokio::time::sleep_until(t0 + Duration::from_millis(12_900)).await;
         assert_eq!(conn.close_reason(), None, "probe 2 is not late yet");
-        tokio::time::sleep_until(t0 + Duration::from_millis(13_100)).await;
+        // The server's reader waits for a request's answer (the store is slow): it
+        // reads no pong, so the late probe is not held against the client yet.
+        conn.set_awaiting(true);
+        tokio::time::sleep_until(t0 + Duration::from_millis(14_900)).await;
+        assert_eq!(conn.close_reason(), None, "not while the reader waits");
+        conn.set_awaiting(false);
+        tokio::time::sleep_until(t0 + Duration::from_millis(15_100)).await;
         assert_eq!(conn.close_reason(), Some(CloseReason::LAGGING));
         assert_eq!(CloseReason::LAGGING.code, 4001);
         tokio::time::timeout(Duration::from_secs(10), writer)

@@ -569,8 +569,9 @@ async fn a_seat_that_does_not_answer_its_turns_ping_is_away_at_once() {
 /// player who passes each of its own turns at once, in a match of three bots that
 /// move at once, gets 30 `ack`s and no `rate_limited`: an applied plan is not
 /// charged. A burst of 6 resends of the last applied pass (which take no effect)
-/// still is: each is answered `ack` with `applied_seq`, and the ones past the
-/// budget `rate_limited` as well.
+/// still is: answered `ack` with `applied_seq` up to the one that goes over the
+/// budget (`ack`, then `rate_limited`); every later one only `rate_limited`, not
+/// handled at all.
 #[tokio::test]
 async fn applied_plans_are_never_rate_limited_refused_ones_are() {
     let config = server::Config {
@@ -606,32 +607,61 @@ async fn applied_plans_are_never_rate_limited_refused_ones_are() {
             "d": {"match_id": id, "turn_number": last_turn}}))
             .await;
     }
-    // Each resend of the applied pass is answered (an `ack` naming the applied
-    // sequence, §6.2) and, past the burst, also `rate_limited`; sent within a few
-    // ms, at least the last three exceed the burst of 3.
-    let (mut answered, mut limited, mut last_limited) = (0, 0, false);
-    while !last_limited {
+    // Sent within a few ms, at least the last three exceed the burst of 3. Each
+    // resend is charged after its answer (an `ack` naming the applied sequence,
+    // §6.2) until one goes over the budget (`rate_limited` after its `ack`); from
+    // then on, a plan is charged before it is handled and dropped: only
+    // `rate_limited`, no `ack` (a flood of refused plans is not even handled).
+    let mut replies: std::collections::BTreeMap<String, Vec<&'static str>> = Default::default();
+    loop {
         match c.recv().await.msg {
             ServerMsg::Ack(a) if a.id.starts_with('s') => {
                 assert!(
                     a.applied_seq.is_some(),
                     "a resend names the applied sequence"
                 );
-                answered += 1;
+                replies.entry(a.id).or_default().push("ack");
             }
             ServerMsg::Error(e) if e.code == protocol::ErrorCode::RateLimited => {
-                limited += 1;
-                last_limited = e.in_reply_to.as_deref() == Some("s5");
+                let id = e.in_reply_to.expect("names the plan");
+                replies.entry(id.clone()).or_default().push("rate_limited");
+                if id == "s5" {
+                    break;
+                }
             }
             ServerMsg::Error(e) => panic!("unexpected {e:?}"),
             _ => {}
         }
     }
-    assert_eq!(answered, 6, "every resend is answered");
+    // Nothing more for them comes after (a ping's answer comes after anything the
+    // resends caused).
+    c.send(json!({"t": "ping", "id": "after"})).await;
+    let (_, later) = c
+        .recv_until(|m| {
+            matches!(m, ServerMsg::Pong)
+                || matches!(m, ServerMsg::Error(e) if e.in_reply_to.as_deref() == Some("after"))
+        })
+        .await;
     assert!(
-        limited >= 3,
-        "6 refused passes over a burst of 3: {limited} rate_limited"
+        !later.iter().any(|f| matches!(&f.msg, ServerMsg::Ack(_))),
+        "{later:?}"
     );
+    let kinds: Vec<&[&str]> = (0..6)
+        .map(|i| replies.get(&format!("s{i}")).map_or(&[][..], |v| &v[..]))
+        .collect();
+    let first_over = kinds
+        .iter()
+        .position(|k| k.contains(&"rate_limited"))
+        .expect("a resend over the budget");
+    assert!(first_over <= 3, "the burst of 3 is spent by s3: {kinds:?}");
+    for (i, k) in kinds.iter().enumerate() {
+        let want: &[&str] = match i.cmp(&first_over) {
+            std::cmp::Ordering::Less => &["ack"],
+            std::cmp::Ordering::Equal => &["ack", "rate_limited"],
+            std::cmp::Ordering::Greater => &["rate_limited"],
+        };
+        assert_eq!(*k, want, "s{i}: {kinds:?}");
+    }
 }
 
 /// A spectator on a slow link (issue 37.5): it reads 2 KB per second (a 4 KB

@@ -113,6 +113,54 @@ async fn a_ping_flood_is_rate_limited_then_closed_with_1008() {
     );
 }
 
+/// Unsolicited pongs are charged like pings (issue 37): of 2,000 pongs carrying
+/// 8-byte numbers (as if answering lag probes never sent), the server reads the
+/// burst (20) and 40 more over the budget, answering 39 of them `rate_limited`, then
+/// closes with 1008 — a pong flood no longer runs free on the event loop.
+#[tokio::test]
+async fn an_unsolicited_pong_flood_is_rate_limited_then_closed_with_1008() {
+    let s = start(test_config()).await;
+    let mut c = s.player("Ponger").await;
+    for i in 0..2_000u64 {
+        if c.ws
+            .feed(Message::Pong(Bytes::copy_from_slice(
+                &(u64::MAX - i).to_be_bytes(),
+            )))
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+    let _ = c.ws.flush().await;
+    let (mut limited, mut close) = (0, None);
+    loop {
+        match tokio::time::timeout(STEP, c.ws.next())
+            .await
+            .expect("the server answers in time")
+        {
+            Some(Ok(Message::Text(t))) => {
+                if let ServerMsg::Error(e) = protocol::decode_server(t.as_str()).unwrap().msg {
+                    assert_eq!(e.code, ErrorCode::RateLimited);
+                    limited += 1;
+                }
+            }
+            Some(Ok(Message::Close(f))) => {
+                close = f.map(|f| (f.code, f.reason.to_string()));
+                break;
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => panic!("the connection failed before its close frame: {e}"),
+            None => break,
+        }
+    }
+    assert_eq!(limited, 39, "--abuse-strikes 40: 39 errors, then the close");
+    assert_eq!(
+        close,
+        Some((CloseCode::Policy, "rate limit exceeded".to_string()))
+    );
+}
+
 /// The raw answer (status line and body) to an upgrade request with `key`.
 async fn upgrade_with_key(s: &TestServer, key: &str) -> String {
     let mut tcp = TcpStream::connect(s.addr).await.unwrap();
