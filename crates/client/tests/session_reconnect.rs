@@ -224,11 +224,12 @@ async fn session_reconnect_gets_the_match_back_from_the_real_server() {
 }
 
 /// `play_match`'s reconnect path (what `ludo-load --reconnects` relies on) against the
-/// real server: four bot clients play a queue match (6 s match clock, real time); the
-/// server drops one client's socket mid-match; that client reconnects once, picks the
+/// real server: four bot clients play a queue match (6 s match clock on the manual
+/// clock, so nothing ends it before the test moves time); once 4 turns are resolved
+/// the server drops one client's socket; that client reconnects once, picks the
 /// match up again (the missed frames or a snapshot; its tracker checks every later
-/// position) and ends it with the others: the same `match_ended` for all four, one
-/// `closed` error counted, nothing else.
+/// position), 8 more turns are played, and the match clock then ends the match
+/// (rule 9.1): the same `match_ended` for all four, one reconnect counted, no error.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn play_match_reconnects_after_the_server_drops_its_socket() {
     use client::player::PlayOptions;
@@ -239,9 +240,12 @@ async fn play_match_reconnects_after_the_server_drops_its_socket() {
         match_seconds: 6,
         bot_think_ms: 0,
         bot_fill_seconds: 60,
+        // The manual clock never closes a dice contribution window.
+        contribution_window_ms: 0,
         ..Config::default()
     };
-    let (url, state, _dir) = start_with(config, Clock::system()).await;
+    let clock = Clock::manual(1_800_000_000_000);
+    let (url, state, _dir) = start_with(config, clock.clone()).await;
     let rest = Rest::new(Endpoint::parse(&url).unwrap());
     let stats = Arc::new(client::Stats::default());
     let mut seats = Vec::new();
@@ -251,17 +255,32 @@ async fn play_match_reconnects_after_the_server_drops_its_socket() {
     let victim = seats[1].player_id();
     let killer = tokio::spawn({
         let state = state.clone();
+        let stats = stats.clone();
         async move {
-            let t0 = tokio::time::Instant::now();
-            while state.presence().active_match(victim).is_none() {
-                assert!(t0.elapsed() < STEP, "the match did not start");
-                tokio::time::sleep(Duration::from_millis(10)).await;
+            // Polls `done` every 10 ms for at most STEP.
+            async fn until(what: &str, mut done: impl FnMut() -> bool) {
+                let t0 = tokio::time::Instant::now();
+                while !done() {
+                    assert!(t0.elapsed() < STEP, "{what}");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
             }
-            // Well inside play_match (30 ms think time), well before the 6 s clock.
-            tokio::time::sleep(Duration::from_millis(1_000)).await;
+            until("4 turns resolved", || stats.snapshot().turns >= 4).await;
             let conn = state.session(victim).expect("connected");
             conn.close(server::ws::CloseReason::NORMAL);
-            conn.id()
+            let dropped = conn.id();
+            until("the victim reconnected", || {
+                state.session(victim).is_some_and(|c| c.id() != dropped)
+            })
+            .await;
+            let turns = stats.snapshot().turns;
+            until("8 turns after the reconnect", || {
+                stats.snapshot().turns >= turns + 8
+            })
+            .await;
+            // The match clock (6 s) runs out now (rule 9.1).
+            clock.advance_ms(6_001);
+            dropped
         }
     });
     let cfg = Arc::new(TableConfig {

@@ -311,8 +311,22 @@ async fn sigstop_fencing(url: String) {
         }
         assert!(t0.elapsed() < BOUND);
     }
-    // Give the old owner every chance to write (its writer commits within ms).
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The old owner stops its room and its writer's queue drains (a write it still
+    // tried was fenced): from then on it cannot write any turn of the match.
+    let old_owner = &nodes[0].proc;
+    let t0 = Instant::now();
+    loop {
+        let rooms = old_owner.metric("ludo_rooms_active").await.unwrap_or(0.0);
+        let backlog = old_owner.metric(store::BACKLOG_GAUGE).await.unwrap_or(0.0);
+        if rooms == 0.0 && backlog == 0.0 {
+            break;
+        }
+        assert!(
+            t0.elapsed() < BOUND,
+            "the old owner still runs {rooms} room(s), {backlog} write(s) queued"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert_eq!(
         turn_rows(&pool, match_id).await,
         (1..=9).collect::<Vec<_>>(),
