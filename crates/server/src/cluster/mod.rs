@@ -87,6 +87,66 @@ pub(crate) const LOST_COUNTER: &str = "ludo_cluster_rooms_lost_total";
 /// Gauge: room leases this node holds.
 pub(crate) const LEASES_GAUGE: &str = "ludo_cluster_leases";
 
+/// How long the start-up check of the node id waits for a node holding the id to
+/// answer (a live node answers in about a millisecond).
+pub(crate) const ALIVE_CHECK: Duration = Duration::from_secs(2);
+
+/// The start-up check of [`Cluster::connect`]: asks on `<prefix>.alive.<node id>`
+/// whether a node with this id is live (NATS answers "no responders" at once when
+/// none is), then subscribes there and answers for this node (its pid and start
+/// time, Unix ms) until the connection closes.
+async fn answer_alive(nats: &async_nats::Client, settings: &Settings) -> Result<(), ClusterError> {
+    use async_nats::RequestErrorKind;
+    let subject = format!("{}.alive.{}", settings.prefix, settings.node_id);
+    let taken = |answer: String| ClusterError::NodeIdLive {
+        node_id: settings.node_id.clone(),
+        answer,
+    };
+    let failed = |reason: String| ClusterError::NodeIdCheck {
+        node_id: settings.node_id.clone(),
+        reason,
+    };
+    let asked = nats.request(subject.clone(), Default::default());
+    match tokio::time::timeout(ALIVE_CHECK, asked).await {
+        Ok(Ok(reply)) => {
+            return Err(taken(format!(
+                "it answered: {}",
+                String::from_utf8_lossy(&reply.payload)
+            )))
+        }
+        Ok(Err(e)) if e.kind() == RequestErrorKind::NoResponders => {}
+        Ok(Err(e)) if e.kind() == RequestErrorKind::TimedOut => {
+            return Err(taken("it holds the id but did not answer".into()))
+        }
+        Ok(Err(e)) => return Err(failed(e.to_string())),
+        Err(_) => {
+            return Err(taken(format!(
+                "it holds the id but did not answer within {} ms",
+                ALIVE_CHECK.as_millis()
+            )))
+        }
+    }
+    let mut sub = nats
+        .subscribe(subject)
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    let answer = format!(
+        "pid {}, up since {} (Unix ms)",
+        std::process::id(),
+        crate::clock::now_ms()
+    );
+    let nats = nats.clone();
+    tokio::spawn(async move {
+        use futures_util::StreamExt;
+        while let Some(m) = sub.next().await {
+            if let Some(reply) = m.reply {
+                let _ = nats.publish(reply, answer.clone().into()).await;
+            }
+        }
+    });
+    Ok(())
+}
+
 /// Why cluster mode cannot start.
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
@@ -102,6 +162,27 @@ pub enum ClusterError {
         what: &'static str,
         /// The value given.
         value: String,
+    },
+    /// Another live node of the cluster (same `--nats-prefix`) has this node id: it
+    /// answered the start-up check, or holds the id's subscription without
+    /// answering within 2 s (a paused process). Two nodes with one id
+    /// would each take the other's leases for their own.
+    #[error("node id {node_id:?} is already live in the cluster ({answer}); stop that node or give this one another --node-id (LUDO_NODE_ID)")]
+    NodeIdLive {
+        /// The id given.
+        node_id: String,
+        /// What the other node answered (its pid and start time), or that it did
+        /// not answer.
+        answer: String,
+    },
+    /// The start-up check of the node id, or the subscription that answers it for
+    /// this node, failed (NATS refused).
+    #[error("cannot check node id {node_id:?} on NATS: {reason}")]
+    NodeIdCheck {
+        /// The id given.
+        node_id: String,
+        /// The client's error.
+        reason: String,
     },
     /// The NATS server could not be reached.
     #[error("cannot connect to NATS at {url}: {source}")]
@@ -207,10 +288,18 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    /// Connects to NATS and builds the node's (empty) lease set. Pass
-    /// [`Cluster::leases`] to [`store::spawn_writer_fenced`].
+    /// Connects to NATS, checks that no live node has this node's id and from then
+    /// on answers that check for it (subject `<prefix>.alive.<node id>`), and builds
+    /// the node's (empty) lease set. Pass [`Cluster::leases`] to
+    /// [`store::spawn_writer_fenced`].
     ///
-    /// Errors: `ClusterError::Nats` when the NATS server cannot be reached.
+    /// Two nodes started with one id within the same few milliseconds can both
+    /// pass the check (each asks before the other subscribes); one started after
+    /// another has joined cannot.
+    ///
+    /// Errors: `ClusterError::Nats` when the NATS server cannot be reached;
+    /// `ClusterError::NodeIdLive` when a node with this id is live;
+    /// `ClusterError::NodeIdCheck` when NATS refuses the check.
     pub async fn connect(settings: Settings) -> Result<Arc<Cluster>, ClusterError> {
         let nats = async_nats::ConnectOptions::new()
             .name(format!("ludo-server {}", settings.node_id))
@@ -220,6 +309,7 @@ impl Cluster {
                 url: settings.nats_url.clone(),
                 source,
             })?;
+        answer_alive(&nats, &settings).await?;
         let leases = Leases::new(settings.node_id.clone(), settings.lease);
         Ok(Arc::new(Cluster {
             settings,

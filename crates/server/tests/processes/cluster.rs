@@ -80,21 +80,37 @@ impl Spec {
         self.start_at(id, free_addr(), dir).await
     }
 
+    /// The environment of node `id`.
+    fn env(&self, id: &str) -> Vec<(String, String)> {
+        let mut env = vec![
+            ("LUDO_NATS_URL".to_string(), nats_url()),
+            ("LUDO_NATS_PREFIX".into(), self.prefix.clone()),
+            ("LUDO_NODE_ID".into(), id.to_string()),
+            ("LUDO_LEASE_MS".into(), self.lease_ms.to_string()),
+        ];
+        env.extend(
+            self.extra
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+        env
+    }
+
     /// Starts node `id` on `addr` (not waiting for readiness).
     async fn start_at(&self, id: &str, addr: std::net::SocketAddr, dir: &std::path::Path) -> Node {
-        let lease = self.lease_ms.to_string();
-        let nats = nats_url();
-        let mut env: Vec<(&str, &str)> = vec![
-            ("LUDO_NATS_URL", nats.as_str()),
-            ("LUDO_NATS_PREFIX", self.prefix.as_str()),
-            ("LUDO_NODE_ID", id),
-            ("LUDO_LEASE_MS", lease.as_str()),
-        ];
-        env.extend(self.extra.iter().copied());
+        let env = self.env(id);
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         Node {
             id: id.to_string(),
             proc: ServerProc::start_at(addr, &self.db, &env, dir).await,
         }
+    }
+
+    /// Starts node `id` expecting it to refuse: its exit status and output.
+    async fn refused(&self, id: &str, dir: &std::path::Path) -> (std::process::ExitStatus, String) {
+        let env = self.env(id);
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        ServerProc::refused_start(free_addr(), &self.db, &env, dir).await
     }
 }
 
@@ -356,6 +372,45 @@ async fn sigstop_fencing(url: String) {
     for n in nodes {
         n.proc.kill9().await;
     }
+}
+
+/// Two nodes with one id (issue 34.5): a node started with the id of a live node
+/// of the same cluster exits with a failure before it listens, saying the id is
+/// live — whether that node answers (running) or not (SIGSTOPped: it still holds
+/// the id); the live node serves on; once it has stopped (SIGTERM) the id starts
+/// again. Another id starts beside it.
+#[tokio::test]
+async fn a_node_id_already_live_refuses_to_start() {
+    with_db("ludo_cluster", |url| Box::pin(duplicate_node_id(url))).await;
+}
+
+async fn duplicate_node_id(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec::new(&url, 3000);
+    let mut nodes = cluster_of(&spec, 1, dir.path()).await;
+    let (status, out) = spec.refused("n1", dir.path()).await;
+    assert!(!status.success(), "{status:?}");
+    assert!(
+        out.contains("node id \"n1\" is already live in the cluster (it answered: pid"),
+        "{out}"
+    );
+    nodes[0].proc.wait_ready().await;
+    // A paused node still holds its id.
+    signal(&nodes[0].proc, "-STOP");
+    let (status, out) = spec.refused("n1", dir.path()).await;
+    signal(&nodes[0].proc, "-CONT");
+    assert!(!status.success(), "{status:?}");
+    assert!(
+        out.contains("is already live in the cluster (it holds the id but did not answer"),
+        "{out}"
+    );
+    let other = spec.start("n2", dir.path()).await;
+    other.proc.wait_ready().await;
+    nodes.remove(0).proc.terminate().await;
+    let again = spec.start("n1", dir.path()).await;
+    again.proc.wait_ready().await;
+    again.proc.kill9().await;
+    other.proc.kill9().await;
 }
 
 /// SIGTERM of the owner: the match is on another node long before the lease (20 s)

@@ -114,6 +114,39 @@ impl ServerProc {
         s
     }
 
+    /// Starts `ludo-server` as [`ServerProc::start_at`] does, for a start expected
+    /// to fail: waits (bounded) for the process to exit and returns its status and
+    /// output; panics if it ever listens on `addr`.
+    pub(crate) async fn refused_start(
+        addr: SocketAddr,
+        database_url: &str,
+        env: &[(&str, &str)],
+        dir: &std::path::Path,
+    ) -> (std::process::ExitStatus, String) {
+        let out = tempfile::NamedTempFile::new_in(dir).unwrap();
+        let mut cmd = server_command(addr, database_url, dir);
+        cmd.stdout(out.reopen().unwrap())
+            .stderr(out.reopen().unwrap());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("ludo-server starts");
+        let t0 = tokio::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                TcpStream::connect(addr).await.is_err(),
+                "the server listens: {}",
+                std::fs::read_to_string(out.path()).unwrap_or_default()
+            );
+            assert!(t0.elapsed() < BOUND, "the server did not exit");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        (status, std::fs::read_to_string(out.path()).unwrap())
+    }
+
     pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
