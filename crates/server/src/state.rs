@@ -245,9 +245,10 @@ pub struct Registries {
     /// Match id → the room's command queue. Written by rooms when they start and
     /// stop; read by connections routing a request to its match.
     rooms: DashMap<Uuid, RoomHandle>,
-    /// Player id → its live connection (the newest; an older one is closed), so a
-    /// room starting can reach a player who reconnected while queued or in a lobby.
-    sessions: DashMap<Uuid, ConnHandle>,
+    /// Player id → its live connection (the newest; an older one is closed) and
+    /// when it signed in (Unix ms), so a room starting can reach a player who
+    /// reconnected while queued or in a lobby.
+    sessions: DashMap<Uuid, (ConnHandle, u64)>,
     /// What each player is busy with.
     presence: Presence,
 }
@@ -284,10 +285,10 @@ impl Registries {
     pub fn room_count(&self) -> usize {
         self.rooms.len()
     }
-    /// Makes `conn` the live connection of `player`; an older connection of the
-    /// player is closed (4000, replaced).
-    pub fn attach_session(&self, player: Uuid, conn: &ConnHandle) {
-        if let Some(old) = self.sessions.insert(player, conn.clone()) {
+    /// Makes `conn`, signed in at `now_ms` (Unix ms), the live connection of
+    /// `player`; an older connection of the player is closed (4000, replaced).
+    pub fn attach_session(&self, player: Uuid, conn: &ConnHandle, now_ms: u64) {
+        if let Some((old, _)) = self.sessions.insert(player, (conn.clone(), now_ms)) {
             if old.id() != conn.id() {
                 old.close(CloseReason::REPLACED);
             }
@@ -297,18 +298,40 @@ impl Registries {
     /// when it was (no newer connection of the player took over).
     pub fn detach_session(&self, player: Uuid, conn_id: u64) -> bool {
         self.sessions
-            .remove_if(&player, |_, c| c.id() == conn_id)
+            .remove_if(&player, |_, (c, _)| c.id() == conn_id)
             .is_some()
     }
     /// Forgets `player`'s live connection, if any, and closes it with `reason`.
     pub fn close_session(&self, player: Uuid, reason: CloseReason) {
-        if let Some((_, old)) = self.sessions.remove(&player) {
+        if let Some((_, (old, _))) = self.sessions.remove(&player) {
             old.close(reason);
+        }
+    }
+    /// Closes `player`'s live connection with `reason` when it signed in at or
+    /// before `signed_in_ms` (Unix ms): another node's sign-in of the player at
+    /// that time replaces it. A connection that signed in later is the newer one
+    /// and stays (a sign-in notice held up by a NATS outage replaces nothing).
+    /// True when one was closed.
+    pub fn close_session_before(
+        &self,
+        player: Uuid,
+        signed_in_ms: u64,
+        reason: CloseReason,
+    ) -> bool {
+        match self
+            .sessions
+            .remove_if(&player, |_, (_, at)| *at <= signed_in_ms)
+        {
+            Some((_, (old, _))) => {
+                old.close(reason);
+                true
+            }
+            None => false,
         }
     }
     /// The live connection of `player`, if any.
     pub fn session(&self, player: Uuid) -> Option<ConnHandle> {
-        self.sessions.get(&player).map(|c| c.clone())
+        self.sessions.get(&player).map(|c| c.0.clone())
     }
     /// How many players have a live connection.
     pub fn session_count(&self) -> usize {
@@ -317,5 +340,30 @@ impl Registries {
     /// What each player is busy with.
     pub fn presence(&self) -> &Presence {
         &self.presence
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 34.2: a sign-in notice from another node replaces the player's socket
+    /// here only when that sign-in was at or after this one's; a notice NATS held
+    /// up (it names an earlier time than this socket's sign-in) closes nothing,
+    /// and never with 4000.
+    #[test]
+    fn a_late_sign_in_notice_does_not_replace_a_newer_socket() {
+        let r = Registries::default();
+        let p = Uuid::new_v4();
+        let (tx, _rx) = tokio::sync::mpsc::channel(4);
+        let conn = ConnHandle::new(1, tx);
+        r.attach_session(p, &conn, 10_000);
+        assert!(!r.close_session_before(p, 9_999, CloseReason::REPLACED));
+        assert_eq!(conn.close_reason(), None);
+        assert_eq!(r.session(p).map(|c| c.id()), Some(1));
+        assert!(r.close_session_before(p, 10_000, CloseReason::REPLACED));
+        assert_eq!(conn.close_reason(), Some(CloseReason::REPLACED));
+        assert!(r.session(p).is_none());
+        assert!(!r.close_session_before(p, 20_000, CloseReason::REPLACED));
     }
 }

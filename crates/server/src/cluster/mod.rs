@@ -500,17 +500,18 @@ impl Cluster {
         }
     }
 
-    /// A socket signed in as `player` on this node: the other nodes close theirs
-    /// (4000, replaced), as one node does for a second socket of the same token.
-    pub async fn announce_hello(&self, player: Uuid) {
-        let notice = format!("{} {player}", self.node_id());
-        if let Err(e) = self
-            .nats
-            .publish(self.subject("player.hello"), notice.into())
-            .await
-        {
-            tracing::warn!(error = %e, "sign-in notice not sent");
-        }
+    /// A socket signed in as `player` on this node at `signed_in_ms` (Unix ms): the
+    /// other nodes close theirs that signed in before it (4000, replaced), as one
+    /// node does for a second socket of the same token. Sent without waiting (the
+    /// `welcome` does not wait for NATS); a notice NATS delivers late (after an
+    /// outage) replaces no socket that signed in after it.
+    pub fn announce_hello(&self, player: Uuid, signed_in_ms: u64) {
+        let notice = format!("{} {player} {signed_in_ms}", self.node_id());
+        self.notify(
+            self.subject("player.hello"),
+            notice.into_bytes(),
+            "sign-in notice not sent",
+        );
     }
 
     async fn hello_loop(self: Arc<Self>, state: AppState) {
@@ -526,10 +527,12 @@ impl Cluster {
         };
         while let Some(msg) = inbox.next().await {
             let text = String::from_utf8_lossy(&msg.payload);
-            let Some((node, player)) = text.split_once(' ') else {
+            let mut words = text.split(' ');
+            let (Some(node), Some(player), Some(at)) = (words.next(), words.next(), words.next())
+            else {
                 continue;
             };
-            let Ok(player) = player.parse::<Uuid>() else {
+            let (Ok(player), Ok(at)) = (player.parse::<Uuid>(), at.parse::<u64>()) else {
                 continue;
             };
             if node == self.node_id() {
@@ -537,7 +540,7 @@ impl Cluster {
             }
             state
                 .registries()
-                .close_session(player, CloseReason::REPLACED);
+                .close_session_before(player, at, CloseReason::REPLACED);
         }
     }
 

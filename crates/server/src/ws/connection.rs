@@ -1079,12 +1079,14 @@ impl Session {
         let Some(player) = self.authenticate(&h, req).await else {
             return;
         };
+        let signed_in_ms = self.state.clock().now_ms();
         self.state
             .registries()
-            .attach_session(player.id, &self.conn);
-        // Cluster: a socket of the same player on another node is replaced too.
+            .attach_session(player.id, &self.conn, signed_in_ms);
+        // Cluster: a socket of the same player on another node is replaced too
+        // (one that signed in before this one).
         if let Some(c) = self.state.cluster() {
-            c.announce_hello(player.id).await;
+            c.announce_hello(player.id, signed_in_ms);
         }
         let active = self.active_matches(player.id).await;
         if !active.is_empty() || self.state.presence().get(player.id) == Some(Busy::Lobby) {
