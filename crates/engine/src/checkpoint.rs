@@ -199,4 +199,60 @@ mod tests {
             .fold(0, |a, b| a | b);
         assert_eq!(all, (1 << 14) - 1, "entry, 8 forts, 4 entries, home");
     }
+
+    /// §11 notation (rule 8.2): every checkpoint, the midpoint too, prints and
+    /// parses back; a fort index that is not a fort, or not written as the
+    /// server writes it, is refused.
+    #[test]
+    fn checkpoints_print_and_parse_in_the_notation() {
+        for c in SORTED.into_iter().chain([Checkpoint::Midpoint]) {
+            assert_eq!(c.to_string().parse::<Checkpoint>(), Ok(c), "{c}");
+        }
+        assert_eq!("midpoint".parse::<Checkpoint>(), Ok(Checkpoint::Midpoint));
+        assert_eq!("fort:7".parse::<Checkpoint>(), Ok(Checkpoint::Fort(7)));
+        for bad in ["fort:5", "fort:07", "fort:+7", "entry:purple", "mid", ""] {
+            assert_eq!(
+                bad.parse::<Checkpoint>(),
+                Err(BadCheckpoint(bad.to_string())),
+                "{bad:?}"
+            );
+        }
+    }
+
+    /// The generated schemas (`proto/`) name the definition `Checkpoint` and give
+    /// its notation as a pattern.
+    #[test]
+    fn checkpoint_schema_is_named_and_has_the_pattern() {
+        assert_eq!(Checkpoint::schema_name(), "Checkpoint");
+        let json = serde_json::to_value(schemars::schema_for!(Vec<Checkpoint>)).unwrap();
+        assert_eq!(
+            json["$defs"]["Checkpoint"]["pattern"],
+            "^(entry|home|midpoint|fort:(7|12|24|29|41|46|58|63)|entry:(green|red|blue|yellow))$",
+            "{json}"
+        );
+    }
+
+    /// Rule 8.3, §11 output form: a record's names in string order.
+    #[test]
+    fn a_records_names_are_its_checkpoints_in_string_order() {
+        let mut r = Record::default();
+        assert!(r.names().is_empty());
+        for c in [
+            Checkpoint::Home,
+            Checkpoint::Fort(7),
+            Checkpoint::EntryOf(Seat::Red),
+            Checkpoint::Entry,
+            Checkpoint::Fort(12),
+        ] {
+            assert!(r.insert(c));
+        }
+        assert!(
+            !r.insert(Checkpoint::Midpoint),
+            "the midpoint is never recorded"
+        );
+        assert_eq!(
+            r.names(),
+            ["entry", "entry:red", "fort:12", "fort:7", "home"]
+        );
+    }
 }

@@ -329,6 +329,15 @@ impl Registries {
             None => false,
         }
     }
+    /// The ids of the live connections of the players seated in `match_id` (by
+    /// presence): the sockets a room of the match takes when it resumes here.
+    pub fn seated_sessions(&self, match_id: Uuid) -> std::collections::HashSet<u64> {
+        self.sessions
+            .iter()
+            .filter(|e| self.presence.active_match(*e.key()) == Some(match_id))
+            .map(|e| e.value().0.id())
+            .collect()
+    }
     /// The live connection of `player`, if any.
     pub fn session(&self, player: Uuid) -> Option<ConnHandle> {
         self.sessions.get(&player).map(|c| c.0.clone())

@@ -123,6 +123,23 @@ impl Cluster {
         self.lobby_of.get(&player).map(|c| c.clone())
     }
 
+    /// True when `player` (signed in here) is a member of a lobby on another node
+    /// and no node serves that lobby any more (its node died: NATS answers "no
+    /// responders" at once). A lobby node that answers, even with an error, or
+    /// does not answer within 2 s, still has it (false).
+    pub async fn remote_lobby_gone(&self, player: Uuid) -> bool {
+        let Some(code) = self.remote_lobby(player) else {
+            return false;
+        };
+        let asked = self
+            .nats
+            .request(self.lobby_subject(&code), Default::default());
+        match tokio::time::timeout(Duration::from_secs(2), asked).await {
+            Ok(Err(e)) => e.kind() == async_nats::RequestErrorKind::NoResponders,
+            _ => false,
+        }
+    }
+
     /// Forgets that `player` is in a lobby on another node (it left).
     pub fn forget_remote_lobby(&self, player: Uuid) {
         self.lobby_of.remove(&player);

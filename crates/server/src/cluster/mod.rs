@@ -271,6 +271,9 @@ pub struct Cluster {
     conns: dashmap::DashMap<u64, crate::ws::ConnHandle>,
     /// Those sockets by the match they sent to (closed when it moves).
     routed: dashmap::DashMap<Uuid, std::collections::HashMap<u64, crate::ws::ConnHandle>>,
+    /// Sockets whose re-attach found no node serving their match: connection id →
+    /// the match (`remote::close_if_unserved`).
+    unserved: Arc<dashmap::DashMap<u64, Uuid>>,
     /// True while this node is the cluster's matchmaker ([`queue`]).
     mm_leader: std::sync::atomic::AtomicBool,
     /// Matchmaker node: remote queued players → (their socket's node, stand-in).
@@ -318,6 +321,7 @@ impl Cluster {
             scan_now: Notify::new(),
             conns: dashmap::DashMap::new(),
             routed: dashmap::DashMap::new(),
+            unserved: Arc::new(dashmap::DashMap::new()),
             mm_leader: std::sync::atomic::AtomicBool::new(false),
             stand_ins: dashmap::DashMap::new(),
             queued_here: dashmap::DashMap::new(),

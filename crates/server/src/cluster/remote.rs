@@ -313,32 +313,73 @@ impl Cluster {
         }
         // Frames (a snapshot) may arrive before the reply: forward from now on.
         self.conns.insert(conn.id(), conn.clone());
+        let attach = matches!(wire.cmd, WireCmd::Attach { .. });
+        if attach {
+            // A socket re-attaching follows the match from now on: a takeover
+            // announced while the request is out, or after it failed (no node runs
+            // the match while a dead owner's lease lasts), closes it as moved (1012)
+            // instead of leaving it silent (issue 34.1).
+            self.routed
+                .entry(match_id)
+                .or_default()
+                .insert(conn.id(), conn.clone());
+        }
         let asked = self
             .nats
             .request(self.room_subject(match_id), payload.into());
-        match tokio::time::timeout(REMOTE_TIMEOUT, asked).await {
+        let answered = match tokio::time::timeout(REMOTE_TIMEOUT, asked).await {
             Ok(Ok(reply)) if [OK, APPLIED].contains(&reply.payload.as_ref()) => {
                 self.routed
                     .entry(match_id)
                     .or_default()
                     .insert(conn.id(), conn.clone());
-                Some(reply.payload.as_ref() == APPLIED)
+                self.unserved.remove_if(&conn.id(), |_, m| *m == match_id);
+                return Some(reply.payload.as_ref() == APPLIED);
             }
-            Ok(Ok(_)) => None,
+            Ok(Ok(_)) => "refused",
             Ok(Err(e)) => {
                 tracing::debug!(match_id = %match_id, error = %e, "no node runs the match");
-                None
+                "no node runs it"
             }
             Err(_) => {
                 tracing::warn!(match_id = %match_id, "the match's owner did not answer in time");
-                None
+                "no answer"
             }
+        };
+        if attach {
+            self.close_if_unserved(match_id, conn, answered);
         }
+        None
+    }
+
+    /// A socket whose re-attach to `match_id` found no node serving it waits for
+    /// the takeover's moved notice (which closes it with 1012); if neither that
+    /// nor a later successful request came within the lease and 2 s (a notice
+    /// lost, an owner that is alive but did not answer), it is closed as moved
+    /// then: the client reconnects where the match runs (issue 34.1).
+    fn close_if_unserved(&self, match_id: Uuid, conn: &ConnHandle, why: &'static str) {
+        self.unserved.insert(conn.id(), match_id);
+        let unserved = self.unserved.clone();
+        let conn = conn.clone();
+        let wait = self.settings.lease + Duration::from_secs(2);
+        tokio::spawn(async move {
+            tokio::time::sleep(wait).await;
+            if unserved
+                .remove_if(&conn.id(), |_, m| *m == match_id)
+                .is_some()
+                && !conn.is_closed()
+            {
+                tracing::info!(match_id = %match_id, conn = conn.id(), why,
+                    "no node served the re-attached socket: closed as moved");
+                conn.close(MOVED);
+            }
+        });
     }
 
     /// The local socket `conn_id` closed: stop forwarding to it.
     pub fn forget_conn(&self, conn_id: u64) {
         self.conns.remove(&conn_id);
+        self.unserved.remove(&conn_id);
         for mut e in self.routed.iter_mut() {
             e.value_mut().remove(&conn_id);
         }
@@ -410,9 +451,22 @@ impl Cluster {
             else {
                 continue;
             };
+            // The takeover's notice came: the sockets waiting for it are served
+            // (here) or closed below.
+            self.unserved.retain(|_, m| *m != id);
             if let Some((_, conns)) = self.routed.remove(&id) {
+                // When this node took the match over, the sockets of its seated
+                // players are the resumed room's already (each got a snapshot):
+                // only the others reconnect.
+                let kept = if state.registries().runs_room(id) {
+                    state.registries().seated_sessions(id)
+                } else {
+                    Default::default()
+                };
                 for c in conns.into_values() {
-                    c.close(MOVED);
+                    if !kept.contains(&c.id()) {
+                        c.close(MOVED);
+                    }
                 }
             }
         }

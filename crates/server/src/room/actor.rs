@@ -361,6 +361,16 @@ impl Room {
                 None => {
                     self.turn_began = Instant::now();
                     self.schedule_auto();
+                    // Cluster takeover: the players' sockets on this node (taken
+                    // from the sessions at resume) followed the match on the old
+                    // owner and may have missed its last frames: each gets a
+                    // snapshot before any live frame (issue 34.1).
+                    for i in 0..self.seats.len() {
+                        if let Some(conn) = self.seats[i].conn.clone() {
+                            self.send_snapshot(&conn, Some(Seat::from_index(i)));
+                            self.send_away(&conn);
+                        }
+                    }
                     if self.m.awaiting_contributions() {
                         // A fresh window: the players reconnect first.
                         self.open_window();
@@ -1582,8 +1592,11 @@ fn answer_stopped(cmd: RoomCmd, moving: bool) {
         | RoomCmd::Resync { conn, .. }
         | RoomCmd::Spectate { conn, .. }
         | RoomCmd::Chat { conn, .. }
-        | RoomCmd::Contribute { conn, .. } => conn.close(crate::cluster::MOVED),
-        RoomCmd::Attach { .. } | RoomCmd::Detach { .. } => {}
+        | RoomCmd::Contribute { conn, .. }
+        // A socket re-attaching as the match leaves: it reconnects where the match
+        // runs next instead of waiting in silence (issue 34.1).
+        | RoomCmd::Attach { conn, .. } => conn.close(crate::cluster::MOVED),
+        RoomCmd::Detach { .. } => {}
     }
 }
 

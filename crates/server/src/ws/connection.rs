@@ -422,9 +422,19 @@ impl Session {
     /// it runs; the store knows every node's (`Store::running_match_of`). A store
     /// that does not answer leaves the local check alone (a new match cannot start
     /// then anyway: `new_matches_open`). Single node: always true.
+    ///
+    /// First, a member of a lobby on a node that died is in no lobby any more: its
+    /// presence here is freed (issue 34.3: it was `already_busy` until that node
+    /// came back).
     async fn free_in_cluster(&self, player: &store::Player, req: &Option<String>) -> bool {
-        if self.state.cluster().is_none() {
+        let Some(c) = self.state.cluster() else {
             return true;
+        };
+        if self.state.presence().get(player.id) == Some(Busy::Lobby)
+            && c.remote_lobby_gone(player.id).await
+        {
+            tracing::info!(player = %player.id, "the node of the player's lobby is gone: lobby left");
+            self.lobby_vanished(player.id);
         }
         match self.state.store().running_match_of(player.id).await {
             Ok(Some(m)) if self.state.room(m).is_none() => {

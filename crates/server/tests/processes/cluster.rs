@@ -374,6 +374,190 @@ async fn sigstop_fencing(url: String) {
     }
 }
 
+/// Issue 34.1: players who reconnect inside a dead owner's lease are never left
+/// silent. Three nodes (lease 3 s), a lobby match on n1; after 6 turns n1 is killed
+/// (-9) and at once two players say `hello` to n2 and two to n3, inside the lease
+/// (no node runs the match yet). Each socket gets, within the lease and 3 s of its
+/// `welcome`, the match's snapshot as its first match frame, or a close 1012 — never
+/// silence, never a live frame before the snapshot; after 1012 it says `hello`
+/// again on the same node. Every player then plays on from its snapshot; the match
+/// ends, the turns seen before the kill are kept, and the replay verifies with every
+/// turn any of them saw.
+#[tokio::test]
+async fn a_reconnect_inside_the_lease_window_is_never_left_silent() {
+    with_db("ludo_cluster", |url| Box::pin(reconnect_in_lease(url))).await;
+}
+
+async fn reconnect_in_lease(url: String) {
+    const LEASE_MS: u64 = 3000;
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let mut nodes = cluster(&url, 3, LEASE_MS, dir.path()).await;
+    let (mut players, match_id) = lobby_of_four(&nodes[0].proc).await;
+    assert_eq!(owner(&pool, match_id).await.unwrap().0, "n1");
+    assert_eq!(play_until(&mut players, match_id, 6).await, 6);
+    let before = seen_turns(&players);
+    let dead = nodes.remove(0);
+    dead.proc.kill9().await;
+    let killed = Instant::now();
+    let homes = [0usize, 0, 1, 1];
+    let followed = futures_util::future::join_all(
+        players
+            .iter()
+            .enumerate()
+            .map(|(i, old)| follow_in_lease(&nodes[homes[i]].proc, old, match_id, LEASE_MS)),
+    )
+    .await;
+    assert!(
+        owner(&pool, match_id).await.is_some_and(|(n, _)| n != "n1"),
+        "taken over"
+    );
+    let mut players = Vec::new();
+    for (i, (p, closes, took)) in followed.into_iter().enumerate() {
+        eprintln!(
+            "seat {i} on n{}: snapshot {:?} after the kill, {closes} close(s) 1012 before it",
+            homes[i] + 2,
+            took.duration_since(killed)
+        );
+        players.push(p);
+    }
+    assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
+    let seen = seen_turns(&players);
+    for (n, r) in &before {
+        assert_eq!(seen.get(n), Some(r), "turn {n} seen before the kill");
+    }
+    check_replay(&nodes[0].proc, match_id, &seen).await;
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
+/// A player of `old`'s seat following `match_id` on `node` as `proto/README.md`
+/// §6 asks: `hello`; the first match frame must be the snapshot (returned with how
+/// many 1012 closes came before it and when it came); a close 1012 means `hello`
+/// again. Silence longer than the lease and 3 s after a `welcome` fails the test.
+async fn follow_in_lease(
+    node: &ServerProc,
+    old: &Player,
+    match_id: Uuid,
+    lease_ms: u64,
+) -> (Player, u32, Instant) {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let silence = Duration::from_millis(lease_ms) + Duration::from_secs(3);
+    let mut closes = 0;
+    loop {
+        let (mut p, active) = Player::connect(node, old.player_id, &old.token).await;
+        assert_eq!(active, vec![match_id], "welcome lists the match");
+        let t0 = Instant::now();
+        let snapshot = loop {
+            let left = silence.saturating_sub(t0.elapsed());
+            let m = tokio::time::timeout(left, p.ws.next())
+                .await
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "{} heard nothing of its match for {silence:?} after welcome",
+                        old.player_id
+                    )
+                });
+            match m {
+                Some(Ok(Message::Text(t))) => {
+                    let f = protocol::decode_server(t.as_str()).unwrap();
+                    match f.msg {
+                        ServerMsg::Snapshot(s) => break Some(s),
+                        other => assert!(
+                            f.seq.is_none(),
+                            "a live frame before the snapshot: {other:?}"
+                        ),
+                    }
+                }
+                Some(Ok(Message::Close(c))) => {
+                    let code = c.map(|c| u16::from(c.code));
+                    assert_eq!(code, Some(1012), "closed as moved");
+                    break None;
+                }
+                Some(Ok(_)) => {}
+                None | Some(Err(_)) => panic!("the socket ended without a close frame"),
+            }
+        };
+        match snapshot {
+            Some(s) => {
+                p.seq = s.seq;
+                p.turn = s.turn.clone();
+                p.resolved = old.resolved.clone();
+                p.exited = old.exited;
+                return (p, closes, Instant::now());
+            }
+            None => {
+                closes += 1;
+                assert!(closes <= 10, "closed {closes} times without a snapshot");
+            }
+        }
+    }
+}
+
+/// Issue 34.3: a member on n2 of a lobby hosted on n1 is free once n1 dies: while
+/// n1 lives its `join_queue` is `already_busy`; after `kill -9` of n1 its
+/// `create_lobby` makes a lobby of its own within 2 s (it was `already_busy` until
+/// n1 came back).
+#[tokio::test]
+async fn a_member_of_a_lobby_whose_node_died_is_free() {
+    with_db("ludo_cluster", |url| Box::pin(lobby_node_died(url))).await;
+}
+
+async fn lobby_node_died(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut nodes = cluster(&url, 2, 3000, dir.path()).await;
+    let (hid, htoken) = nodes[0].proc.guest("Host").await;
+    let mut host = Player::connect(&nodes[0].proc, hid, &htoken).await.0;
+    let (mid, mtoken) = nodes[1].proc.guest("Member").await;
+    let mut member = Player::connect(&nodes[1].proc, mid, &mtoken).await.0;
+    host.send(json!({"t": "create_lobby", "d": {"mode": "clash", "private": true}}))
+        .await;
+    let code = match host
+        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await
+        .msg
+    {
+        ServerMsg::LobbyState(l) => l.code,
+        _ => unreachable!(),
+    };
+    join_lobby(&mut member, &code, 2).await;
+    // While n1 lives, the member is busy in its lobby.
+    member
+        .send(json!({"t": "join_queue", "id": "q0", "d": {"mode": "clash"}}))
+        .await;
+    assert_eq!(
+        error_of(&mut member, "q0").await,
+        protocol::ErrorCode::AlreadyBusy
+    );
+    nodes.remove(0).proc.kill9().await;
+    let killed = Instant::now();
+    member
+        .send(json!({"t": "create_lobby", "id": "c", "d": {"mode": "clash", "private": true}}))
+        .await;
+    let answer = member
+        .until(|m| match m {
+            ServerMsg::LobbyState(l) => l.code != code,
+            ServerMsg::Error(e) => e.in_reply_to.as_deref() == Some("c"),
+            _ => false,
+        })
+        .await;
+    assert!(
+        matches!(answer.msg, ServerMsg::LobbyState(_)),
+        "{:?}",
+        answer.msg
+    );
+    let took = killed.elapsed();
+    eprintln!("a lobby of its own {took:?} after the old lobby's node died");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    drop(host);
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
 /// Two nodes with one id (issue 34.5): a node started with the id of a live node
 /// of the same cluster exits with a failure before it listens, saying the id is
 /// live — whether that node answers (running) or not (SIGSTOPped: it still holds
@@ -703,6 +887,40 @@ async fn rejoin(node: &ServerProc, old: &Player, match_id: Uuid) -> Player {
     }
 }
 
+/// After a takeover, `p`'s socket (which followed the match on the old owner) gets
+/// the new owner's snapshot first (true: it stays) or is closed as moved (false);
+/// nothing else: no live frame before the snapshot, no other close. Bounded.
+async fn snapshot_or_moved(p: &mut Player) -> bool {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    loop {
+        let m = tokio::time::timeout(BOUND, p.ws.next())
+            .await
+            .expect("a snapshot or a close in time");
+        match m {
+            Some(Ok(Message::Text(t))) => {
+                let f = protocol::decode_server(t.as_str()).unwrap();
+                if let ServerMsg::Snapshot(s) = f.msg {
+                    p.seq = s.seq;
+                    p.turn = s.turn.clone();
+                    return true;
+                }
+                assert!(
+                    f.seq.is_none(),
+                    "a live frame before the snapshot: {:?}",
+                    f.msg
+                );
+            }
+            Some(Ok(Message::Close(c))) => {
+                assert_eq!(c.map(|c| u16::from(c.code)), Some(1012), "closed as moved");
+                return false;
+            }
+            Some(Ok(_)) => {}
+            None | Some(Err(_)) => panic!("the socket ended without a close frame"),
+        }
+    }
+}
+
 /// Reads (bounded) until the server closes `p`'s socket; returns the close code.
 async fn closed(p: &mut Player) -> Option<u16> {
     use futures_util::StreamExt;
@@ -755,14 +973,26 @@ async fn three_nodes_one_match(url: String) {
     let mut nodes = nodes;
     let dead = nodes.remove(0);
     dead.proc.kill9().await;
-    // The sockets on n2 and n3 routed to the dead owner: closed as moved once a
-    // live node resumed the match.
+    // The sockets on n2 and n3 routed to the dead owner, once a live node resumed
+    // the match: those of the node that took it over get its snapshot and stay,
+    // the others are closed as moved (1012) and rejoin.
+    let mut kept = 0;
     for p in players.iter_mut().skip(1) {
-        assert_eq!(closed(p).await, Some(1012), "closed as moved");
+        kept += usize::from(snapshot_or_moved(p).await);
     }
+    let taker = owner(&pool, match_id).await.unwrap().0;
+    let on_taker = [1usize, 2, 3]
+        .iter()
+        .filter(|&&i| format!("n{}", homes[i] + 1) == taker)
+        .count();
+    assert_eq!(kept, on_taker, "the taking node's sockets stay ({taker})");
     let mut back = Vec::new();
-    for (i, old) in players.iter().enumerate() {
-        back.push(rejoin(&nodes[i % 2].proc, old, match_id).await);
+    for (i, old) in players.into_iter().enumerate() {
+        if i > 0 && format!("n{}", homes[i] + 1) == taker {
+            back.push(old);
+        } else {
+            back.push(rejoin(&nodes[i % 2].proc, &old, match_id).await);
+        }
     }
     let mut players = back;
     assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
