@@ -126,6 +126,14 @@ fn a_changed_contribution_fails_verification_at_the_first_die() {
     r.contributions.as_mut().unwrap()[2] = player(Seat::Blue, 3);
     let e = verify(&r).unwrap_err();
     assert_eq!((e.turn, e.field.as_str()), (Some(1), "dice"));
+    // The mismatch shows both values as JSON: the recorded dice and the dice the
+    // changed contribution rolls.
+    let mut changed = contributions(1, 2);
+    changed[2] = player(Seat::Blue, 3);
+    let (_, rolled) = dice_of(changed, 1);
+    assert_eq!(e.expected, serde_json::to_string(&r.turns[0].dice).unwrap());
+    assert_eq!(e.got, serde_json::to_string(&rolled[0]).unwrap());
+    assert_ne!(e.expected, e.got);
     // A contribution dropped from the record fails too.
     let mut r = ended_replay(contributions(1, 2));
     r.contributions = None;

@@ -241,3 +241,62 @@ fn a_seat_leaves_once() {
     assert!(!m.leave(Seat::Blue));
     assert_eq!(m.left(), &[Seat::Red]);
 }
+
+/// Rule 4.4: `Plan::is_pass` holds only for the plan with no exits, no moves and
+/// no royal; a turn submitted as the pass is recorded as kind `pass`, one with an
+/// exit (rule 4.3) as kind `plan`.
+#[test]
+fn a_turns_kind_follows_its_plan() {
+    let exit = Plan {
+        exits: vec!["G1".into()],
+        ..Plan::default()
+    };
+    let moves = Plan {
+        moves: [("G1".to_string(), vec![6])].into(),
+        ..Plan::default()
+    };
+    let royal = Plan {
+        royal: Some(2),
+        ..Plan::default()
+    };
+    assert!(Plan::pass().is_pass());
+    for p in [&exit, &moves, &royal] {
+        assert!(!p.is_pass(), "{p:?}");
+    }
+    let mut m = Match::new(RuleSet::default(), Mode::Clash, SEED, 0).unwrap();
+    let t = m.current_turn().unwrap().clone();
+    let out = m.submit(t.seat, t.turn_number, &exit, 0).unwrap();
+    assert_eq!(out.record.kind, TurnKind::Plan);
+    let t = m.current_turn().unwrap().clone();
+    let out = m.submit(t.seat, t.turn_number, &Plan::pass(), 0).unwrap();
+    assert_eq!(out.record.kind, TurnKind::Pass);
+}
+
+/// Rule 4.5 (`roll_not_in_store`): a plan using a roll value more often than the
+/// store holds it is refused, naming the value, how often the whole plan uses it
+/// and how often the store holds it.
+#[test]
+fn roll_not_in_store_counts_the_plans_uses() {
+    let mut m = Match::new(RuleSet::default(), Mode::Clash, SEED, 0).unwrap();
+    let t = m.current_turn().unwrap().clone();
+    let v = t.roll_store[0];
+    let held = t.roll_store.iter().filter(|&&d| d == v).count();
+    let uses = held + 2;
+    let plan = Plan {
+        exits: vec!["G1".into(), "G2".into()],
+        moves: [
+            ("G1".to_string(), vec![i64::from(v); uses - 1]),
+            ("G2".to_string(), vec![i64::from(v)]),
+        ]
+        .into(),
+        ..Plan::default()
+    };
+    assert_eq!(
+        m.submit(t.seat, t.turn_number, &plan, 0).unwrap_err(),
+        MatchError::Plan(engine::PlanError::RollNotInStore {
+            value: i64::from(v),
+            used: uses,
+            held,
+        })
+    );
+}
