@@ -51,6 +51,10 @@ pub enum ErrorCode {
     /// (queues and lobbies refuse until it catches up; running matches hold their
     /// turns meanwhile). Nothing was changed; try again shortly.
     StoreUnavailable,
+    /// Cluster mode: the request needs another node (the match, lobby or queue is
+    /// there) and this node cannot reach the others right now (NATS is down).
+    /// Nothing was sent and nothing changed; try again in a few seconds.
+    ClusterUnavailable,
     /// `contribute_entropy`: the entropy is not hex, or has fewer than 16 or more
     /// than 64 bytes.
     InvalidEntropy,
@@ -90,7 +94,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every error code, in declaration order (frames, session, engine).
-    pub const ALL: [ErrorCode; 34] = {
+    pub const ALL: [ErrorCode; 35] = {
         use ErrorCode::*;
         [
             BadJson,
@@ -111,6 +115,7 @@ impl ErrorCode {
             Internal,
             MatchNotEnded,
             StoreUnavailable,
+            ClusterUnavailable,
             InvalidEntropy,
             AlreadyContributed,
             ContributionClosed,
@@ -152,6 +157,7 @@ impl ErrorCode {
             Internal => "internal",
             MatchNotEnded => "match_not_ended",
             StoreUnavailable => "store_unavailable",
+            ClusterUnavailable => "cluster_unavailable",
             InvalidEntropy => "invalid_entropy",
             AlreadyContributed => "already_contributed",
             ContributionClosed => "contribution_closed",

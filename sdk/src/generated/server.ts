@@ -1254,6 +1254,7 @@ export interface ErrorMsg {
     | 'internal'
     | 'match_not_ended'
     | 'store_unavailable'
+    | 'cluster_unavailable'
     | 'invalid_entropy'
     | 'already_contributed'
     | 'contribution_closed'

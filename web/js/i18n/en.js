@@ -274,6 +274,7 @@ export default {
   'error.stale_turn': 'That turn is over.',
   'error.internal': 'Something failed in the server; nothing was changed.',
   'error.store_unavailable': 'The game’s storage is busy or down, so no new match can start; try again shortly.',
+  'error.cluster_unavailable': 'The game’s servers cannot reach each other right now; nothing was changed. Try again in a few seconds.',
   'error.invalid_entropy': 'The dice contribution must be 16 to 64 random bytes in hex.',
   'error.already_contributed': 'Your seat has already added its randomness to this match’s dice.',
   'error.contribution_closed': 'The dice are already sealed: contributions are closed for this match.',

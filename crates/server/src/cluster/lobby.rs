@@ -176,6 +176,9 @@ impl Cluster {
         };
         let not_found = || refused(&LobbyError::NotFound(code.to_string()));
         let payload = serde_json::to_vec(&wire).map_err(|_| not_found())?;
+        if !self.messaging_up() {
+            return Err(Cluster::unreachable());
+        }
         // Frames (lobby_state, ack) may arrive before the reply.
         self.conns.insert(conn.id(), conn.clone());
         let asked = self.nats.request(self.lobby_subject(code), payload.into());

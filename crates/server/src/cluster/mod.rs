@@ -346,6 +346,22 @@ impl Cluster {
         &self.leases
     }
 
+    /// True while this node's NATS connection is up: requests for other nodes can
+    /// be sent. Down, they are refused at once with `cluster_unavailable` instead
+    /// of being queued in the client and delivered after the outage.
+    pub fn messaging_up(&self) -> bool {
+        self.nats.connection_state() == async_nats::connection::State::Connected
+    }
+
+    /// The `cluster_unavailable` refusal of a request that needs another node while
+    /// [`Cluster::messaging_up`] is false.
+    pub(crate) fn unreachable() -> queue::Refused {
+        queue::Refused {
+            code: protocol::ErrorCode::ClusterUnavailable,
+            message: "the other nodes cannot be reached right now (NATS); nothing was changed, try again in a few seconds".into(),
+        }
+    }
+
     /// The NATS connection.
     pub fn nats(&self) -> &async_nats::Client {
         &self.nats

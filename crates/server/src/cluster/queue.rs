@@ -197,6 +197,9 @@ impl Cluster {
             cmd,
         };
         let payload = serde_json::to_vec(&wire).map_err(|_| unavailable())?;
+        if !self.messaging_up() {
+            return Err(Cluster::unreachable());
+        }
         self.conns.insert(conn.id(), conn.clone());
         let asked = self
             .nats

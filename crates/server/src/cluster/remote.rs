@@ -266,6 +266,15 @@ impl WireCmd {
         }
     }
 
+    /// When the origin node read this plan (`submit_turn`, `preview_plan`), Unix
+    /// ms; `None` for other commands.
+    fn read_at_ms(&self) -> Option<u64> {
+        match self {
+            WireCmd::Submit { at_ms, .. } | WireCmd::Preview { at_ms, .. } => Some(*at_ms),
+            _ => None,
+        }
+    }
+
     fn is_request(&self) -> bool {
         !matches!(self, WireCmd::Attach { .. } | WireCmd::Detach)
     }
@@ -323,6 +332,14 @@ impl Cluster {
                 .entry(match_id)
                 .or_default()
                 .insert(conn.id(), conn.clone());
+        }
+        // NATS down: nothing is sent (a request queued in the client would reach
+        // the room after the outage, against a newer turn).
+        if !self.messaging_up() {
+            if attach {
+                self.close_if_unserved(match_id, conn, "NATS unreachable");
+            }
+            return None;
         }
         let asked = self
             .nats
@@ -537,6 +554,17 @@ impl Cluster {
                         p
                     }
                 };
+                // A plan its node read longer ago than that node waits for an
+                // answer (NATS held it up): that node has answered the client
+                // already; applying it now would play it against a newer turn.
+                if let Some(at_ms) = wire.cmd.read_at_ms() {
+                    let late_ms = st.clock().now_ms().saturating_sub(at_ms);
+                    if late_ms > REMOTE_TIMEOUT.as_millis() as u64 {
+                        tracing::info!(match_id = %match_id, late_ms, "a remote plan arrived too late: dropped");
+                        let _ = me.nats.publish(reply, GONE.into()).await;
+                        continue;
+                    }
+                }
                 let request = wire.cmd.is_request();
                 let (conn, answered) = proxy.for_request();
                 let cmd = wire.cmd.into_cmd(if request { conn } else { proxy.clone() });

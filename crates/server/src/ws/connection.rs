@@ -778,7 +778,13 @@ impl Session {
                 Ok(()) => Some(self.answer_of(answered).await),
                 Err(_) => None,
             },
-            // Cluster: the match may run on another node (crate::cluster::remote).
+            // Cluster: the match may run on another node (crate::cluster::remote);
+            // with NATS down nothing is sent: `cluster_unavailable` at once.
+            (None, Some(c)) if !c.messaging_up() => {
+                let r = crate::cluster::Cluster::unreachable();
+                self.conn.send_error(r.code, r.message, req);
+                return false;
+            }
             (None, Some(c)) => c.route(match_id, make(rconn), &self.conn).await,
             (None, None) => None,
         };

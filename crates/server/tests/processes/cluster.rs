@@ -60,6 +60,8 @@ struct Spec {
     prefix: String,
     lease_ms: u64,
     extra: Vec<(&'static str, &'static str)>,
+    /// The NATS server of the nodes (default: [`nats_url`]).
+    nats: Option<String>,
 }
 
 impl Spec {
@@ -72,6 +74,7 @@ impl Spec {
                 ("LUDO_MATCH_SECONDS", MATCH_SECONDS),
                 ("LUDO_TURN_SECONDS", "30"),
             ],
+            nats: None,
         }
     }
 
@@ -83,7 +86,10 @@ impl Spec {
     /// The environment of node `id`.
     fn env(&self, id: &str) -> Vec<(String, String)> {
         let mut env = vec![
-            ("LUDO_NATS_URL".to_string(), nats_url()),
+            (
+                "LUDO_NATS_URL".to_string(),
+                self.nats.clone().unwrap_or_else(nats_url),
+            ),
             ("LUDO_NATS_PREFIX".into(), self.prefix.clone()),
             ("LUDO_NODE_ID".into(), id.to_string()),
             ("LUDO_LEASE_MS".into(), self.lease_ms.to_string()),
@@ -553,6 +559,127 @@ async fn lobby_node_died(url: String) {
     eprintln!("a lobby of its own {took:?} after the old lobby's node died");
     assert!(took < Duration::from_secs(2), "{took:?}");
     drop(host);
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
+/// A `nats-server` of the test's own on 127.0.0.1:`port`, ready (it accepts
+/// connections); killed when dropped.
+async fn own_nats(port: u16) -> tokio::process::Child {
+    let child = tokio::process::Command::new("nats-server")
+        .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("nats-server runs (Debian package nats-server)");
+    let t0 = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(t0.elapsed() < BOUND, "nats-server did not listen");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    child
+}
+
+/// Issue 34.2: NATS down. Two nodes on a NATS server of the test's own; a lobby
+/// match on n1 with one player (P) on n2. NATS is stopped: on n2, P's
+/// `submit_turn` is answered `cluster_unavailable` within 1 s (nothing is sent, so
+/// nothing is played after the outage), and its `join_queue` is refused at once
+/// too; a new player's `hello` on n2 gets `welcome` within 1 s. NATS starts again
+/// on the same port: once the nodes are back on it, P plays on and the match ends,
+/// its replay verifying. (That a late sign-in notice replaces nothing newer is
+/// `state::tests::a_late_sign_in_notice_does_not_replace_a_newer_socket`.)
+#[tokio::test]
+async fn with_nats_down_requests_fail_fast_and_nothing_is_replayed_after() {
+    with_db("ludo_cluster", |url| Box::pin(nats_down(url))).await;
+}
+
+async fn nats_down(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_addr().port();
+    let mut nats = own_nats(port).await;
+    let mut spec = Spec::new(&url, 3000);
+    spec.nats = Some(format!("nats://127.0.0.1:{port}"));
+    let nodes = cluster_of(&spec, 2, dir.path()).await;
+    let (players, match_id) = lobby_of_four(&nodes[0].proc).await;
+    let mut players: Vec<Player> = {
+        let mut v = Vec::new();
+        for (i, old) in players.into_iter().enumerate() {
+            if i == 1 {
+                v.push(rejoin(&nodes[1].proc, &old, match_id).await);
+            } else {
+                v.push(old);
+            }
+        }
+        v
+    };
+    assert_eq!(play_until(&mut players, match_id, 4).await, 4);
+
+    nats.kill().await.unwrap();
+    let turn = players[1].turn.clone().unwrap().turn_number;
+    let p = &mut players[1];
+    let t0 = Instant::now();
+    p.send(json!({"t": "submit_turn", "id": "outage", "d": {"match_id": match_id, "turn_number": turn, "plan": {}}}))
+        .await;
+    assert_eq!(
+        error_of(p, "outage").await,
+        protocol::ErrorCode::ClusterUnavailable
+    );
+    p.send(json!({"t": "join_queue", "id": "q", "d": {"mode": "clash"}}))
+        .await;
+    let queued = error_of(p, "q").await;
+    let refused_in = t0.elapsed();
+    // Seated: already_busy is checked first (the store knows the seat); either way
+    // the answer is at once.
+    assert!(
+        [
+            protocol::ErrorCode::AlreadyBusy,
+            protocol::ErrorCode::ClusterUnavailable
+        ]
+        .contains(&queued),
+        "{queued:?}"
+    );
+    assert!(refused_in < Duration::from_secs(1), "{refused_in:?}");
+    let (gid, gtoken) = nodes[1].proc.guest("G").await;
+    let t0 = Instant::now();
+    let (_g, _) = Player::connect(&nodes[1].proc, gid, &gtoken).await;
+    let welcomed_in = t0.elapsed();
+    assert!(welcomed_in < Duration::from_secs(1), "{welcomed_in:?}");
+    eprintln!("NATS down: refused in {refused_in:?}, welcome in {welcomed_in:?}");
+
+    let _nats = own_nats(port).await;
+    // The nodes are back on NATS once a request from n2 reaches the match on n1.
+    let t0 = Instant::now();
+    loop {
+        let p = &mut players[1];
+        p.send(json!({"t": "resync", "id": "r", "d": {"match_id": match_id, "last_seq": p.seq}}))
+            .await;
+        let answer = p
+            .until(|m| match m {
+                ServerMsg::Ack(a) => a.id == "r",
+                ServerMsg::Error(e) => e.in_reply_to.as_deref() == Some("r"),
+                _ => false,
+            })
+            .await;
+        if matches!(answer.msg, ServerMsg::Ack(_)) {
+            break;
+        }
+        assert!(t0.elapsed() < BOUND, "the nodes never came back on NATS");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    eprintln!("back on NATS {:?} after its restart", t0.elapsed());
+    // The outage's plan was never played: the match goes on to its end.
+    let p = &mut players[1];
+    p.send(json!({"t": "resync", "id": "r2", "d": {"match_id": match_id, "last_seq": 0}}))
+        .await;
+    p.snapshot().await;
+    assert_eq!(play_until(&mut players, match_id, u32::MAX).await, 0);
+    let seen = seen_turns(&players);
+    check_replay(&nodes[0].proc, match_id, &seen).await;
     for n in nodes {
         n.proc.kill9().await;
     }
