@@ -37,12 +37,35 @@ let rematchCode = null; // the code of the last rematch offered to this player
 let activeMatches = [];
 // The language's table is loaded (only that one) before anything is drawn.
 await initLanguage();
-const board = new Board($('board'), { onPieceClick: (seat, piece) => live?.planner?.pickPiece(piece) });
+const board = new Board($('board'), {
+  onPieceClick: (seat, piece) => live?.planner?.pickPiece(piece),
+  onZoom: () => {
+    autoZoomed = false;
+    zoomButtons();
+    if (live?.planner && !live.planner.closed) live.planner.renderSheet();
+  },
+  zoomable: true,
+});
+// The board zoomed in by itself for the player's turn (undone when the turn ends,
+// unless the player chose a zoom meanwhile).
+let autoZoomed = false;
+
+/** The zoom buttons under the board: − and the whole board off at the whole board, + off at the closest zoom. */
+function zoomButtons() {
+  $('zoom-out').disabled = !board.zoomed;
+  $('zoom-fit').disabled = !board.zoomed;
+  $('zoom-in').disabled = board.zoom >= board.maxZoom / 1.02;
+  // A zoom button that just went off hands the keyboard focus to the other one.
+  const off = document.activeElement?.closest?.('.zoom-bar button:disabled');
+  if (off) $(off.id === 'zoom-in' ? 'zoom-out' : 'zoom-in').focus({ preventScroll: true });
+}
 const replay = new ReplayViewer();
 
 // ---------- small helpers ----------
 
 function show(screen) {
+  // A new screen opens at its top (not where the last one was scrolled to).
+  if (document.body.dataset.screen !== screen) window.scrollTo(0, 0);
   for (const s of document.querySelectorAll('.screen')) s.hidden = s.id !== `screen-${screen}`;
   document.body.dataset.screen = screen;
 }
@@ -305,6 +328,9 @@ function onFrame(f) {
 
 function newLive(matchId, yourSeat) {
   if (live?.planner) live.planner.close();
+  // A new match starts on the whole board.
+  if (board.zoomed) board.setZoom(1);
+  autoZoomed = false;
   const l = {
     matchId,
     yourSeat,
@@ -576,7 +602,10 @@ function renderFinal(l) {
 
 function closePlanner(l) {
   if (!l.planner) return;
-  board.setZoom(1);
+  if (autoZoomed) {
+    board.setZoom(1);
+    autoZoomed = false;
+  }
   l.planner.close();
   l.planner = null;
   $('plan-panel').hidden = true;
@@ -633,7 +662,18 @@ function openPlanner(l, turn) {
   });
   // On a phone the board zooms in for the turn: pieces and destinations become
   // 44 px tap targets; the sheet's zoom button shows the whole board again.
-  if (board.tapZoom() > 1.05) board.setZoom(board.tapZoom());
+  // A zoom the player chose stays; the board then shows the player's own pieces.
+  if (board.tapZoom() > 1.05 && !board.zoomed) {
+    board.setZoom(board.tapZoom());
+    autoZoomed = true;
+  }
+  // Centred on the player's pieces (all of them when they fit, else those out of the Yard).
+  const mine = Object.values(l.state.seats[l.yourSeat].pieces).filter((loc) => loc !== 'home');
+  const out = mine.filter((loc) => loc !== 'yard');
+  const k = board.svg.clientWidth / 1000;
+  const fits = (ps) => ['clientWidth', 'clientHeight'].every((d, i) => (Math.max(...ps.map((q) => q[i])) - Math.min(...ps.map((q) => q[i]))) * k < board.frame[d] - 40);
+  const pts = (locs) => locs.map((loc) => board.point(l.yourSeat, loc));
+  if (mine.length) board.centerOn([pts(mine), pts(out)].find((ps) => ps.length && fits(ps)) ?? pts(out).slice(0, 1));
   l.planner.render();
   // Take the focus only when it is not busy elsewhere (for example in the chat box).
   const busy = document.activeElement && document.activeElement !== document.body && !panel.contains(document.activeElement);
@@ -879,6 +919,10 @@ function init() {
         live.planner?.render();
       }
     }));
+  $('zoom-in').addEventListener('click', () => board.zoomStep(1));
+  $('zoom-out').addEventListener('click', () => board.zoomStep(-1));
+  $('zoom-fit').addEventListener('click', () => board.setZoom(1));
+  zoomButtons();
   $('view-seat').addEventListener('change', (e) => {
     board.setViewSeat(e.target.value);
     if (live) {
@@ -909,6 +953,7 @@ window.ludo = {
   get conn() {
     return conn;
   },
+  board,
   dieSvg,
   SEATS,
 };

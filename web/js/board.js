@@ -6,6 +6,9 @@
 // the viewer's numbering); the viewing seat's selectable pieces are buttons that
 // take the keyboard focus; each seat's pieces have their own shape besides their
 // colour (green circle, red square, blue diamond, yellow triangle).
+// Touch: a tap on a stack (or on crowded pieces of a zoomed-out board) fans the
+// player's pieces out in a small panel of 52 px buttons; the board zooms by pinch,
+// ctrl + wheel, the + − 0 keys and the buttons under it (`setZoom`, `zoomLevels`).
 
 import { SEATS, PIECES, RING_LEN, FORTS, entry, midpoint, parseLoc, relativeTile, owningEntry } from './notation.js';
 import { applyEvent } from './state.js';
@@ -67,8 +70,14 @@ export function shapePath(seat, r) {
  * (that seat's yard bottom-left) and the tile numbering; `direction` the numbering.
  */
 export class Board {
-  constructor(svg, { onPieceClick } = {}) {
+  constructor(svg, { onPieceClick, onZoom, zoomable = false } = {}) {
     this.svg = svg;
+    this.onZoom = onZoom;
+    this.pos = new Map(); // "seat/piece" -> [x, y] where it is drawn (view-box units)
+    this.groupOf = new Map(); // "seat/piece" -> the key of the pieces sharing its place
+    this.hitR = 66; // a selectable piece's touch radius (view-box units)
+    this.fan = null; // the open fan of a stack: {el, keys}
+    this.planned = new Set(); // "seat/piece" of own pieces already in the plan
     this.viewSeat = 'green';
     this.direction = 'forward';
     this.onPieceClick = onPieceClick;
@@ -94,7 +103,12 @@ export class Board {
       e.preventDefault();
       this.onPieceClick?.(g.dataset.seat, g.dataset.piece);
     });
+    // A tap on the board away from the pieces closes an open fan.
+    svg.addEventListener('click', (e) => {
+      if (this.fan && !e.target.closest?.('.piece')) this.closeFan();
+    });
     this.build();
+    if (zoomable) this.bindZoom();
   }
 
   /** Angle of ring index `i` (may be fractional), radians; forward runs clockwise. */
@@ -286,10 +300,9 @@ export class Board {
       }
       const label = el('text', { y: royal ? 9 : SEAT_SHAPES[seat] === 'triangle' ? 8 : 4.5, 'text-anchor': 'middle', fill: COLORS[seat].text, class: 'piece-label', 'aria-hidden': 'true' }, g);
       label.textContent = piece;
-      el('title', {}, g);
-      g.addEventListener('click', () => {
-        if (this.onPieceClick && this.selectable.has(`${seat}/${piece}`)) this.onPieceClick(seat, piece);
-      });
+      // (no <title>: the aria-label names it; a title counts as visible text that
+      // axe-core's label-content-name-mismatch then finds outside the name)
+      g.addEventListener('click', (e) => this.tapPiece(seat, piece, e));
       this.pieceEls.set(key, g);
     }
     return g;
@@ -307,7 +320,10 @@ export class Board {
       }
     }
     const out = new Map();
-    for (const list of groups.values()) {
+    this.groupOf = new Map();
+    for (const [gk, list] of groups) {
+      // (a Yard's and a Home's pieces have their own places: not a stack)
+      for (const it of list) this.groupOf.set(`${it.seat}/${it.piece}`, it.l.kind === 'yard' || it.l.kind === 'home' ? `${it.seat}/${it.piece}` : gk);
       list.sort((a, b) => SEATS.indexOf(a.seat) - SEATS.indexOf(b.seat) || PIECES.indexOf(a.piece) - PIECES.indexOf(b.piece));
       const { seat, l } = list[0];
       if (l.kind === 'yard') {
@@ -361,6 +377,8 @@ export class Board {
     // least its tile (34 units) so that neighbours' targets do not swallow it.
     const k = this.svg.clientWidth / 1000;
     const hitR = k ? Math.max(17, Math.min(66, 23 / k)) : 66;
+    this.hitR = hitR;
+    this.pos = pos;
     for (const s of SEATS) {
       for (const p of PIECES) {
         const g = this.pieceEl(s, p);
@@ -373,8 +391,8 @@ export class Board {
         const selectable = this.selectable.has(`${s}/${p}`);
         g.classList.toggle('selectable', selectable);
         g.classList.toggle('selected', this.selected === `${s}/${p}`);
+        g.classList.toggle('fanned', !!this.fan?.keys.includes(`${s}/${p}`));
         const name = t(glowing ? 'board.pieceGlowing' : 'board.piece', { seat: seatName(s), piece: pieceName(p), where: this.describe(s, loc) });
-        g.querySelector('title').textContent = name;
         g.setAttribute('aria-label', name);
         if (selectable) {
           g.querySelector('.hit').setAttribute('r', hitR);
@@ -416,9 +434,11 @@ export class Board {
   }
 
   /** Which of the viewing seat's pieces may be clicked, and which is selected. */
-  setSelectable(keys, selected) {
+  setSelectable(keys, selected, planned = []) {
     this.selectable = new Set(keys);
+    this.planned = new Set(planned);
     this.selected = selected;
+    if (this.fan && !this.fan.keys.every((k) => this.selectable.has(k))) this.closeFan();
     if (this.state) this.render(this.state);
   }
 
@@ -454,10 +474,16 @@ export class Board {
       el('circle', { r: TARGET_R, class: 'target-disc' }, b);
       const tx = el('text', { y: 6, 'text-anchor': 'middle', class: 'target-text', 'aria-hidden': 'true' }, b);
       tx.textContent = x.text;
-      el('title', {}, b).textContent = x.label;
       b.pick = () => onPick?.(x.move);
       b.addEventListener('click', b.pick);
     }
+  }
+
+  // ----- zoom: pinch, ctrl+wheel, the + and − keys and buttons -----
+
+  /** The element around the board (scrolls when the board is zoomed in). */
+  get frame() {
+    return this.svg.parentElement;
   }
 
   /** Zoomed in (the board wider than its frame, scrolled by touch) or not. */
@@ -470,29 +496,284 @@ export class Board {
    * at the frame's width: at least 44 px tap targets where they are tapped.
    */
   tapZoom() {
-    const w = this.svg.parentElement?.clientWidth || 0;
+    const w = this.frame?.clientWidth || 0;
     return w ? Math.max(1, (1000 * 45) / (34 * w)) : 1;
   }
 
-  /** Sets the zoom (1: the whole board fits its frame). */
-  setZoom(z) {
+  /**
+   * The zoom steps of the + and − buttons and keys: the whole board, two steps up
+   * to the tap zoom, the tap zoom, and a closer one where a ring tile itself (30
+   * units across) is at least 58 CSS px wide. Pinching zooms anywhere in between.
+   */
+  zoomLevels() {
+    const tz = this.tapZoom();
+    const w = this.frame?.clientWidth || 1000;
+    const top = Math.max(tz * 1.5, (1000 * 58) / (30 * w));
+    const out = [1];
+    for (const z of [tz / 2.25, tz / 1.5, tz, top]) if (z > out[out.length - 1] * 1.2) out.push(z);
+    return out;
+  }
+
+  get maxZoom() {
+    const l = this.zoomLevels();
+    return l[l.length - 1];
+  }
+
+  /** One zoom step in (`dir` > 0) or out, about the middle of the frame. */
+  zoomStep(dir) {
+    const l = this.zoomLevels();
+    const z = dir > 0 ? l.find((v) => v > this.zoom * 1.02) : [...l].reverse().find((v) => v < this.zoom / 1.02);
+    if (z !== undefined) this.setZoom(z);
+  }
+
+  /**
+   * Sets the zoom (1: the whole board fits its frame), keeping the board point under
+   * `anchor` (CSS px from the frame's top-left corner; default its middle) in place.
+   * `light`: during a pinch, only the size changes (the pieces are redrawn at its end).
+   */
+  setZoom(z, anchor = null, { light = false } = {}) {
+    const frame = this.frame;
+    z = Math.min(Math.max(z, 1), Math.max(1, this.maxZoom));
+    if (z < 1.02) z = 1;
+    const k0 = this.svg.clientWidth / 1000;
+    const ax = anchor?.x ?? (frame?.clientWidth ?? 0) / 2;
+    const ay = anchor?.y ?? (frame?.clientHeight ?? 0) / 2;
+    const ux = k0 && frame ? (frame.scrollLeft + ax) / k0 : 500;
+    const uy = k0 && frame ? (frame.scrollTop + ay) / k0 : 500;
+    this.closeFan();
     this.zoom = z;
     this.svg.style.width = z > 1 ? `${z * 100}%` : '';
     this.svg.classList.toggle('zoomed', z > 1);
+    if (frame) {
+      const k1 = this.svg.clientWidth / 1000;
+      frame.scrollLeft = ux * k1 - ax;
+      frame.scrollTop = uy * k1 - ay;
+    }
+    if (light) return;
     if (this.state) this.render(this.state);
+    this.onZoom?.(z);
   }
 
   toggleZoom() {
     this.setZoom(this.zoomed ? 1 : this.tapZoom());
   }
 
-  /** Scrolls the (zoomed) board frame so that `loc` of `seat` is in the middle. */
-  scrollToLoc(seat, loc) {
-    const frame = this.svg.parentElement;
-    if (!frame || !this.zoomed) return;
-    const [x, y] = this.point(seat, loc);
+  /** At least the tap zoom (destinations of 44 px) where the frame needs it. */
+  ensureTapZoom() {
+    const tz = this.tapZoom();
+    if (tz > 1.05 && this.zoom < tz * 0.98) this.setZoom(tz);
+  }
+
+  /**
+   * Pinch (two fingers on the frame; the browser's own page zoom stays for the rest
+   * of the page), ctrl + wheel (a trackpad's pinch) and, with the frame or a piece
+   * focused, the keys + (or =), − and 0 (the whole board). One finger scrolls.
+   */
+  bindZoom() {
+    const frame = this.frame;
+    if (!frame) return;
+    frame.classList.add('zoomable');
+    let pinch = null;
+    const at = (ts) => {
+      const r = frame.getBoundingClientRect();
+      return {
+        x: (ts[0].clientX + ts[1].clientX) / 2 - r.left - frame.clientLeft,
+        y: (ts[0].clientY + ts[1].clientY) / 2 - r.top - frame.clientTop,
+        d: Math.hypot(ts[0].clientX - ts[1].clientX, ts[0].clientY - ts[1].clientY),
+      };
+    };
+    frame.addEventListener('touchstart', (e) => {
+      if (e.touches.length !== 2) return;
+      pinch = { z0: this.zoom, d0: Math.max(at(e.touches).d, 1) };
+      this.closeFan();
+    }, { passive: true });
+    frame.addEventListener('touchmove', (e) => {
+      if (!pinch || e.touches.length !== 2) return;
+      if (e.cancelable) e.preventDefault();
+      const m = at(e.touches);
+      this.setZoom((pinch.z0 * m.d) / pinch.d0, m, { light: true });
+    }, { passive: false });
+    const end = (e) => {
+      if (!pinch || e.touches.length >= 2) return;
+      pinch = null;
+      this.setZoom(this.zoom);
+    };
+    frame.addEventListener('touchend', end);
+    frame.addEventListener('touchcancel', end);
+    frame.addEventListener('wheel', (e) => {
+      if (!e.ctrlKey) return;
+      e.preventDefault();
+      const r = frame.getBoundingClientRect();
+      this.setZoom(this.zoom * Math.exp(-e.deltaY / 200), { x: e.clientX - r.left, y: e.clientY - r.top });
+    }, { passive: false });
+    frame.addEventListener('keydown', (e) => {
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === 'Escape' && this.fan) this.closeFan(true);
+      else if (e.key === '+' || e.key === '=') this.zoomStep(1);
+      else if (e.key === '-' || e.key === '_') this.zoomStep(-1);
+      else if (e.key === '0') this.setZoom(1);
+      else return;
+      e.preventDefault();
+    });
+  }
+
+  /** Scrolls the (zoomed) frame so that the middle of `points` (view-box units) is in its middle. */
+  centerOn(points) {
+    const frame = this.frame;
+    if (!frame || !this.zoomed || !points.length) return;
+    const xs = points.map((p) => p[0]);
+    const ys = points.map((p) => p[1]);
+    const x = (Math.min(...xs) + Math.max(...xs)) / 2;
+    const y = (Math.min(...ys) + Math.max(...ys)) / 2;
     const k = this.svg.clientWidth / 1000;
     frame.scrollTo({ left: x * k - frame.clientWidth / 2, top: y * k - frame.clientHeight / 2, behavior: 'instant' });
+  }
+
+  /** Scrolls the (zoomed) board frame so that `loc` of `seat` is in the middle. */
+  scrollToLoc(seat, loc) {
+    this.centerOn([this.point(seat, loc)]);
+  }
+
+  /** Where piece `key` ("seat/piece") is drawn, in view-box units. */
+  piecePoint(key) {
+    return this.pos.get(key) ?? null;
+  }
+
+  // ----- stacks: a tap on pieces sharing a tile fans them out -----
+
+  /** A tap at `e` (client coordinates) in view-box units, or null (keyboard). */
+  toBoard(e) {
+    if (!e || (!e.clientX && !e.clientY)) return null;
+    const m = this.svg.getScreenCTM();
+    if (!m) return null;
+    const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(m.inverse());
+    return [p.x, p.y];
+  }
+
+  /**
+   * The own pieces a tap on `seat`/`piece` may mean: the selectable pieces sharing
+   * its tile (a stack), and those whose touch discs cover the tapped point (pieces
+   * crowded on neighbouring tiles when the board is small).
+   */
+  tapCandidates(seat, piece, e) {
+    const group = this.groupOf.get(`${seat}/${piece}`);
+    const out = new Set([...this.selectable].filter((k) => this.groupOf.get(k) === group));
+    const pt = this.toBoard(e);
+    if (pt) {
+      for (const k of this.selectable) {
+        const q = this.pos.get(k);
+        if (q && Math.hypot(q[0] - pt[0], q[1] - pt[1]) <= this.hitR) out.add(k);
+      }
+    }
+    const order = (k) => SEATS.indexOf(k.split('/')[0]) * 10 + PIECES.indexOf(k.split('/')[1]);
+    return [...out].sort((a, b) => order(a) - order(b));
+  }
+
+  /** A tap on a piece: one own piece meant: it is chosen; several: they fan out. */
+  tapPiece(seat, piece, e) {
+    if (!this.onPieceClick) return;
+    const keys = this.tapCandidates(seat, piece, e);
+    if (keys.length > 1) {
+      this.openFan(keys);
+      return;
+    }
+    this.closeFan();
+    if (keys.length === 1) {
+      const [s, p] = keys[0].split('/');
+      this.onPieceClick(s, p);
+    }
+  }
+
+  /**
+   * Fans out the stacked pieces `keys`: a small panel over the board next to the
+   * stack, one 48 CSS px button per piece (its shape, colour and name), whatever the
+   * zoom; a tap chooses that piece. Escape, ✕ or a tap elsewhere on the board closes it.
+   */
+  openFan(keys) {
+    this.closeFan();
+    const frame = this.frame;
+    if (!frame) return;
+    const fan = document.createElement('div');
+    fan.className = 'fan';
+    fan.setAttribute('role', 'group');
+    const hid = `${this.svg.id}-fan-h`;
+    fan.setAttribute('aria-labelledby', hid);
+    const head = document.createElement('div');
+    head.className = 'fan-head';
+    const title = document.createElement('p');
+    title.className = 'fan-title';
+    title.id = hid;
+    title.textContent = t('fan.title');
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.className = 'fan-close';
+    close.textContent = '✕';
+    close.setAttribute('aria-label', t('fan.close'));
+    close.addEventListener('click', () => this.closeFan(true));
+    head.append(title, close);
+    const row = document.createElement('div');
+    row.className = 'fan-row';
+    for (const k of keys) {
+      const [s, p] = k.split('/');
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = `fan-piece${this.planned.has(k) ? ' planned' : ''}`;
+      b.dataset.seat = s;
+      b.dataset.piece = p;
+      const name = this.pieceEls.get(k)?.getAttribute('aria-label') || `${seatName(s)} ${pieceName(p)}`;
+      b.setAttribute('aria-label', this.planned.has(k) ? t('fan.planned', { name }) : name);
+      b.innerHTML = pieceSvg(s, p);
+      b.addEventListener('click', () => {
+        this.closeFan();
+        this.pieceEls.get(k)?.focus({ preventScroll: true });
+        this.onPieceClick?.(s, p);
+      });
+      row.append(b);
+    }
+    fan.append(head, row);
+    frame.append(fan);
+    this.fan = { el: fan, keys };
+    for (const k of keys) this.pieceEls.get(k)?.classList.add('fanned');
+    this.placeFan();
+    row.querySelector('button')?.focus({ preventScroll: true });
+  }
+
+  /** Puts the open fan above its stack (below when there is no room), inside the board. */
+  placeFan() {
+    const { el, keys } = this.fan;
+    const k = this.svg.clientWidth / 1000;
+    const pts = keys.map((x) => this.pos.get(x)).filter(Boolean);
+    if (!pts.length || !k) return;
+    const r = PIECE_R + 8;
+    const x0 = Math.min(...pts.map((p) => p[0])) - r;
+    const x1 = Math.max(...pts.map((p) => p[0])) + r;
+    const y0 = Math.min(...pts.map((p) => p[1])) - r;
+    const y1 = Math.max(...pts.map((p) => p[1])) + r;
+    const W = el.offsetWidth;
+    const H = el.offsetHeight;
+    const maxW = this.svg.clientWidth;
+    const maxH = this.svg.clientHeight;
+    const cx = ((x0 + x1) / 2) * k;
+    const left = Math.max(4, Math.min(cx - W / 2, maxW - W - 4));
+    let top = y0 * k - H - 12;
+    const below = top < this.frame.scrollTop + 4;
+    if (below) top = y1 * k + 12;
+    top = Math.max(4, Math.min(top, maxH - H - 4));
+    el.style.left = `${left}px`;
+    el.style.top = `${top}px`;
+    el.style.setProperty('--tip', `${Math.max(18, Math.min(W - 18, cx - left))}px`);
+    el.classList.toggle('below', below);
+    el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
+
+  /** Closes the fan (`refocus`: the focus goes back to the stack). */
+  closeFan(refocus = false) {
+    if (!this.fan) return;
+    const { el, keys } = this.fan;
+    this.fan = null;
+    el.remove();
+    for (const k of keys) this.pieceEls.get(k)?.classList.remove('fanned');
+    if (refocus) this.pieceEls.get(keys[0])?.focus({ preventScroll: true });
   }
 
   clearPreview() {
@@ -567,6 +848,16 @@ export class Board {
     this.svg.style.setProperty('--step-ms', '0ms');
     this.render(state);
   }
+}
+
+/** A piece drawn for a button of the fan: its seat's shape and colour, its label, a crown for the royal. */
+function pieceSvg(seat, piece) {
+  const royal = piece === 'R';
+  const c = COLORS[seat];
+  const body = `<path d="${shapePath(seat, royal ? 15 : 14)}" fill="${c.fill}" stroke="${royal ? '#d4a000' : '#ffffff'}" stroke-width="${royal ? 3 : 2}"/>`;
+  const crown = royal ? '<path d="M -7 -4 L -7 -11 L -3.5 -7.5 L 0 -12 L 3.5 -7.5 L 7 -11 L 7 -4 Z" fill="#ffd54a" stroke="#6b4e00" stroke-width="1"/>' : '';
+  const y = royal ? 9 : SEAT_SHAPES[seat] === 'triangle' ? 8 : 4.5;
+  return `<svg viewBox="-21 -21 42 42" width="46" height="46" aria-hidden="true" focusable="false">${body}${crown}<text y="${y + 0.5}" text-anchor="middle" fill="${c.text}" font-size="13" font-weight="800">${piece}</text></svg>`;
 }
 
 /** A piece's spoken name: "G1" for guardians, the word for the royal. */

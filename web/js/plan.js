@@ -192,10 +192,11 @@ export class PlanBuilder {
       h('button', { type: 'button', id: 'plan-pass', disabled: this.busy, onclick: () => this.doPass() }, t('plan.pass')),
       h('button', { type: 'button', id: 'plan-clear', disabled: this.busy, onclick: () => { this.reset(); this.update(); } }, t('plan.clear'))));
 
-    this.ctx.board.setSelectable(this.tappable().map((p) => `${seat}/${p}`), this.picked ? `${seat}/${this.picked}` : `${seat}/${this.target}`);
+    this.ctx.board.setSelectable(this.tappable().map((p) => `${seat}/${p}`), this.picked ? `${seat}/${this.picked}` : `${seat}/${this.target}`, this.plannedKeys());
     this.renderSheet();
     this.requestPreview();
-    if (focusId) document.getElementById(focusId)?.focus();
+    // (the same control again, where it was: no jump of the page to the form)
+    if (focusId) document.getElementById(focusId)?.focus({ preventScroll: true });
   }
 
   // ----- the board and the bottom sheet (touch) -----
@@ -223,7 +224,7 @@ export class PlanBuilder {
       if (this.asking === key) this.asking = null;
       if (this.closed || this.planKey() !== key) return;
       this.previewed = r;
-      this.ctx.board.setSelectable(this.tappable().map((p) => `${this.ctx.seat}/${p}`), this.picked ? `${this.ctx.seat}/${this.picked}` : null);
+      this.ctx.board.setSelectable(this.tappable().map((p) => `${this.ctx.seat}/${p}`), this.picked ? `${this.ctx.seat}/${this.picked}` : null, this.plannedKeys());
       this.renderSheet();
       this.drawTargets();
     });
@@ -236,6 +237,12 @@ export class PlanBuilder {
     const cur = this.current();
     const legal = new Set(cur?.d ? cur.d.moves.map((m) => m.piece) : ['G1', 'G2', 'G3', 'G4', 'R'].filter((p) => st.pieces[p] !== 'home'));
     return ['G1', 'G2', 'G3', 'G4', 'R'].filter((p) => legal.has(p) || inPlan(p));
+  }
+
+  /** Own pieces already in the plan ("seat/piece"): a tap takes their move back. */
+  plannedKeys() {
+    const inPlan = (p) => (p === 'R' ? this.royal !== null : this.exits.has(p) || this.moves[p].length > 0);
+    return ['G1', 'G2', 'G3', 'G4', 'R'].filter(inPlan).map((p) => `${this.ctx.seat}/${p}`);
   }
 
   /** A tap on own piece `p` on the board: show its destinations, or take back its move. */
@@ -252,6 +259,8 @@ export class PlanBuilder {
     this.picked = p;
     if (p !== 'R') this.target = p;
     this.error = null;
+    // Destinations are tapped at a zoom where they are at least 44 px.
+    this.ctx.board.ensureTapZoom();
     this.render();
     this.drawTargets(true);
   }
@@ -279,7 +288,22 @@ export class PlanBuilder {
       move: m,
     }));
     board.showTargets(list, (m) => this.chooseMove(m));
-    if (scroll && list.length) board.scrollToLoc(seat, list[0].loc);
+    if (scroll && list.length) {
+      // In sight: the piece and as many of its destinations as fit, nearest first
+      // (else the nearest destination).
+      const piece = board.piecePoint(`${seat}/${this.picked}`);
+      const k = board.svg.clientWidth / 1000;
+      const span = (ps, i) => Math.max(...ps.map((q) => q[i])) - Math.min(...ps.map((q) => q[i]));
+      const fits = (ps) => span(ps, 0) * k < board.frame.clientWidth - 100 && span(ps, 1) * k < board.frame.clientHeight - 100;
+      const far = (q) => (piece ? Math.hypot(q[0] - piece[0], q[1] - piece[1]) : 0);
+      const dests = list.map((x) => board.point(seat, x.loc)).sort((a, b) => far(a) - far(b));
+      const shown = piece ? [piece] : [];
+      for (const q of dests) {
+        if (!fits([...shown, q])) break;
+        shown.push(q);
+      }
+      board.centerOn(shown.length > (piece ? 1 : 0) ? shown : dests.slice(0, 1));
+    }
   }
 
   /** A tapped destination: the move joins the plan (and is previewed). */
@@ -291,6 +315,7 @@ export class PlanBuilder {
       if (m.rolls?.length) this.moves[m.piece] = [...m.rolls];
     }
     this.picked = null;
+    this.ctx.board.closeFan();
     this.ctx.board.showTargets([], null);
     this.error = null;
     this.render();
@@ -338,7 +363,7 @@ export class PlanBuilder {
     sheet.append(h('div', { class: 'sheet-row' },
       h('button', { type: 'button', id: 'sheet-dir', 'aria-pressed': String(dir === 'backward'), disabled: this.busy, onclick: () => this.ctx.toggleDirection() }, `⇄ ${t(`dir.${dir}`)}`),
       h('button', { type: 'button', id: 'sheet-zoom', 'aria-pressed': String(this.ctx.board.zoomed), onclick: () => { this.ctx.board.toggleZoom(); this.renderSheet(); } }, this.ctx.board.zoomed ? t('sheet.zoomOut') : t('sheet.zoomIn')),
-      h('button', { type: 'button', id: 'sheet-undo', disabled: this.busy, onclick: () => { this.reset(); this.render(); this.ctx.board.showTargets([], null); } }, t('plan.clear')),
+      h('button', { type: 'button', id: 'sheet-undo', disabled: this.busy, onclick: () => { this.reset(); this.ctx.board.closeFan(); this.render(); this.ctx.board.showTargets([], null); } }, t('plan.clear')),
       h('button', { type: 'button', id: 'sheet-pass', disabled: this.busy, onclick: () => this.doPass() }, t('plan.pass')),
       h('button', { type: 'button', id: 'sheet-submit', class: warn ? 'primary warn-btn' : 'primary', disabled: !ready, 'aria-describedby': warn ? 'sheet-warn' : null, onclick: () => this.doSubmit() }, t(warn ? 'sheet.submitAnyway' : 'plan.submit'))));
     if (focusId) document.getElementById(focusId)?.focus({ preventScroll: true });
@@ -407,6 +432,7 @@ export class PlanBuilder {
   /** Removes the panel's board highlights and the bottom sheet. */
   close() {
     this.closed = true;
+    this.ctx.board.closeFan();
     this.ctx.board.clearPreview();
     this.ctx.board.showTargets([], null);
     this.ctx.board.setSelectable([], null);

@@ -847,7 +847,11 @@ async function tapTurn(page, n, shots) {
       return p === 'R' ? pl.royal !== null : pl.exits.has(p) || pl.moves[p].length > 0;
     });
     if (inPlan) break;
+    const pname = await piece.getAttribute('data-piece');
     await piece.tap();
+    // A stack (or pieces crowded together) fans out: the fanned piece is tapped.
+    await page.waitForFunction((q) => document.querySelector('#board-frame .fan') || window.ludo.live?.planner?.picked === q, pname, { timeout: 3000 }).catch(() => {});
+    if (await page.locator('#board-frame .fan').count()) await page.tap(`#board-frame .fan .fan-piece[data-piece="${pname}"]`);
     const targets = page.locator('#board .target');
     await page.waitForFunction(() => document.querySelectorAll('#board .target').length > 0 || /\S/.test(document.querySelector('#sheet-hint')?.textContent ?? ''), null, { timeout: 5000 });
     const nt = await targets.count();
@@ -1003,6 +1007,304 @@ for (const [lang, locale, name] of [['en', 'en-GB', 'Tapper'], ['bn', 'bn-BD', '
       assert.ok(hitPx.length && Math.min(...hitPx) >= 44, `pieces are ≥ 44 px tap targets: ${hitPx}`);
       assert.ok(boardPx >= 370, `the board uses the width: ${boardPx} px`);
       console.log(`[${now()}] ${lang}: board ${boardPx} px, piece targets ${Math.min(...hitPx)}–${Math.max(...hitPx)} px, destinations ${Math.min(...targets)}–${Math.max(...targets)} px, ${sent.length} plans, ${turns.filter((x) => x.warned).length} warned`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await player.close();
+    }
+  });
+}
+
+// ---------- issue 35: stacks fan out; the board zooms (buttons, pinch, keys) ----------
+
+/** Starts a private match of the signed-in player against three bots; resolves with the player's seat. */
+async function startBotMatch(page) {
+  await page.tap('#lobby-create-btn');
+  await page.waitForSelector('#lobby-box:not([hidden])');
+  await page.tap('#lobby-start');
+  await page.waitForSelector('#screen-match:not([hidden])', { timeout: 15000 });
+  return page.evaluate(async () => {
+    for (let i = 0; i < 100 && !window.ludo.live?.mode; i++) await new Promise((r) => setTimeout(r, 50));
+    return window.ludo.live.yourSeat;
+  });
+}
+
+/**
+ * Waits for the player's next own turn after turn `after` (the bottom sheet shown and
+ * the server's preview of the empty plan answered); null when the match ended first.
+ */
+async function nextOwnTurn(page, after = 0) {
+  const turn = page.waitForFunction((n) => {
+    const l = window.ludo.live;
+    return !document.querySelector('#sheet').hidden && l?.planner && l.turn.turn_number > n && !document.querySelector('#sheet-submit')?.disabled;
+  }, after, { timeout: 60000 }).then(() => 'turn', () => null);
+  const final = page.waitForSelector('#final:not([hidden])', { timeout: 60000 }).then(() => 'final', () => null);
+  const which = await Promise.race([turn, final]);
+  if (which !== 'turn') return null;
+  return page.evaluate(() => window.ludo.live.turn.turn_number);
+}
+
+const planJson = (page) => page.evaluate(() => (window.ludo.live?.planner ? JSON.stringify(window.ludo.live.planner.plan()) : null));
+
+/**
+ * Taps the player's own piece `p` where it is drawn (a real touch at its centre,
+ * scrolled into sight first), and when the tap fans out a stack or crowded pieces,
+ * that piece in the fan. Resolves with the number of lit destinations.
+ */
+async function tapOwnPiece(page, seat, p) {
+  const sel = `#board .piece[data-seat="${seat}"][data-piece="${p}"] .piece-body`;
+  await page.$eval(sel, (e) => e.scrollIntoView({ block: 'center', inline: 'center' }));
+  const b = await page.$eval(sel, (e) => { const r = e.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
+  await page.touchscreen.tap(b.x, b.y);
+  await page.waitForFunction((q) => document.querySelector('#board-frame .fan') || window.ludo.live?.planner?.picked === q, p, { timeout: 3000 });
+  if (await page.locator('#board-frame .fan').count()) await page.tap(`#board-frame .fan .fan-piece[data-piece="${p}"]`);
+  await page.waitForFunction((q) => window.ludo.live?.planner?.picked === q, p, { timeout: 3000 });
+  await page.waitForFunction(() => document.querySelectorAll('#board .target').length > 0 || !window.ludo.live?.planner?.current(), null, { timeout: 3000 }).catch(() => {});
+  return page.locator('#board .target').count();
+}
+
+/** Taps a lit destination (`text`: its label, else one without a penalty) and waits for the plan to change. */
+async function tapDestination(page, text = null) {
+  const before = await planJson(page);
+  const all = page.locator('#board .target');
+  const pick = text ? page.locator('#board .target', { hasText: text }) : page.locator('#board .target:not(.target-warn)');
+  const target = (await pick.count()) ? pick.first() : all.first();
+  await target.tap();
+  await page.waitForFunction((b) => { const pl = window.ludo.live?.planner; return !pl || JSON.stringify(pl.plan()) !== b; }, before, { timeout: 5000 });
+  await page.waitForFunction(() => !window.ludo.live?.planner || !document.querySelector('#sheet-submit')?.disabled, null, { timeout: 5000 });
+}
+
+/** Taps the sheet's Submit and waits until the turn is over; resolves with the submit_turn frame. */
+async function tapSubmit(page, frames, turnNumber) {
+  await page.tap('#sheet-submit');
+  await page.waitForFunction((n) => document.querySelector('#sheet').hidden || window.ludo.live?.turn?.turn_number !== n, turnNumber, { timeout: 15000 });
+  const sent = frames.filter((f) => f.dir === '>' && f.t === 'submit_turn' && f.d.turn_number === turnNumber).pop();
+  assert.ok(sent, `turn ${turnNumber}: a plan was submitted`);
+  await page.waitForTimeout(300);
+  const refused = frames.find((f) => f.dir === '<' && f.t === 'error' && f.d.in_reply_to === sent.id);
+  assert.ok(!refused, `turn ${turnNumber} refused: ${JSON.stringify(refused?.d)}`);
+  return sent;
+}
+
+/** Sizes on the board now: the zoom, frame and board widths, ring tiles, their pitch, pieces, touch discs and destinations (CSS px). */
+function boardSizes(page) {
+  return page.evaluate(() => {
+    const f = document.querySelector('#board-frame');
+    const svg = document.querySelector('#board');
+    const r = (e) => e.getBoundingClientRect();
+    const mid = (e) => { const b = r(e); return [b.x + b.width / 2, b.y + b.height / 2]; };
+    const tiles = [...svg.querySelectorAll('circle.tile')];
+    const a = svg.querySelector('circle.tile[data-ring="1"]');
+    const b = svg.querySelector('circle.tile[data-ring="2"]');
+    const [ax, ay] = mid(a);
+    const [bx, by] = mid(b);
+    const min = (es) => (es.length ? Math.min(...es.map((e) => Math.min(r(e).width, r(e).height))) : null);
+    return {
+      zoom: window.ludo.board.zoom,
+      frame: r(f).width,
+      board: r(svg).width,
+      scrollW: f.scrollWidth,
+      clientW: f.clientWidth,
+      tile: min(tiles),
+      pitch: Math.hypot(bx - ax, by - ay),
+      piece: min([...svg.querySelectorAll('.piece .piece-body')].filter((e) => !e.closest('.piece').style.transform.includes('scale'))),
+      hit: min([...svg.querySelectorAll('.piece.selectable .hit')]),
+      target: min([...svg.querySelectorAll('.target .target-disc')]),
+    };
+  });
+}
+
+const round = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 100) / 100 : v]));
+
+const stackFigures = {};
+const zoomFigures = {};
+
+for (const [lang, locale, name] of [['en', 'en-GB', 'Tapper'], ['bn', 'bn-BD', 'ট্যাপার'], ['hi', 'hi-IN', 'टैपर']]) {
+  test(`${lang} at 390×844: a stack of own pieces fans out on a tap; each fanned piece (≥ 44 px) is tapped and moved by tapping a destination`, { skip: SKIP, timeout: 120_000 }, async () => {
+    await mkdir(ART, { recursive: true });
+    const errors = [];
+    const player = await openBrowser(`stack-${lang}`, errors, { locale });
+    const { page } = player;
+    const frames = recordFrames(page);
+    try {
+      await signIn(page, name);
+      const seat = await startBotMatch(page);
+      // Turn after turn: the first brings two guardians out of the Yard onto the entry
+      // tile (rule 4.3: two exit credits at the start; a piece on its own entry tile
+      // cannot be captured, rule 7.6), which makes a stack for the next turn.
+      let turn = 0;
+      let done = null;
+      for (let round = 0; round < 6 && !done; round++) {
+        turn = await nextOwnTurn(page, turn);
+        assert.ok(turn, 'an own turn before the match ended');
+        const stack = await page.evaluate(() => {
+          const l = window.ludo.live;
+          const tappable = new Set(l.planner.tappable());
+          const by = {};
+          for (const [p, loc] of Object.entries(l.state.seats[l.yourSeat].pieces)) if (loc !== 'yard' && loc !== 'home' && tappable.has(p)) (by[loc] ??= []).push(p);
+          const e = Object.entries(by).find(([, ps]) => ps.length >= 2);
+          return e ? { loc: e[0], pieces: e[1] } : null;
+        });
+        if (!stack) {
+          const yard = await page.evaluate(() => { const l = window.ludo.live; return Object.entries(l.state.seats[l.yourSeat].pieces).filter(([p, loc]) => loc === 'yard' && p !== 'R').map(([p]) => p); });
+          for (const p of yard.slice(0, 2)) {
+            if (await tapOwnPiece(page, seat, p)) await tapDestination(page, '↑');
+          }
+          await tapSubmit(page, frames, turn);
+          continue;
+        }
+        // The stack is drawn on one tile: a tap there fans its pieces out.
+        const tile = `#board [data-ring="${stack.loc.split(':')[1]}"]`;
+        const openFan = async () => {
+          await page.$eval(tile, (e) => e.scrollIntoView({ block: 'center', inline: 'center' }));
+          const c = await page.$eval(tile, (e) => { const r = e.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
+          await page.touchscreen.tap(c.x, c.y);
+          await page.waitForSelector('#board-frame .fan', { timeout: 2000 });
+        };
+        await openFan();
+        const fan = await page.$$eval('#board-frame .fan .fan-piece', (bs) => bs.map((b) => { const r = b.getBoundingClientRect(); return { piece: b.dataset.piece, w: r.width, h: r.height, x: r.x, y: r.y, right: r.right, bottom: r.bottom, label: b.getAttribute('aria-label') }; }));
+        assert.deepEqual(fan.map((x) => x.piece).sort(), [...stack.pieces].sort(), 'the fan holds every stacked piece');
+        for (const x of fan) assert.ok(x.w >= 44 && x.h >= 44, `fanned ${x.piece} is ${x.w}×${x.h} px`);
+        for (let i = 1; i < fan.length; i++) assert.ok(fan[i].x >= fan[i - 1].right || fan[i].y >= fan[i - 1].bottom, 'fanned pieces do not overlap');
+        const box = await page.$eval('#board-frame .fan', (e) => { const r = e.getBoundingClientRect(); const s = document.querySelector('#sheet').getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, sheetTop: s.top, vw: innerWidth }; });
+        assert.ok(box.top >= 0 && box.left >= 0 && box.right <= box.vw && box.bottom <= box.sheetTop, `the fan is in sight: ${JSON.stringify(box)}`);
+        stackFigures[lang] = { stack: stack.pieces.join('+'), fanned: fan.map((x) => `${x.piece} ${Math.round(x.w)}×${Math.round(x.h)}`), gap: fan.length > 1 ? Math.round(fan[1].x - fan[0].right) : null };
+        if (lang !== 'en') assert.deepEqual(await foreignWords(page, lang), [], `${lang}: fan words in another language`);
+        await assertAxe(page, `${lang}-stack-fan`);
+        await page.screenshot({ path: path.join(ART, `${lang}-stack-01-fan.png`) });
+        // Every fanned piece: tapped in the fan, then moved by tapping a destination.
+        const moved = [];
+        for (const p of stack.pieces) {
+          if (!(await page.locator('#board-frame .fan').count())) await openFan();
+          await page.tap(`#board-frame .fan .fan-piece[data-piece="${p}"]`);
+          await page.waitForFunction((q) => window.ludo.live?.planner?.picked === q, p, { timeout: 3000 });
+          assert.equal(await page.locator('#board-frame .fan').count(), 0, 'the fan closes once a piece is chosen');
+          await page.waitForFunction(() => document.querySelectorAll('#board .target').length > 0 || !window.ludo.live?.planner?.current(), null, { timeout: 3000 }).catch(() => {});
+          if (!(await page.locator('#board .target').count())) continue;
+          if (!moved.length) await page.screenshot({ path: path.join(ART, `${lang}-stack-02-destinations.png`) });
+          await tapDestination(page);
+          moved.push(p);
+        }
+        await page.screenshot({ path: path.join(ART, `${lang}-stack-03-planned.png`) });
+        assert.ok(moved.length >= 2, `at least two stacked pieces moved by taps: ${moved}`);
+        const sent = await tapSubmit(page, frames, turn);
+        const plan = sent.d.plan;
+        for (const p of moved) assert.ok(p === 'R' ? plan.royal > 0 : plan.moves[p]?.length > 0, `${p} moves in the plan sent: ${JSON.stringify(plan)}`);
+        done = { moved, plan };
+      }
+      assert.ok(done, 'a stack was played');
+      console.log(`[${now()}] ${lang}: stack ${stackFigures[lang].stack}, fanned ${stackFigures[lang].fanned.join(', ')} (gap ${stackFigures[lang].gap} px), moved ${done.moved.join('+')}`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await player.close();
+    }
+  });
+
+  test(`${lang} at 390×844: the board zooms over the full width (+/− buttons, pinch, keys); tiles and pieces ≥ 44 px where tapped; turns played by taps zoomed out and in`, { skip: SKIP, timeout: 120_000 }, async () => {
+    await mkdir(ART, { recursive: true });
+    const errors = [];
+    const player = await openBrowser(`zoom-${lang}`, errors, { locale });
+    const { page } = player;
+    const frames = recordFrames(page);
+    const figures = {};
+    try {
+      await signIn(page, name);
+      // The page does not stop the browser's own zoom.
+      const meta = await page.getAttribute('meta[name=viewport]', 'content');
+      assert.doesNotMatch(meta, /user-scalable\s*=\s*(no|0)|maximum-scale\s*=\s*1(\.0*)?\b/, `viewport meta: ${meta}`);
+      const seat = await startBotMatch(page);
+      const zoom = () => page.evaluate(() => window.ludo.board.zoom);
+      // Turn 1: the board zoomed in by itself (tap zoom); then the whole board; a
+      // piece tapped on the whole board brings the zoom back where its destinations
+      // are 44 px, and the turn is played by taps.
+      let turn = await nextOwnTurn(page, 0);
+      assert.ok(turn, 'an own turn');
+      figures.tap = await boardSizes(page);
+      await page.tap('#zoom-fit');
+      figures.whole = await boardSizes(page);
+      assert.equal(figures.whole.zoom, 1);
+      assert.ok(await page.isDisabled('#zoom-out'), '− is off on the whole board');
+      await page.screenshot({ path: path.join(ART, `${lang}-zoom-01-whole.png`) });
+      const own = await page.evaluate(() => { const l = window.ludo.live; return l.planner.tappable().filter((p) => p !== 'R'); });
+      assert.ok((await tapOwnPiece(page, seat, own[0])) > 0, 'destinations after a tap on the whole board');
+      figures.picked = await boardSizes(page);
+      assert.ok(figures.picked.zoom > 1 && figures.picked.target >= 44, `destinations ≥ 44 px: ${JSON.stringify(round(figures.picked))}`);
+      await tapDestination(page);
+      await tapSubmit(page, frames, turn);
+
+      // Turn 2: + up to the closest zoom; tiles and pieces ≥ 44 px there; played by taps.
+      turn = await nextOwnTurn(page, turn);
+      assert.ok(turn, 'a second own turn');
+      await page.tap('#zoom-fit');
+      const steps = [await zoom()];
+      while (!(await page.isDisabled('#zoom-in'))) {
+        await page.tap('#zoom-in');
+        steps.push(await zoom());
+        assert.ok(steps.at(-1) > steps.at(-2), `+ zooms in: ${steps}`);
+      }
+      figures.steps = steps.map((z) => Math.round(z * 100) / 100);
+      assert.ok(steps[0] === 1 && steps.length >= 3, `+ from the whole board: ${figures.steps}`);
+      figures.max = await boardSizes(page);
+      for (const k of ['tile', 'pitch', 'piece', 'hit']) assert.ok(figures.max[k] >= 44, `${k} at the closest zoom: ${figures.max[k]} px`);
+      const mine = await page.evaluate(() => { const l = window.ludo.live; return l.planner.tappable(); });
+      assert.ok((await tapOwnPiece(page, seat, mine[0])) > 0, 'destinations at the closest zoom');
+      assert.equal(await zoom(), steps.at(-1), 'tapping keeps the zoom');
+      figures.maxTargets = (await boardSizes(page)).target;
+      assert.ok(figures.maxTargets >= 44);
+      await page.screenshot({ path: path.join(ART, `${lang}-zoom-02-closest.png`) });
+      // The bottom sheet stays in thumb reach: at the bottom of the screen, Submit in it.
+      const sheet = await page.$eval('#sheet', (e) => { const r = e.getBoundingClientRect(); const b = document.querySelector('#sheet-submit').getBoundingClientRect(); return { bottom: r.bottom, top: r.top, vh: innerHeight, submitBottom: b.bottom }; });
+      assert.ok(Math.abs(sheet.bottom - sheet.vh) < 1 && sheet.submitBottom <= sheet.vh && sheet.top > sheet.vh / 2, `the sheet at the bottom: ${JSON.stringify(sheet)}`);
+      await tapDestination(page);
+      await tapSubmit(page, frames, turn);
+
+      // Turn 3: the keys and a pinch (two touch points through the DevTools protocol).
+      turn = await nextOwnTurn(page, turn);
+      assert.ok(turn, 'a third own turn');
+      const top = await zoom();
+      await page.focus('#board-frame');
+      await page.keyboard.press('-');
+      const keyDown = await zoom();
+      await page.keyboard.press('+');
+      const keyUp = await zoom();
+      await page.keyboard.press('0');
+      const keyZero = await zoom();
+      assert.ok(keyDown < top && keyUp === top && keyZero === 1, `keys − + 0: ${top} → ${keyDown} → ${keyUp} → ${keyZero}`);
+      figures.keys = [top, keyDown, keyUp, keyZero].map((z) => Math.round(z * 100) / 100);
+      const cdp = await page.context().newCDPSession(page);
+      const f = await page.$eval('#board-frame', (e) => { e.scrollIntoView({ block: 'start' }); const r = e.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
+      const underMid = () => page.evaluate(({ x, y }) => { const p = new DOMPoint(x, y).matrixTransform(document.querySelector('#board').getScreenCTM().inverse()); return [p.x, p.y]; }, f);
+      const pinch = async (from, to) => {
+        const pts = (d) => [{ x: f.x - d, y: f.y, id: 0 }, { x: f.x + d, y: f.y, id: 1 }];
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: pts(from) });
+        for (let i = 1; i <= 8; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: pts(from + ((to - from) * i) / 8) });
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+        await page.waitForTimeout(50);
+      };
+      const before = await underMid();
+      await pinch(40, 150);
+      const pinchedOut = await zoom();
+      const after = await underMid();
+      assert.ok(pinchedOut > 3, `fingers apart zoom in: ${pinchedOut}`);
+      assert.ok(Math.hypot(after[0] - before[0], after[1] - before[1]) < 12, `the board point between the fingers stays: ${before} → ${after}`);
+      await page.screenshot({ path: path.join(ART, `${lang}-zoom-03-pinched.png`) });
+      await pinch(150, 60);
+      const pinchedIn = await zoom();
+      assert.ok(pinchedIn < pinchedOut / 2, `fingers together zoom out: ${pinchedOut} → ${pinchedIn}`);
+      figures.pinch = [1, pinchedOut, pinchedIn].map((z) => Math.round(z * 100) / 100);
+      await cdp.detach();
+      // − down to the whole board: the board fits its frame again (nothing to scroll).
+      while (!(await page.isDisabled('#zoom-out'))) await page.tap('#zoom-out');
+      figures.restored = await boardSizes(page);
+      assert.equal(figures.restored.zoom, 1);
+      assert.ok(Math.abs(figures.restored.board - figures.restored.frame) < 1 && figures.restored.scrollW <= figures.restored.clientW + 1, `restored: ${JSON.stringify(round(figures.restored))}`);
+      assert.ok(figures.restored.frame >= 389, `the board uses the full width: ${figures.restored.frame} px`);
+      if (await page.evaluate(() => !!window.ludo.live?.planner)) await page.tap('#sheet-pass');
+      await assertFits(page, `${lang}-zoom-restored`);
+      if (lang !== 'en') assert.deepEqual(await foreignWords(page, lang), [], `${lang}: zoom words in another language`);
+      await assertAxe(page, `${lang}-zoom`);
+      zoomFigures[lang] = figures;
+      const fx = (m) => `zoom ${m.zoom.toFixed(2)}: board ${Math.round(m.board)} px, tiles ${m.tile.toFixed(1)} px (pitch ${m.pitch.toFixed(1)}), pieces ${m.piece.toFixed(1)} px, touch discs ${m.hit?.toFixed(1)} px${m.target ? `, destinations ${m.target.toFixed(1)} px` : ''}`;
+      console.log(`[${now()}] ${lang}: frame ${Math.round(figures.whole.frame)} px; whole board ${fx(figures.whole)}; turn ${fx(figures.tap)}; after a tap on the whole board ${fx(figures.picked)}; closest ${fx(figures.max)}, destinations ${figures.maxTargets.toFixed(1)} px; + steps ${figures.steps}; keys ${figures.keys}; pinch ${figures.pinch}`);
       assert.deepEqual(errors, []);
     } finally {
       await player.close();

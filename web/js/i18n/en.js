@@ -330,5 +330,10 @@ export default {
   "seatOf.red": "Red",
   "seatOf.blue": "Blue",
   "seatOf.yellow": "Yellow",
-  "board.frame": "Board: scroll to move around when zoomed in",
+  "board.frame": "Board: pinch, or the + and − keys, to zoom; scroll to move around when zoomed in",
+  "zoom.bar": "Board zoom",
+  "zoom.out": "Zoom out",
+  "fan.title": "Which piece?",
+  "fan.close": "Close",
+  "fan.planned": "{name}, in the plan: tap to change its move",
 };
