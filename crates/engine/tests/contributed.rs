@@ -230,3 +230,24 @@ fn entropy_text_is_checked() {
         .as_bytes()
         .is_empty());
 }
+
+/// A replay whose turn has a changed event names that event's index: the first
+/// event that differs (here the second of two exits), not the first event.
+#[test]
+fn a_changed_event_is_named_by_its_index() {
+    let mut m = Match::new(RuleSet::default(), Mode::Clash, SEED, 0).unwrap();
+    let t = m.current_turn().unwrap().clone();
+    let exits = engine::Plan {
+        exits: vec!["G1".into(), "G2".into()],
+        ..engine::Plan::default()
+    };
+    m.submit(t.seat, t.turn_number, &exits, 0).unwrap();
+    m.end_by_clock();
+    let mut r = replay_of(&m);
+    let events = &mut r.turns[0].events;
+    assert!(events.len() >= 2, "{events:?}");
+    assert_ne!(events[0], events[1]);
+    events[1] = events[0].clone();
+    let e = verify(&r).unwrap_err();
+    assert_eq!((e.turn, e.field.as_str()), (Some(1), "events[1]"));
+}

@@ -50,3 +50,67 @@ fn every_own_scenario_cites_a_rule() {
         );
     }
 }
+
+/// §11 checking can fail: every own scenario with a wrong expectation is refused
+/// with the first difference — another error code (`error: expected …, got …`), a
+/// field the result lacks, a changed value — and `compare` checks only the keys
+/// `expect` gives, lists and scalars exactly.
+#[test]
+fn a_wrong_expectation_fails_the_check() {
+    use engine::scenario::{check, compare, Scenario};
+    use serde_json::json;
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
+    let (mut errors, mut accepted) = (0, 0);
+    for f in common::scenario_files(&dir) {
+        let s: Scenario = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        assert_eq!(check(&s), Ok(()), "{}", f.display());
+        let mut wrong = s.clone();
+        if let Some(code) = s.expect.get("error") {
+            errors += 1;
+            wrong.expect = json!({"error": "no_such_code"});
+            assert_eq!(
+                check(&wrong).unwrap_err().split(" (").next().unwrap(),
+                format!("error: expected \"no_such_code\", got {code}"),
+                "{}",
+                f.display()
+            );
+            // An accepted plan expected where the plan is refused.
+            let mut wrong = s.clone();
+            wrong.expect = json!({});
+            assert!(check(&wrong)
+                .unwrap_err()
+                .starts_with(&format!("expected an accepted plan, got error {code}")));
+        } else {
+            accepted += 1;
+            wrong.expect["no_such_field"] = json!(1);
+            assert_eq!(
+                check(&wrong),
+                Err("no_such_field: expected 1, got nothing".into())
+            );
+            let mut wrong = s.clone();
+            wrong.expect = json!({"error": "stale_turn"});
+            assert_eq!(
+                check(&wrong),
+                Err("error: expected \"stale_turn\", got an accepted plan".into())
+            );
+        }
+    }
+    assert!(
+        errors > 0 && accepted > 0,
+        "{errors} refused, {accepted} accepted"
+    );
+    let got = json!({"a": 1, "b": [1, 2], "c": {"d": "x", "e": 2}});
+    assert_eq!(compare("", &json!({"a": 1, "c": {"d": "x"}}), &got), Ok(()));
+    assert_eq!(
+        compare("", &json!({"c": {"d": "y"}}), &got),
+        Err("c.d: expected \"y\", got \"x\"".into())
+    );
+    assert_eq!(
+        compare("", &json!({"b": [1]}), &got),
+        Err("b: expected [1], got [1,2]".into())
+    );
+    assert_eq!(
+        compare("", &json!(2), &json!(1)),
+        Err(".: expected 2, got 1".into())
+    );
+}

@@ -248,3 +248,61 @@ fn a_match_reports_its_own_rule_set() {
     assert_eq!(m.rules(), &rules);
     assert_ne!(m.rules(), &RuleSet::default());
 }
+
+/// `RuleSet::check` at every limit it names: `roll_store_cap` 1..=32,
+/// `dice_per_turn` 1..=`roll_store_cap`, `royal_max_steps` ≥ 1, positive clocks;
+/// the modes' names.
+#[test]
+fn rule_set_limits_are_checked_at_their_bounds() {
+    let ok = |r: RuleSet| r.check().map_err(|e| e.0);
+    let d = RuleSet::default;
+    assert_eq!(ok(d()), Ok(()));
+    let cap = |n: u8| RuleSet {
+        roll_store_cap: n,
+        dice_per_turn: 1,
+        ..d()
+    };
+    assert_eq!(ok(cap(1)), Ok(()));
+    assert_eq!(ok(cap(32)), Ok(()));
+    for n in [0, 33] {
+        assert_eq!(
+            ok(cap(n)),
+            Err("roll_store_cap must be 1..=32".into()),
+            "{n}"
+        );
+    }
+    let dice = |n: u8| RuleSet {
+        roll_store_cap: 9,
+        dice_per_turn: n,
+        ..d()
+    };
+    assert_eq!(ok(dice(9)), Ok(()));
+    for n in [0, 10] {
+        assert_eq!(
+            ok(dice(n)),
+            Err("dice_per_turn must be 1..=roll_store_cap".into()),
+            "{n}"
+        );
+    }
+    assert_eq!(
+        ok(RuleSet {
+            royal_max_steps: 0,
+            ..d()
+        }),
+        Err("royal_max_steps must be at least 1".into())
+    );
+    for (m, t) in [(0, 30), (1800, 0)] {
+        assert_eq!(
+            ok(RuleSet {
+                match_seconds: m,
+                turn_seconds: t,
+                ..d()
+            }),
+            Err("match_seconds and turn_seconds must be positive".into())
+        );
+    }
+    assert_eq!(
+        (engine::Mode::Journey.name(), engine::Mode::Clash.name()),
+        ("journey", "clash")
+    );
+}
