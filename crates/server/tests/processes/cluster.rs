@@ -449,57 +449,18 @@ async fn follow_in_lease(
     match_id: Uuid,
     lease_ms: u64,
 ) -> (Player, u32, Instant) {
-    use futures_util::StreamExt;
-    use tokio_tungstenite::tungstenite::Message;
     let silence = Duration::from_millis(lease_ms) + Duration::from_secs(3);
     let mut closes = 0;
     loop {
         let (mut p, active) = Player::connect(node, old.player_id, &old.token).await;
         assert_eq!(active, vec![match_id], "welcome lists the match");
-        let t0 = Instant::now();
-        let snapshot = loop {
-            let left = silence.saturating_sub(t0.elapsed());
-            let m = tokio::time::timeout(left, p.ws.next())
-                .await
-                .unwrap_or_else(|_| {
-                    panic!(
-                        "{} heard nothing of its match for {silence:?} after welcome",
-                        old.player_id
-                    )
-                });
-            match m {
-                Some(Ok(Message::Text(t))) => {
-                    let f = protocol::decode_server(t.as_str()).unwrap();
-                    match f.msg {
-                        ServerMsg::Snapshot(s) => break Some(s),
-                        other => assert!(
-                            f.seq.is_none(),
-                            "a live frame before the snapshot: {other:?}"
-                        ),
-                    }
-                }
-                Some(Ok(Message::Close(c))) => {
-                    let code = c.map(|c| u16::from(c.code));
-                    assert_eq!(code, Some(1012), "closed as moved");
-                    break None;
-                }
-                Some(Ok(_)) => {}
-                None | Some(Err(_)) => panic!("the socket ended without a close frame"),
-            }
-        };
-        match snapshot {
-            Some(s) => {
-                p.seq = s.seq;
-                p.turn = s.turn.clone();
-                p.resolved = old.resolved.clone();
-                p.exited = old.exited;
-                return (p, closes, Instant::now());
-            }
-            None => {
-                closes += 1;
-                assert!(closes <= 10, "closed {closes} times without a snapshot");
-            }
+        if snapshot_or_moved(&mut p, silence).await {
+            p.resolved = old.resolved.clone();
+            p.exited = old.exited;
+            return (p, closes, Instant::now());
         }
+        closes += 1;
+        assert!(closes <= 10, "closed {closes} times without a snapshot");
     }
 }
 
@@ -1015,15 +976,18 @@ async fn rejoin(node: &ServerProc, old: &Player, match_id: Uuid) -> Player {
 }
 
 /// After a takeover, `p`'s socket (which followed the match on the old owner) gets
-/// the new owner's snapshot first (true: it stays) or is closed as moved (false);
-/// nothing else: no live frame before the snapshot, no other close. Bounded.
-async fn snapshot_or_moved(p: &mut Player) -> bool {
+/// the new owner's snapshot first (true: it stays, its `seq` and turn taken from the
+/// snapshot) or is closed as moved (false); nothing else: no live frame before the
+/// snapshot, no other close, no silence of `silence` or longer.
+async fn snapshot_or_moved(p: &mut Player, silence: Duration) -> bool {
     use futures_util::StreamExt;
     use tokio_tungstenite::tungstenite::Message;
     loop {
-        let m = tokio::time::timeout(BOUND, p.ws.next())
+        let m = tokio::time::timeout(silence, p.ws.next())
             .await
-            .expect("a snapshot or a close in time");
+            .unwrap_or_else(|_| {
+                panic!("{} heard nothing of its match for {silence:?}", p.player_id)
+            });
         match m {
             Some(Ok(Message::Text(t))) => {
                 let f = protocol::decode_server(t.as_str()).unwrap();
@@ -1105,7 +1069,7 @@ async fn three_nodes_one_match(url: String) {
     // the others are closed as moved (1012) and rejoin.
     let mut kept = 0;
     for p in players.iter_mut().skip(1) {
-        kept += usize::from(snapshot_or_moved(p).await);
+        kept += usize::from(snapshot_or_moved(p, BOUND).await);
     }
     let taker = owner(&pool, match_id).await.unwrap().0;
     let on_taker = [1usize, 2, 3]
