@@ -82,8 +82,8 @@ fn all_is_complete_distinct_and_serializes_as_as_str() {
     );
     assert_eq!(
         listed.len(),
-        34,
-        "34 codes: 21 frame, session, lobby, text, store and dice contribution, 13 engine"
+        35,
+        "35 codes: 22 frame, session, lobby, text, store, cluster and dice contribution, 13 engine"
     );
     assert_eq!(
         listed.iter().collect::<BTreeSet<_>>().len(),
