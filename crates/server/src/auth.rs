@@ -42,9 +42,10 @@ const TOUCH_EVERY_MS: u64 = 60_000;
 /// The session and player of bearer token `token`, on `state`'s clock: `None` when
 /// the token is unknown, its account deleted, or the session expired (then it is
 /// deleted). Refreshes the session's `last_used_at` when older than a minute, or
-/// always when `client` is given (a `hello`, whose client string it records).
+/// always when `client` is given (a `hello`, whose client string it records); a
+/// failure to record that is logged, not returned.
 ///
-/// Errors: the store failed.
+/// Errors: the store failed to read the session (or to delete an expired one).
 pub(crate) async fn session_of_token(
     state: &AppState,
     token: &str,
@@ -66,10 +67,15 @@ pub(crate) async fn session_of_token(
         return Ok(None);
     }
     if client.is_some() || now.saturating_sub(last) >= TOUCH_EVERY_MS {
-        state
+        // Only bookkeeping: a store that can read but not write now still lets the
+        // player in.
+        if let Err(e) = state
             .store()
             .touch_session(session.id, crate::clock::datetime(now), client)
-            .await?;
+            .await
+        {
+            tracing::warn!(error = %e, session = %session.id, "session use not recorded");
+        }
     }
     Ok(Some((session, player)))
 }

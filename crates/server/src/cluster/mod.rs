@@ -538,6 +538,15 @@ impl Cluster {
         );
     }
 
+    /// A player notice from another node, `"<node> <player> <rest>"`: the player and
+    /// the rest; `None` when malformed or sent by this node.
+    fn player_notice<'a>(&self, text: &'a str) -> Option<(Uuid, &'a str)> {
+        let mut words = text.splitn(3, ' ');
+        let (node, player, rest) = (words.next()?, words.next()?, words.next()?);
+        let player = player.parse::<Uuid>().ok()?;
+        (node != self.node_id()).then_some((player, rest))
+    }
+
     /// Sessions `sessions` of `player` were signed out (or expired, or the account
     /// deleted): the other nodes close the player's socket that signed in with one
     /// of them (4002). Sent without waiting; a notice NATS does not take is logged
@@ -565,17 +574,9 @@ impl Cluster {
         };
         while let Some(msg) = inbox.next().await {
             let text = String::from_utf8_lossy(&msg.payload);
-            let mut words = text.split(' ');
-            let (Some(node), Some(player), Some(ids)) = (words.next(), words.next(), words.next())
-            else {
+            let Some((player, ids)) = self.player_notice(&text) else {
                 continue;
             };
-            let Ok(player) = player.parse::<Uuid>() else {
-                continue;
-            };
-            if node == self.node_id() {
-                continue;
-            }
             let ids: Vec<Uuid> = ids.split(',').filter_map(|i| i.parse().ok()).collect();
             state.registries().close_signed_out(player, &ids);
         }
@@ -594,17 +595,12 @@ impl Cluster {
         };
         while let Some(msg) = inbox.next().await {
             let text = String::from_utf8_lossy(&msg.payload);
-            let mut words = text.split(' ');
-            let (Some(node), Some(player), Some(at)) = (words.next(), words.next(), words.next())
-            else {
+            let Some((player, at)) = self.player_notice(&text) else {
                 continue;
             };
-            let (Ok(player), Ok(at)) = (player.parse::<Uuid>(), at.parse::<u64>()) else {
+            let Ok(at) = at.parse::<u64>() else {
                 continue;
             };
-            if node == self.node_id() {
-                continue;
-            }
             state
                 .registries()
                 .close_session_before(player, at, CloseReason::REPLACED);
