@@ -47,7 +47,7 @@ function clearMessages() {
  * Runs `fn` with the form's submit button disabled; a failure is shown in `errId`
  * (a dead session signs out instead).
  */
-async function busy(form, errId, fn) {
+async function busy(form, errId, fn, { ownPassword = false } = {}) {
   const btn = form.querySelector('button[type=submit]') ?? form;
   if (btn.disabled) return;
   btn.disabled = true;
@@ -59,7 +59,8 @@ async function busy(form, errId, fn) {
       hooks.signedOut('signin.signedOut');
       return;
     }
-    say(errId, accountError(e));
+    // A wrong current password (change of password, deletion): no username involved.
+    say(errId, ownPassword && e?.code === 'bad_credentials' ? t('account.wrongPassword') : accountError(e));
   } finally {
     btn.disabled = false;
   }
@@ -169,7 +170,6 @@ function sessionItem(s, i) {
 function renderSessions() {
   const ul = $('sessions-list');
   ul.replaceChildren(...(shown.sessions ?? []).map(sessionItem));
-  $('signout-others').disabled = !(shown.sessions ?? []).some((s) => !s.current);
 }
 
 async function loadSessions() {
@@ -289,7 +289,7 @@ export function initAccount(h) {
       $('password-new').value = '';
       say('password-ok', t('password.done', { n: r.signed_out }));
       await loadSessions();
-    });
+    }, { ownPassword: true });
   });
 
   $('signout-others').addEventListener('click', () =>
@@ -313,6 +313,6 @@ export function initAccount(h) {
       await accountsApi(hooks.session().token).deleteAccount(password);
       $('delete-password').value = '';
       hooks.signedOut('signin.deleted');
-    });
+    }, { ownPassword: true });
   });
 }

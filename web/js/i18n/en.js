@@ -358,6 +358,7 @@ export default {
   "account.nameSaved": "Name changed.",
   "account.usernameMissing": "Enter your username.",
   "account.passwordMissing": "Enter your password.",
+  "account.wrongPassword": "That password is wrong.",
   "account.tooMany": {"one": "Too many attempts: try again in {n} second.", "other": "Too many attempts: try again in {n} seconds."},
   "claim.title": "Claim your account",
   "claim.text": "Choose a username and a password: this player (its name, ratings and matches) becomes yours, and you can sign in with it on any device.",
