@@ -32,9 +32,16 @@ pub enum RestErrorCode {
     InvalidCursor,
     /// `mode` is missing or neither `journey` nor `clash`.
     InvalidMode,
+    /// A username breaks the names policy (as `invalid_name`).
+    InvalidUsername,
+    /// A password is not 8..=128 characters, or holds a control character.
+    InvalidPassword,
     // --- 401 Unauthorized ---
     /// No `Authorization: Bearer <token>` header, or the token is unknown.
     NotAuthenticated,
+    /// Sign-in refused: no account has this username, or the password is wrong (the
+    /// answer is the same for both); also a wrong current password.
+    BadCredentials,
     // --- 403 Forbidden ---
     /// The request's `Origin` is not allowed (`LUDO_ALLOWED_ORIGINS`), for REST and the WebSocket upgrade alike.
     OriginNotAllowed,
@@ -47,6 +54,17 @@ pub enum RestErrorCode {
     PlayerNotFound,
     /// No API route has this path.
     NotFound,
+    /// `DELETE /api/v1/sessions/{session_id}`: the caller has no session with this id.
+    SessionNotFound,
+    // --- 409 Conflict ---
+    /// Another account has this username (ignoring case).
+    UsernameTaken,
+    /// The caller is an account already (a guest claims only once).
+    AlreadyClaimed,
+    /// The caller is a guest: it has no password (claim an account first).
+    NotClaimed,
+    /// The player sits in a running match: finish or leave it first.
+    InMatch,
     // --- 405 Method Not Allowed ---
     /// The path exists, but not with this HTTP method.
     MethodNotAllowed,
@@ -75,7 +93,7 @@ pub enum RestErrorCode {
 
 impl RestErrorCode {
     /// Every REST error code, in declaration order (by HTTP status).
-    pub const ALL: [RestErrorCode; 22] = {
+    pub const ALL: [RestErrorCode; 30] = {
         use RestErrorCode::*;
         [
             BadJson,
@@ -86,12 +104,20 @@ impl RestErrorCode {
             InvalidLimit,
             InvalidCursor,
             InvalidMode,
+            InvalidUsername,
+            InvalidPassword,
             NotAuthenticated,
+            BadCredentials,
             OriginNotAllowed,
             Forbidden,
             MatchNotFound,
             PlayerNotFound,
             NotFound,
+            SessionNotFound,
+            UsernameTaken,
+            AlreadyClaimed,
+            NotClaimed,
+            InMatch,
             MethodNotAllowed,
             RequestTimeout,
             TooLarge,
@@ -115,12 +141,20 @@ impl RestErrorCode {
             InvalidLimit => "invalid_limit",
             InvalidCursor => "invalid_cursor",
             InvalidMode => "invalid_mode",
+            InvalidUsername => "invalid_username",
+            InvalidPassword => "invalid_password",
             NotAuthenticated => "not_authenticated",
+            BadCredentials => "bad_credentials",
             OriginNotAllowed => "origin_not_allowed",
             Forbidden => "forbidden",
             MatchNotFound => "match_not_found",
             PlayerNotFound => "player_not_found",
             NotFound => "not_found",
+            SessionNotFound => "session_not_found",
+            UsernameTaken => "username_taken",
+            AlreadyClaimed => "already_claimed",
+            NotClaimed => "not_claimed",
+            InMatch => "in_match",
             MethodNotAllowed => "method_not_allowed",
             RequestTimeout => "request_timeout",
             TooLarge => "too_large",
@@ -133,15 +167,16 @@ impl RestErrorCode {
     }
 
     /// The HTTP status code this error is always sent with (400, 401, 403, 404, 405,
-    /// 408, 413, 415, 426, 429, 500 or 503).
+    /// 408, 409, 413, 415, 426, 429, 500 or 503).
     pub fn status(self) -> u16 {
         use RestErrorCode::*;
         match self {
             BadJson | BadQuery | BadRequest | InvalidName | InvalidId | InvalidLimit
-            | InvalidCursor | InvalidMode => 400,
-            NotAuthenticated => 401,
+            | InvalidCursor | InvalidMode | InvalidUsername | InvalidPassword => 400,
+            NotAuthenticated | BadCredentials => 401,
             OriginNotAllowed | Forbidden => 403,
-            MatchNotFound | PlayerNotFound | NotFound => 404,
+            MatchNotFound | PlayerNotFound | NotFound | SessionNotFound => 404,
+            UsernameTaken | AlreadyClaimed | NotClaimed | InMatch => 409,
             MethodNotAllowed => 405,
             RequestTimeout => 408,
             TooLarge => 413,

@@ -139,8 +139,8 @@ fn rest_all_is_complete_distinct_and_serializes_as_as_str() {
     );
     assert_eq!(
         listed.iter().collect::<BTreeSet<_>>().len(),
-        22,
-        "22 distinct codes"
+        30,
+        "30 distinct codes"
     );
     for c in RestErrorCode::ALL {
         assert_eq!(
@@ -172,14 +172,30 @@ fn each_rest_code_has_its_http_status() {
             "invalid_id",
             "invalid_limit",
             "invalid_cursor",
-            "invalid_mode"
+            "invalid_mode",
+            "invalid_username",
+            "invalid_password"
         ]
     );
-    assert_eq!(by_status(401), ["not_authenticated"]);
+    assert_eq!(by_status(401), ["not_authenticated", "bad_credentials"]);
     assert_eq!(by_status(403), ["origin_not_allowed", "forbidden"]);
     assert_eq!(
         by_status(404),
-        ["match_not_found", "player_not_found", "not_found"]
+        [
+            "match_not_found",
+            "player_not_found",
+            "not_found",
+            "session_not_found"
+        ]
+    );
+    assert_eq!(
+        by_status(409),
+        [
+            "username_taken",
+            "already_claimed",
+            "not_claimed",
+            "in_match"
+        ]
     );
     assert_eq!(by_status(405), ["method_not_allowed"]);
     assert_eq!(by_status(408), ["request_timeout"]);

@@ -1,7 +1,11 @@
-//! Guest tokens: 256 random bits from the operating system's CSPRNG, given to the
-//! client once and stored only as their SHA-256 (64 lowercase hex digits). A token
-//! authenticates the WebSocket (`hello`) and REST calls
-//! (`Authorization: Bearer <token>`, see [`AuthPlayer`]).
+//! Session tokens: 256 random bits from the operating system's CSPRNG, given to the
+//! client once (at guest creation or sign-in) and stored only as their SHA-256 (64
+//! lowercase hex digits) in the session's row. A token authenticates the WebSocket
+//! (`hello`) and REST calls (`Authorization: Bearer <token>`, see [`AuthPlayer`]).
+//!
+//! A session unused for `--session-idle-days` has expired: the first use after that
+//! deletes it and is refused like an unknown token ([`session_of_token`]). Each use
+//! refreshes `last_used_at` (at most once a minute; every `hello`).
 //!
 //! SHA-256 without salt is enough here: a token is a uniformly random 256-bit value,
 //! not a human password, so there is nothing to guess from a leaked hash.
@@ -32,13 +36,70 @@ pub(crate) fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-/// A REST caller authenticated by `Authorization: Bearer <token>`. Rejection:
-/// [`ApiError::NotAuthenticated`] (401) when the header is missing or malformed or
-/// the token is unknown.
-#[derive(Debug, Clone)]
-pub(crate) struct AuthPlayer(pub store::Player);
+/// How often at most a session's `last_used_at` is refreshed by REST calls (ms).
+const TOUCH_EVERY_MS: u64 = 60_000;
 
-impl FromRequestParts<AppState> for AuthPlayer {
+/// The session and player of bearer token `token`, on `state`'s clock: `None` when
+/// the token is unknown, its account deleted, or the session expired (then it is
+/// deleted). Refreshes the session's `last_used_at` when older than a minute, or
+/// always when `client` is given (a `hello`, whose client string it records).
+///
+/// Errors: the store failed.
+pub(crate) async fn session_of_token(
+    state: &AppState,
+    token: &str,
+    client: Option<&str>,
+) -> Result<Option<(store::Session, store::Player)>, store::StoreError> {
+    let Some((session, player)) = state
+        .store()
+        .session_by_token_hash(&token_hash(token))
+        .await?
+    else {
+        return Ok(None);
+    };
+    let now = state.clock().now_ms();
+    let last = u64::try_from(session.last_used_at.timestamp_millis()).unwrap_or(0);
+    if now.saturating_sub(last) > state.accounts().idle_ms() {
+        state.store().expire_session(session.id).await?;
+        signed_out(state, player.id, &[session.id]);
+        tracing::info!(player = %player.id, session = %session.id, "session expired");
+        return Ok(None);
+    }
+    if client.is_some() || now.saturating_sub(last) >= TOUCH_EVERY_MS {
+        state
+            .store()
+            .touch_session(session.id, crate::clock::datetime(now), client)
+            .await?;
+    }
+    Ok(Some((session, player)))
+}
+
+/// After `sessions` of `player` were deleted from the store (signed out, a password
+/// change, a deleted account): closes the player's socket that signed in with one
+/// of them (4002) here, and (cluster) tells the other nodes to do the same.
+pub(crate) fn signed_out(state: &AppState, player: uuid::Uuid, sessions: &[uuid::Uuid]) {
+    if sessions.is_empty() {
+        return;
+    }
+    state.registries().close_signed_out(player, sessions);
+    if let Some(c) = state.cluster() {
+        c.announce_signed_out(player, sessions);
+    }
+}
+
+/// A REST caller authenticated by `Authorization: Bearer <token>`: the player and
+/// the session the token belongs to. Rejection: [`ApiError::NotAuthenticated`]
+/// (401) when the header is missing or malformed, or the token is unknown, signed
+/// out or expired.
+#[derive(Debug, Clone)]
+pub(crate) struct AuthSession {
+    /// The player.
+    pub player: store::Player,
+    /// The session's id.
+    pub session: uuid::Uuid,
+}
+
+impl FromRequestParts<AppState> for AuthSession {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
@@ -52,12 +113,28 @@ impl FromRequestParts<AppState> for AuthPlayer {
             .map(str::trim)
             .filter(|t| !t.is_empty())
             .ok_or(ApiError::NotAuthenticated)?;
-        let player = state
-            .store()
-            .player_by_token_hash(&token_hash(token))
+        let (session, player) = session_of_token(state, token, None)
             .await?
             .ok_or(ApiError::NotAuthenticated)?;
-        Ok(AuthPlayer(player))
+        Ok(AuthSession {
+            player,
+            session: session.id,
+        })
+    }
+}
+
+/// A REST caller authenticated by `Authorization: Bearer <token>` (see
+/// [`AuthSession`]), when only the player matters.
+#[derive(Debug, Clone)]
+pub(crate) struct AuthPlayer(pub store::Player);
+
+impl FromRequestParts<AppState> for AuthPlayer {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        AuthSession::from_request_parts(parts, state)
+            .await
+            .map(|a| AuthPlayer(a.player))
     }
 }
 

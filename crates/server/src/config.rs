@@ -85,6 +85,18 @@ pub(crate) const DEFAULT_MAX_CONNECTIONS_PER_IP: usize = 64;
 pub(crate) const DEFAULT_GUESTS_PER_MINUTE: u32 = 10;
 /// Default burst of guest creations per client address.
 pub(crate) const DEFAULT_GUEST_BURST: u32 = 20;
+/// Default days a session may stay unused before it expires.
+pub(crate) const DEFAULT_SESSION_IDLE_DAYS: u32 = 30;
+/// Default password hashes computed at once (Argon2id, 19 MiB each).
+pub(crate) const DEFAULT_PASSWORD_HASH_THREADS: usize = 1;
+/// Default sign-in attempts one client address may make per minute, sustained.
+pub(crate) const DEFAULT_SIGN_INS_PER_MINUTE: u32 = 10;
+/// Default burst of sign-in attempts per client address.
+pub(crate) const DEFAULT_SIGN_IN_BURST: u32 = 10;
+/// Default sign-in attempts on one username per minute, sustained.
+pub(crate) const DEFAULT_ACCOUNT_SIGN_INS_PER_MINUTE: u32 = 5;
+/// Default burst of sign-in attempts on one username.
+pub(crate) const DEFAULT_ACCOUNT_SIGN_IN_BURST: u32 = 10;
 
 /// Default milliseconds of a room lease in cluster mode.
 pub(crate) const DEFAULT_LEASE_MS: u64 = 3_000;
@@ -285,6 +297,31 @@ pub struct Config {
     #[arg(long, env = "LUDO_GUEST_BURST", default_value_t = DEFAULT_GUEST_BURST,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub guest_burst: u32,
+    /// Days a session (a sign-in or a guest's token) may stay unused before it
+    /// expires: REST answers 401 `not_authenticated` and `hello` `not_authenticated`.
+    #[arg(long, env = "LUDO_SESSION_IDLE_DAYS", default_value_t = DEFAULT_SESSION_IDLE_DAYS,
+          value_parser = clap::value_parser!(u32).range(1..=3650))]
+    pub session_idle_days: u32,
+    /// Password hashes (Argon2id, 19 MiB, about 25 ms of one core each) computed at
+    /// once on the blocking pool; more sign-ins wait (up to 10 s, then 503).
+    #[arg(long, env = "LUDO_PASSWORD_HASH_THREADS", default_value_t = DEFAULT_PASSWORD_HASH_THREADS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
+    pub password_hash_threads: usize,
+    /// Sign-in attempts (`POST /api/v1/sessions`) one client address may make per
+    /// minute, sustained (0: no limit); past it: 429 `rate_limited` with `Retry-After`.
+    #[arg(long, env = "LUDO_SIGN_INS_PER_MINUTE", default_value_t = DEFAULT_SIGN_INS_PER_MINUTE)]
+    pub sign_ins_per_minute: u32,
+    /// Sign-in attempts one client address may make in a burst.
+    #[arg(long, env = "LUDO_SIGN_IN_BURST", default_value_t = DEFAULT_SIGN_IN_BURST,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub sign_in_burst: u32,
+    /// Sign-in attempts on one username per minute, from any address (0: no limit).
+    #[arg(long, env = "LUDO_ACCOUNT_SIGN_INS_PER_MINUTE", default_value_t = DEFAULT_ACCOUNT_SIGN_INS_PER_MINUTE)]
+    pub account_sign_ins_per_minute: u32,
+    /// Sign-in attempts on one username in a burst.
+    #[arg(long, env = "LUDO_ACCOUNT_SIGN_IN_BURST", default_value_t = DEFAULT_ACCOUNT_SIGN_IN_BURST,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub account_sign_in_burst: u32,
     /// Reverse proxies (comma-separated IP addresses) whose `X-Forwarded-For` names
     /// the client; from any other peer the header is ignored.
     #[arg(long, env = "LUDO_TRUSTED_PROXIES", value_delimiter = ',')]
@@ -431,6 +468,12 @@ impl Default for Config {
             max_connections_per_ip: DEFAULT_MAX_CONNECTIONS_PER_IP,
             guests_per_minute: DEFAULT_GUESTS_PER_MINUTE,
             guest_burst: DEFAULT_GUEST_BURST,
+            session_idle_days: DEFAULT_SESSION_IDLE_DAYS,
+            password_hash_threads: DEFAULT_PASSWORD_HASH_THREADS,
+            sign_ins_per_minute: DEFAULT_SIGN_INS_PER_MINUTE,
+            sign_in_burst: DEFAULT_SIGN_IN_BURST,
+            account_sign_ins_per_minute: DEFAULT_ACCOUNT_SIGN_INS_PER_MINUTE,
+            account_sign_in_burst: DEFAULT_ACCOUNT_SIGN_IN_BURST,
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
             lobby_grace_seconds: DEFAULT_LOBBY_GRACE_SECONDS,
@@ -639,6 +682,17 @@ mod tests {
         assert_eq!(
             (d.max_connections_per_ip, d.guests_per_minute, d.guest_burst),
             (64, 10, 20)
+        );
+        assert_eq!(
+            (
+                d.session_idle_days,
+                d.password_hash_threads,
+                d.sign_ins_per_minute,
+                d.sign_in_burst,
+                d.account_sign_ins_per_minute,
+                d.account_sign_in_burst
+            ),
+            (30, 1, 10, 10, 5, 10)
         );
         assert!(d.trusted_proxies.is_empty() && d.allowed_origins.is_empty());
         let c = Config::try_parse_from([

@@ -46,6 +46,7 @@
 //! running stays `running` in the store with every turn played so far, its seed and
 //! its clock use; the next start resumes it ([`bootstrap_store`]).
 
+mod accounts;
 mod api;
 mod auth;
 mod clock;

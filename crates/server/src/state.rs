@@ -60,6 +60,8 @@ struct Inner {
     cluster: std::sync::OnceLock<Arc<crate::cluster::Cluster>>,
     /// The bound on expert searches running at once (`--bot-searches`).
     bot_pool: crate::room::BotPool,
+    /// Password hashing slots and sign-in budgets (`crate::accounts`).
+    accounts: crate::accounts::Accounts,
 }
 
 impl AppState {
@@ -79,6 +81,7 @@ impl AppState {
         let (matchmaker, mm_rx) = matchmaker::channel();
         let edge = crate::edge::EdgeState::new(&config);
         let bot_pool = crate::room::BotPool::new(config.bot_searches);
+        let accounts = crate::accounts::Accounts::new(&config);
         let state = AppState(Arc::new(Inner {
             clock,
             edge,
@@ -94,6 +97,7 @@ impl AppState {
             store_ready: AtomicBool::new(false),
             cluster: std::sync::OnceLock::new(),
             bot_pool,
+            accounts,
         }));
         state.tasks().spawn(matchmaker::run(state.clone(), mm_rx));
         state
@@ -148,6 +152,10 @@ impl AppState {
     /// The write-behind persistence writer (rooms use it; never waits).
     pub fn writer(&self) -> &WriterHandle {
         &self.0.writer
+    }
+    /// Password hashing and sign-in budgets.
+    pub(crate) fn accounts(&self) -> &crate::accounts::Accounts {
+        &self.0.accounts
     }
     /// The bound on expert bot searches running at once.
     pub(crate) fn bot_pool(&self) -> &crate::room::BotPool {
@@ -245,10 +253,11 @@ pub struct Registries {
     /// Match id → the room's command queue. Written by rooms when they start and
     /// stop; read by connections routing a request to its match.
     rooms: DashMap<Uuid, RoomHandle>,
-    /// Player id → its live connection (the newest; an older one is closed) and
-    /// when it signed in (Unix ms), so a room starting can reach a player who
-    /// reconnected while queued or in a lobby.
-    sessions: DashMap<Uuid, (ConnHandle, u64)>,
+    /// Player id → its live connection (the newest; an older one is closed), when
+    /// it signed in (Unix ms) and with which session (the sign-in whose token its
+    /// `hello` gave), so a room starting can reach a player who reconnected while
+    /// queued or in a lobby, and a signed-out session's socket can be closed.
+    sessions: DashMap<Uuid, (ConnHandle, u64, Uuid)>,
     /// What each player is busy with.
     presence: Presence,
 }
@@ -285,10 +294,14 @@ impl Registries {
     pub fn room_count(&self) -> usize {
         self.rooms.len()
     }
-    /// Makes `conn`, signed in at `now_ms` (Unix ms), the live connection of
-    /// `player`; an older connection of the player is closed (4000, replaced).
-    pub fn attach_session(&self, player: Uuid, conn: &ConnHandle, now_ms: u64) {
-        if let Some((old, _)) = self.sessions.insert(player, (conn.clone(), now_ms)) {
+    /// Makes `conn`, signed in at `now_ms` (Unix ms) with session `session`, the
+    /// live connection of `player`; an older connection of the player is closed
+    /// (4000, replaced).
+    pub fn attach_session(&self, player: Uuid, conn: &ConnHandle, now_ms: u64, session: Uuid) {
+        if let Some((old, _, _)) = self
+            .sessions
+            .insert(player, (conn.clone(), now_ms, session))
+        {
             if old.id() != conn.id() {
                 old.close(CloseReason::REPLACED);
             }
@@ -298,13 +311,28 @@ impl Registries {
     /// when it was (no newer connection of the player took over).
     pub fn detach_session(&self, player: Uuid, conn_id: u64) -> bool {
         self.sessions
-            .remove_if(&player, |_, (c, _)| c.id() == conn_id)
+            .remove_if(&player, |_, (c, _, _)| c.id() == conn_id)
             .is_some()
     }
     /// Forgets `player`'s live connection, if any, and closes it with `reason`.
     pub fn close_session(&self, player: Uuid, reason: CloseReason) {
-        if let Some((_, (old, _))) = self.sessions.remove(&player) {
+        if let Some((_, (old, _, _))) = self.sessions.remove(&player) {
             old.close(reason);
+        }
+    }
+    /// Closes `player`'s live connection with 4002 (signed out) when it signed in
+    /// with one of `sessions` (signed out, expired or deleted). True when one was
+    /// closed.
+    pub fn close_signed_out(&self, player: Uuid, sessions: &[Uuid]) -> bool {
+        match self
+            .sessions
+            .remove_if(&player, |_, (_, _, s)| sessions.contains(s))
+        {
+            Some((_, (old, _, _))) => {
+                old.close(CloseReason::SIGNED_OUT);
+                true
+            }
+            None => false,
         }
     }
     /// Closes `player`'s live connection with `reason` when it signed in at or
@@ -320,9 +348,9 @@ impl Registries {
     ) -> bool {
         match self
             .sessions
-            .remove_if(&player, |_, (_, at)| *at <= signed_in_ms)
+            .remove_if(&player, |_, (_, at, _)| *at <= signed_in_ms)
         {
-            Some((_, (old, _))) => {
+            Some((_, (old, _, _))) => {
                 old.close(reason);
                 true
             }
@@ -366,7 +394,7 @@ mod tests {
         let p = Uuid::new_v4();
         let (tx, _rx) = tokio::sync::mpsc::channel(4);
         let conn = ConnHandle::new(1, tx);
-        r.attach_session(p, &conn, 10_000);
+        r.attach_session(p, &conn, 10_000, Uuid::nil());
         assert!(!r.close_session_before(p, 9_999, CloseReason::REPLACED));
         assert_eq!(conn.close_reason(), None);
         assert_eq!(r.session(p).map(|c| c.id()), Some(1));
@@ -374,5 +402,23 @@ mod tests {
         assert_eq!(conn.close_reason(), Some(CloseReason::REPLACED));
         assert!(r.session(p).is_none());
         assert!(!r.close_session_before(p, 20_000, CloseReason::REPLACED));
+    }
+
+    /// Issue 29: signing out session B closes the player's socket only when that
+    /// socket signed in with B, and with 4002.
+    #[test]
+    fn a_sign_out_closes_only_the_socket_of_that_session() {
+        let r = Registries::default();
+        let p = Uuid::new_v4();
+        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+        let (tx, _rx) = tokio::sync::mpsc::channel(4);
+        let conn = ConnHandle::new(1, tx);
+        r.attach_session(p, &conn, 10_000, a);
+        assert!(!r.close_signed_out(p, &[b]));
+        assert_eq!(conn.close_reason(), None);
+        assert!(r.close_signed_out(p, &[b, a]));
+        assert_eq!(conn.close_reason(), Some(CloseReason::SIGNED_OUT));
+        assert_eq!(CloseReason::SIGNED_OUT.code, 4002);
+        assert!(r.session(p).is_none());
     }
 }

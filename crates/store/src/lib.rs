@@ -16,6 +16,7 @@
 //! PostgreSQL, text on SQLite); enums by their serde names; times in UTC to the
 //! microsecond.
 
+mod accounts;
 mod codec;
 mod error;
 pub mod lease;
@@ -37,8 +38,8 @@ pub use error::{DriverError, StoreError};
 pub use lease::Leases;
 pub use model::{
     ChatEntry, Cursor, HistoryPage, LeaderboardRow, LoggedTurn, MatchResult, MatchStatus,
-    MatchSummary, ModeStats, NewMatch, Page, Player, PlayerProfile, RatedRow, ReplayDoc,
-    RunningMatch, SeatEntry, SeatSummary, StoredRating, MAX_PAGE,
+    MatchSummary, ModeStats, NewMatch, NewSession, Page, Player, PlayerProfile, RatedRow,
+    ReplayDoc, RunningMatch, SeatEntry, SeatSummary, Session, StoredRating, MAX_PAGE,
 };
 pub use rating::{Rating, RatingChange};
 pub use store::{Store, DEFAULT_DATABASE_URL};

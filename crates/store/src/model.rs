@@ -10,15 +10,48 @@ use uuid::Uuid;
 /// The most rows one history or leaderboard call returns.
 pub const MAX_PAGE: u32 = 100;
 
-/// A guest player.
+/// A player: a guest, or a claimed account when `username` is set.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Player {
     /// Player id.
     pub id: Uuid,
-    /// Display name, as given at creation.
+    /// Display name (changeable; `""` once the account is deleted).
     pub name: String,
     /// When the guest was created (UTC, microsecond precision).
     pub created_at: DateTime<Utc>,
+    /// The account's username as chosen; `None` for a guest.
+    pub username: Option<String>,
+}
+
+/// A session: one sign-in (or one guest), authenticated by a bearer token stored
+/// only as its SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    /// Session id.
+    pub id: Uuid,
+    /// Whose session it is.
+    pub player_id: Uuid,
+    /// The `client` string of its last `hello`, or the User-Agent it signed in with
+    /// (at most 64 characters).
+    pub client: String,
+    /// When it was created (UTC, microseconds).
+    pub created_at: DateTime<Utc>,
+    /// When it was last used (UTC, microseconds; refreshed at most once a minute).
+    pub last_used_at: DateTime<Utc>,
+}
+
+/// A session to store: its id, the SHA-256 of its token (64 lowercase hex digits),
+/// the client string and the creation time (also its first use).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewSession {
+    /// Session id.
+    pub id: Uuid,
+    /// SHA-256 of the bearer token, 64 lowercase hex digits.
+    pub token_hash: String,
+    /// Client string (at most 64 characters).
+    pub client: String,
+    /// Creation time (UTC).
+    pub at: DateTime<Utc>,
 }
 
 /// One seat of a match as it was set up: who plays it.

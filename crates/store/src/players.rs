@@ -1,4 +1,5 @@
-//! Guest players: creation and look-up by id or token hash.
+//! Players: guest creation (a player and its first session) and look-up by id or
+//! by a session's token hash.
 
 use crate::codec::micros;
 use crate::error::StoreError;
@@ -12,6 +13,7 @@ struct PlayerRow {
     id: Uuid,
     name: String,
     created_at: DateTime<Utc>,
+    username: Option<String>,
 }
 
 impl From<PlayerRow> for Player {
@@ -20,24 +22,31 @@ impl From<PlayerRow> for Player {
             id: r.id,
             name: r.name,
             created_at: r.created_at,
+            username: r.username,
         }
     }
 }
 
 const INSERT: &str =
     "INSERT INTO players (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)";
-const BY_TOKEN: &str = "SELECT id, name, created_at FROM players WHERE token_hash = $1";
-const BY_ID: &str = "SELECT id, name, created_at FROM players WHERE id = $1";
+pub(crate) const INSERT_SESSION: &str = "INSERT INTO sessions \
+    (id, player_id, token_hash, client, created_at, last_used_at) VALUES ($1, $2, $3, $4, $5, $5)";
+const BY_TOKEN: &str = "SELECT p.id, p.name, p.created_at, p.username FROM sessions s \
+    JOIN players p ON p.id = s.player_id WHERE s.token_hash = $1 AND p.deleted_at IS NULL";
+const BY_ID: &str =
+    "SELECT id, name, created_at, username FROM players WHERE id = $1 AND deleted_at IS NULL";
 
-fn is_token_hash(s: &str) -> bool {
+pub(crate) fn is_token_hash(s: &str) -> bool {
     s.len() == 64
         && s.bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 impl Store {
-    /// Records a guest: `token_hash` is the SHA-256 of its bearer token as 64
-    /// lowercase hex digits; `created_at` is now.
+    /// Records a guest and its first session, in one transaction: `token_hash` is
+    /// the SHA-256 of its bearer token as 64 lowercase hex digits; `created_at` is
+    /// now. Returns the session's id (a new random UUID; its client string is empty
+    /// until the first `hello`).
     ///
     /// Errors: [`StoreError::Invalid`] for a malformed hash, [`StoreError::Conflict`]
     /// when the id or the token hash is taken (nothing is written).
@@ -46,22 +55,47 @@ impl Store {
         id: Uuid,
         name: &str,
         token_hash: &str,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Uuid, StoreError> {
+        self.create_guest_at(id, name, token_hash, Utc::now()).await
+    }
+
+    /// [`Store::create_guest`] at time `at` (the server's clock: a session's idle
+    /// expiry is counted from it).
+    pub async fn create_guest_at(
+        &self,
+        id: Uuid,
+        name: &str,
+        token_hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Uuid, StoreError> {
         if !is_token_hash(token_hash) {
             return Err(StoreError::Invalid(
                 "token_hash must be 64 lowercase hex digits".into(),
             ));
         }
-        let now = micros(Utc::now());
-        let res = with_pool!(self, pool => sqlx::query(INSERT)
-            .bind(id)
-            .bind(name)
-            .bind(token_hash)
-            .bind(now)
-            .execute(pool)
-            .await
-            .map(|_| ()));
-        match res {
+        let now = micros(at);
+        let session = Uuid::new_v4();
+        let res = with_pool!(self, pool => async {
+            let mut tx = pool.begin().await?;
+            sqlx::query(INSERT)
+                .bind(id)
+                .bind(name)
+                .bind(token_hash)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(INSERT_SESSION)
+                .bind(session)
+                .bind(id)
+                .bind(token_hash)
+                .bind("")
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await
+        }
+        .await);
+        match res.map(|()| session) {
             Err(sqlx::Error::Database(db)) if db.is_unique_violation() => {
                 Err(StoreError::Conflict("player id or token"))
             }
@@ -69,7 +103,9 @@ impl Store {
         }
     }
 
-    /// The guest whose token hashes to `token_hash`, if any.
+    /// The player whose session's token hashes to `token_hash`, if any (not a
+    /// deleted account; the session's idle expiry is checked by
+    /// [`Store::session_by_token_hash`], which the server uses).
     pub async fn player_by_token_hash(
         &self,
         token_hash: &str,
@@ -81,7 +117,7 @@ impl Store {
         Ok(row.map(Player::from))
     }
 
-    /// The guest with this id, if any.
+    /// The player with this id, if any and not deleted.
     pub async fn player(&self, id: Uuid) -> Result<Option<Player>, StoreError> {
         let row: Option<PlayerRow> = with_pool!(self, pool => sqlx::query_as(BY_ID)
             .bind(id)

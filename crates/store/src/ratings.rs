@@ -50,7 +50,7 @@ const BOARD: &str = "SELECT r.player_id AS player_id, p.name AS name, r.mu AS mu
       WHERE s.player_id = r.player_id AND m.mode = r.mode AND m.status = 'ended' \
       AND s.place = 1) AS BIGINT) AS wins \
     FROM player_ratings r JOIN players p ON p.id = r.player_id \
-    WHERE r.mode = $1 AND r.matches >= $2 \
+    WHERE r.mode = $1 AND r.matches >= $2 AND p.deleted_at IS NULL \
     ORDER BY r.conservative DESC, p.name ASC, r.player_id ASC LIMIT $3";
 const PROFILE_COUNTS: &str = "SELECT m.mode AS mode, CAST(COUNT(*) AS BIGINT) AS matches, \
     CAST(SUM(CASE WHEN s.place = 1 THEN 1 ELSE 0 END) AS BIGINT) AS wins, \

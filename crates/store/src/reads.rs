@@ -47,7 +47,7 @@ const LEADERBOARD: &str = "SELECT s.player_id AS player_id, p.name AS name, \
     FROM match_seats s \
     JOIN matches m ON m.id = s.match_id \
     JOIN players p ON p.id = s.player_id \
-    WHERE m.status = 'ended' AND m.mode = $1 AND s.is_bot = FALSE \
+    WHERE m.status = 'ended' AND m.mode = $1 AND s.is_bot = FALSE AND p.deleted_at IS NULL \
     GROUP BY s.player_id, p.name \
     ORDER BY wins DESC, total_points DESC, p.name ASC, s.player_id ASC \
     LIMIT $2";

@@ -29,6 +29,223 @@ async fn contract(store: Store) {
     big_turn_batches(&store).await;
     failed_turn_batch(&store).await;
     ratings(&store).await;
+    accounts(&store).await;
+}
+
+fn new_session(n: u64, client: &str, minutes: i64) -> store::NewSession {
+    store::NewSession {
+        id: Uuid::new_v4(),
+        token_hash: token_hash(n),
+        client: client.into(),
+        at: at(minutes),
+    }
+}
+
+/// Accounts and sessions (issue 29): a guest's token is its first session; a claim
+/// keeps the player id; usernames are unique by key; sessions are listed most
+/// recently used first, signed out one by one or all but one (and by a password
+/// change); deleting erases name, credentials, sessions and seat names, keeps the
+/// turns (the replay verifies) and drops the player from the leaderboards, and is
+/// refused while the player sits in a running match.
+async fn accounts(store: &Store) {
+    // A guest is a player plus one session with its token.
+    let zoe = Uuid::new_v4();
+    let first = store
+        .create_guest_at(zoe, "Zoe", &token_hash(300), at(0))
+        .await
+        .unwrap();
+    let (s, p) = store
+        .session_by_token_hash(&token_hash(300))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (s.id, s.player_id, p.id, p.username),
+        (first, zoe, zoe, None)
+    );
+    assert_eq!(
+        (s.created_at, s.last_used_at, s.client.as_str()),
+        (at(0), at(0), "")
+    );
+
+    // Claim: once; the key is unique.
+    store
+        .claim_account(zoe, "Zoë", "zoë", "$argon2id$x")
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .player(zoe)
+            .await
+            .unwrap()
+            .unwrap()
+            .username
+            .as_deref(),
+        Some("Zoë")
+    );
+    assert!(matches!(
+        store.claim_account(zoe, "Other", "other", "$h").await,
+        Err(StoreError::Conflict("already claimed"))
+    ));
+    let yan = guest(store, 301, "Yan").await;
+    assert!(matches!(
+        store.claim_account(yan, "ZOË", "zoë", "$h").await,
+        Err(StoreError::Conflict("username"))
+    ));
+    assert_eq!(store.player(yan).await.unwrap().unwrap().username, None);
+    assert_eq!(
+        store.credentials("zoë").await.unwrap(),
+        Some((zoe, "$argon2id$x".to_string()))
+    );
+    assert_eq!(store.credentials("nobody").await.unwrap(), None);
+    assert_eq!(store.password_hash(yan).await.unwrap(), None);
+
+    // Sessions: two more sign-ins; listed by last use.
+    let phone = new_session(302, "phone", 5);
+    let tablet = new_session(303, "tablet", 6);
+    store.create_session(zoe, &phone).await.unwrap();
+    store.create_session(zoe, &tablet).await.unwrap();
+    assert!(matches!(
+        store
+            .create_session(zoe, &new_session(303, "again", 7))
+            .await,
+        Err(StoreError::Conflict(_))
+    ));
+    store
+        .touch_session(first, at(9), Some("web/1.0"))
+        .await
+        .unwrap();
+    let listed: Vec<(Uuid, String)> = store
+        .sessions_of(zoe)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.id, s.client))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            (first, "web/1.0".to_string()),
+            (tablet.id, "tablet".into()),
+            (phone.id, "phone".into())
+        ]
+    );
+    // Another player's session is not Zoe's to sign out.
+    assert!(!store.delete_session(yan, phone.id).await.unwrap());
+    assert!(store.delete_session(zoe, phone.id).await.unwrap());
+    assert!(!store.delete_session(zoe, phone.id).await.unwrap());
+    assert_eq!(
+        store.session_by_token_hash(&token_hash(302)).await.unwrap(),
+        None
+    );
+    let phone2 = new_session(304, "phone", 10);
+    store.create_session(zoe, &phone2).await.unwrap();
+    let mut gone = store.delete_other_sessions(zoe, first).await.unwrap();
+    gone.sort();
+    let mut want = vec![tablet.id, phone2.id];
+    want.sort();
+    assert_eq!(gone, want);
+    assert_eq!(store.sessions_of(zoe).await.unwrap().len(), 1);
+    // A password change signs out the others too.
+    let laptop = new_session(305, "laptop", 11);
+    store.create_session(zoe, &laptop).await.unwrap();
+    assert_eq!(
+        store.set_password(zoe, "$argon2id$y", first).await.unwrap(),
+        vec![laptop.id]
+    );
+    assert_eq!(
+        store.password_hash(zoe).await.unwrap().as_deref(),
+        Some("$argon2id$y")
+    );
+    assert!(matches!(
+        store.set_password(yan, "$h", Uuid::new_v4()).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert!(store.rename_player(zoe, "Zoë R").await.unwrap());
+    assert_eq!(store.player(zoe).await.unwrap().unwrap().name, "Zoë R");
+
+    // A finished match of Zoe and Yan, and a running one of Yan.
+    let m = play_short_match(41, Mode::Clash, 12);
+    let done = Uuid::new_v4();
+    store
+        .create_match(&new_match_of(
+            done,
+            &m,
+            at(20),
+            seats(&[(zoe, "Zoë R"), (yan, "Yan")]),
+        ))
+        .await
+        .unwrap();
+    store.append_turns(done, m.log()).await.unwrap();
+    store
+        .finish_match(&result_of(done, &m, at(50)))
+        .await
+        .unwrap();
+    let running = Uuid::new_v4();
+    let r = play_short_match(42, Mode::Clash, 3);
+    store
+        .create_match(&new_match_of(running, &r, at(60), seats(&[(yan, "Yan")])))
+        .await
+        .unwrap();
+    let on_board = |rows: Vec<LeaderboardRow>| rows.iter().any(|r| r.player_id == zoe);
+    assert!(on_board(store.leaderboard(Mode::Clash, 100).await.unwrap()));
+    assert!(store
+        .rated_leaderboard(Mode::Clash, 1, 100)
+        .await
+        .unwrap()
+        .iter()
+        .any(|r| r.player_id == zoe));
+
+    // Yan sits in a running match: refused, nothing changes.
+    assert!(matches!(
+        store.delete_account(yan, &token_hash(306)).await,
+        Err(StoreError::Conflict("in_match"))
+    ));
+    assert_eq!(store.player(yan).await.unwrap().unwrap().name, "Yan");
+
+    // Zoe deletes her account.
+    assert_eq!(
+        store.delete_account(zoe, &token_hash(307)).await.unwrap(),
+        vec![first]
+    );
+    assert_eq!(store.player(zoe).await.unwrap(), None);
+    assert_eq!(store.player_profile(zoe).await.unwrap(), None);
+    assert_eq!(
+        store.session_by_token_hash(&token_hash(300)).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.player_by_token_hash(&token_hash(300)).await.unwrap(),
+        None
+    );
+    assert_eq!(store.credentials("zoë").await.unwrap(), None);
+    assert!(store.sessions_of(zoe).await.unwrap().is_empty());
+    assert!(!on_board(
+        store.leaderboard(Mode::Clash, 100).await.unwrap()
+    ));
+    assert!(!store
+        .rated_leaderboard(Mode::Clash, 1, 100)
+        .await
+        .unwrap()
+        .iter()
+        .any(|r| r.player_id == zoe));
+    let doc = store.replay(done).await.unwrap().unwrap();
+    verify(&doc.replay).expect("the replay of a deleted player's match verifies");
+    let summary = store.match_summary(done).await.unwrap().unwrap();
+    let names: Vec<&str> = summary.seats.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, vec!["", "Yan", "Bot 3", "Bot 4"]);
+    assert!(summary.seats[0].standing.is_some(), "the result stays");
+    // The username is free again; a second delete finds nobody.
+    store.claim_account(yan, "Zoë", "zoë", "$h").await.unwrap();
+    assert!(matches!(
+        store.delete_account(zoe, &token_hash(308)).await,
+        Err(StoreError::Invalid(_))
+    ));
+    // The ratings still recompute to what is stored.
+    assert_eq!(
+        store.recompute_ratings().await.unwrap(),
+        store.stored_ratings().await.unwrap()
+    );
 }
 
 /// Ratings: only matches with two or more humans rate; bots are not rated; ties

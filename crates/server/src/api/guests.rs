@@ -34,6 +34,9 @@ pub(crate) struct GuestCreated {
     /// Bearer token (64 hex digits): shown once, stored only as its SHA-256. Send it
     /// in `hello` and as `Authorization: Bearer <token>`.
     pub token: String,
+    /// The guest's session (`GET /api/v1/sessions`); it expires after
+    /// `--session-idle-days` unused.
+    pub session_id: Uuid,
 }
 
 /// `GET /api/v1/guests/me` answer.
@@ -108,14 +111,23 @@ async fn create(
     }
     let token = new_token()?;
     let player_id = Uuid::new_v4();
-    state
+    let session_id = state
         .store()
-        .create_guest(player_id, &name, &token_hash(&token))
+        .create_guest_at(
+            player_id,
+            &name,
+            &token_hash(&token),
+            crate::clock::datetime(state.clock().now_ms()),
+        )
         .await?;
     tracing::info!(player = %player_id, "guest created");
     Ok((
         StatusCode::CREATED,
-        ApiJson(GuestCreated { player_id, token }),
+        ApiJson(GuestCreated {
+            player_id,
+            token,
+            session_id,
+        }),
     ))
 }
 

@@ -2,6 +2,7 @@
 //! adding a module with a `router() -> Router<AppState>` and merging it here.
 //! Every handler fails with [`crate::error::ApiError`] (`{"error":{"code","message"}}`).
 
+pub(crate) mod accounts;
 pub(crate) mod extract;
 pub(crate) mod guests;
 pub(crate) mod health;
@@ -11,6 +12,7 @@ pub(crate) mod matches;
 pub(crate) mod model;
 pub(crate) mod openapi;
 pub(crate) mod players;
+pub(crate) mod sessions;
 pub(crate) mod web;
 
 use crate::error::ApiError;
@@ -39,7 +41,7 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
     )
 }
 
-/// The whole application: REST resources (guests, matches, players, leaderboard, the
+/// The whole application: REST resources (guests, accounts, sessions, matches, players, leaderboard, the
 /// OpenAPI document), `/healthz`, `/readyz`, the WebSocket endpoint `/ws`, and the
 /// browser client's static files for every other path (`web`); wrapped in the
 /// edge's HTTP layers (`crate::edge::http::layer`: security headers, `Origin`
@@ -48,6 +50,8 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
 pub fn app(state: AppState) -> Router {
     let router = Router::new()
         .merge(guests::router())
+        .merge(accounts::router())
+        .merge(sessions::router())
         .merge(health::router())
         .merge(matches::router())
         .merge(players::router())

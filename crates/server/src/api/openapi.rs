@@ -7,7 +7,7 @@
 //! rating) are not described twice: their JSON Schema, the one `proto/` publishes,
 //! is added to the document's components ([`shared_schemas`]).
 
-use crate::api::{guests, health, leaderboard, lobbies, matches, players};
+use crate::api::{accounts, guests, health, leaderboard, lobbies, matches, players, sessions};
 use crate::state::AppState;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
@@ -84,6 +84,15 @@ fn error_code_schema() -> Object {
     paths(
         guests::create,
         guests::me,
+        accounts::claim,
+        accounts::me,
+        accounts::rename,
+        accounts::change_password,
+        accounts::delete_account,
+        sessions::sign_in,
+        sessions::list,
+        sessions::sign_out,
+        sessions::sign_out_others,
         matches::summary,
         matches::replay,
         matches::live,
@@ -99,6 +108,8 @@ fn error_code_schema() -> Object {
     modifiers(&BearerToken, &MetricsPath, &SharedSchemas),
     tags(
         (name = "guests", description = "Guest identities and their bearer tokens."),
+        (name = "accounts", description = "Claiming a guest as an account (username and password), renaming, password change, deletion."),
+        (name = "sessions", description = "Signing in from any device, listing and signing out sessions."),
         (name = "matches", description = "Stored matches and their replays (RULES.md §10)."),
         (name = "players", description = "A player's profile (ratings, counts) and match history."),
         (name = "leaderboard", description = "Best rated players per mode."),
@@ -316,6 +327,9 @@ mod tests {
         assert_eq!(
             paths,
             vec![
+                "/api/v1/accounts",
+                "/api/v1/accounts/me",
+                "/api/v1/accounts/me/password",
                 "/api/v1/guests",
                 "/api/v1/guests/me",
                 "/api/v1/leaderboard",
@@ -326,6 +340,9 @@ mod tests {
                 "/api/v1/openapi.json",
                 "/api/v1/players/{player_id}",
                 "/api/v1/players/{player_id}/matches",
+                "/api/v1/sessions",
+                "/api/v1/sessions/others",
+                "/api/v1/sessions/{session_id}",
                 "/healthz",
                 "/metrics",
                 "/readyz",

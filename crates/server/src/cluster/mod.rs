@@ -428,6 +428,10 @@ impl Cluster {
         let (me, st) = (self.clone(), state.clone());
         state
             .tasks()
+            .spawn(async move { me.signed_out_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state
+            .tasks()
             .spawn(async move { me.matchmaker_loop(st).await });
         let (me, st) = (self.clone(), state.clone());
         state
@@ -532,6 +536,49 @@ impl Cluster {
             notice.into_bytes(),
             "sign-in notice not sent",
         );
+    }
+
+    /// Sessions `sessions` of `player` were signed out (or expired, or the account
+    /// deleted): the other nodes close the player's socket that signed in with one
+    /// of them (4002). Sent without waiting; a notice NATS does not take is logged
+    /// (the token is refused everywhere anyway, since the store no longer has it).
+    pub fn announce_signed_out(&self, player: Uuid, sessions: &[Uuid]) {
+        let ids: Vec<String> = sessions.iter().map(Uuid::to_string).collect();
+        let notice = format!("{} {player} {}", self.node_id(), ids.join(","));
+        self.notify(
+            self.subject("player.signed_out"),
+            notice.into_bytes(),
+            "sign-out notice not sent",
+        );
+    }
+
+    async fn signed_out_loop(self: Arc<Self>, state: AppState) {
+        let Some(mut inbox) = self
+            .listen(
+                &state,
+                self.subject("player.signed_out"),
+                "cannot subscribe to sign-out notices",
+            )
+            .await
+        else {
+            return;
+        };
+        while let Some(msg) = inbox.next().await {
+            let text = String::from_utf8_lossy(&msg.payload);
+            let mut words = text.split(' ');
+            let (Some(node), Some(player), Some(ids)) = (words.next(), words.next(), words.next())
+            else {
+                continue;
+            };
+            let Ok(player) = player.parse::<Uuid>() else {
+                continue;
+            };
+            if node == self.node_id() {
+                continue;
+            }
+            let ids: Vec<Uuid> = ids.split(',').filter_map(|i| i.parse().ok()).collect();
+            state.registries().close_signed_out(player, &ids);
+        }
     }
 
     async fn hello_loop(self: Arc<Self>, state: AppState) {

@@ -13,7 +13,7 @@
 
 use super::outbound::{Answered, CloseReason, ConnHandle};
 use super::socket::{SocketIo, SocketOut};
-use crate::auth::token_hash;
+use crate::auth::session_of_token;
 use crate::clock::TokioClock;
 use crate::presence::Busy;
 use crate::room::RoomCmd;
@@ -1092,13 +1092,13 @@ impl Session {
     /// its `lobby_state` (and its seat is no longer away), a queued player its
     /// `queue_status`.
     async fn hello(&mut self, h: Hello, req: Option<String>) {
-        let Some(player) = self.authenticate(&h, req).await else {
+        let Some((player, session)) = self.authenticate(&h, req).await else {
             return;
         };
         let signed_in_ms = self.state.clock().now_ms();
         self.state
             .registries()
-            .attach_session(player.id, &self.conn, signed_in_ms);
+            .attach_session(player.id, &self.conn, signed_in_ms, session);
         // Cluster: a socket of the same player on another node is replaced too
         // (one that signed in before this one).
         if let Some(c) = self.state.cluster() {
@@ -1127,11 +1127,11 @@ impl Session {
         self.player = Some(player);
     }
 
-    /// The player `h` signs in as, or `None` after answering why not:
-    /// `unsupported_version` (and the socket closes), `not_authenticated` (unknown
-    /// token), `internal` (the store did not answer), or `already_busy` (this socket
+    /// The player `h` signs in as and the session of its token, or `None` after
+    /// answering why not: `unsupported_version` (and the socket closes),
+    /// `not_authenticated` (unknown, signed-out or expired token), `internal` (the store did not answer), or `already_busy` (this socket
     /// is signed in as another player).
-    async fn authenticate(&self, h: &Hello, req: Option<String>) -> Option<store::Player> {
+    async fn authenticate(&self, h: &Hello, req: Option<String>) -> Option<(store::Player, Uuid)> {
         let v = h.protocol_version;
         if !(protocol::MIN_PROTOCOL_VERSION..=protocol::MAX_PROTOCOL_VERSION).contains(&v) {
             let msg = format!(
@@ -1144,12 +1144,8 @@ impl Session {
             self.conn.close(CloseReason::UNSUPPORTED_VERSION);
             return None;
         }
-        let player = match self
-            .state
-            .store()
-            .player_by_token_hash(&token_hash(&h.token))
-            .await
-        {
+        let client: String = h.client.chars().take(64).collect();
+        let (session, player) = match session_of_token(&self.state, &h.token, Some(&client)).await {
             Ok(Some(p)) => p,
             Ok(None) => {
                 self.conn
@@ -1174,7 +1170,7 @@ impl Session {
             );
             return None;
         }
-        Some(player)
+        Some((player, session.id))
     }
 
     /// The running matches `player` is seated in (`welcome.active_matches`): the one

@@ -155,6 +155,15 @@ impl CloseReason {
         reason: "replaced by a newer connection",
         drain: true,
     };
+    /// 4002: the session this socket signed in with was signed out (by the player,
+    /// from any device, or by a password change), expired or its account deleted.
+    /// Documented in `proto/README.md` §2: a client must not reconnect with that
+    /// token; it signs in again.
+    pub const SIGNED_OUT: CloseReason = CloseReason {
+        code: 4002,
+        reason: "signed out",
+        drain: false,
+    };
 }
 
 /// Where a connection's frames go.

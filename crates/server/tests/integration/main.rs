@@ -3,6 +3,8 @@
 mod backends;
 mod common;
 
+mod accounts;
+
 mod delivery;
 
 mod bad_input;

@@ -188,7 +188,7 @@ async fn a_plan_read_at_the_deadline_times_out_even_when_the_room_sees_it_first(
         let conn = server::ws::ConnHandle::new(10_000 + i, tx);
         s.state
             .registries()
-            .attach_session(player, &conn, clock.now_ms());
+            .attach_session(player, &conn, clock.now_ms(), uuid::Uuid::nil());
         seats.push(Seat {
             player,
             conn,
