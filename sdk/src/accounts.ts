@@ -10,46 +10,23 @@
 // expires or its account is deleted: [`LudoClient`] then reports status
 // `signed_out` and does not reconnect (the token is dead: drop it).
 
-import { RestBase } from './rest.js';
+import { RestBase, type Schema } from './rest.js';
 
-/** A player's account (`GET /api/v1/accounts/me`). */
-export interface Account {
-  player_id: string;
-  /** Display name (the names policy: 1–24 characters). */
-  name: string;
-  /** The sign-in name; `null` for a guest (not claimed yet). */
-  username: string | null;
-  /** RFC 3339. */
-  created_at: string;
-  /** The session of the token that asked. */
-  session_id: string;
-}
-
-/** A new session (`POST /api/v1/sessions`, like `POST /api/v1/guests`). */
-export interface NewSession {
-  player_id: string;
-  /** Bearer token of the session (64 hex digits). */
-  token: string;
-  session_id: string;
-}
-
-/** One session of the account (`GET /api/v1/sessions`). */
-export interface SessionInfo {
-  session_id: string;
-  /** `hello.client` of its last WebSocket, or the User-Agent it signed in with. */
-  client: string;
-  /** RFC 3339. */
-  created_at: string;
-  /** RFC 3339. */
-  last_used_at: string;
-  /** The session of the token that asked. */
-  current: boolean;
-}
-
-/** How many other sessions a call signed out. */
-export interface SignedOut {
-  signed_out: number;
-}
+/**
+ * A player's account (`GET /api/v1/accounts/me`): `player_id`, `name`, `username`
+ * (null for a guest), `created_at`, `session_id` (the caller's session).
+ */
+export type Account = Schema<'Account'>;
+/** A new session (`POST /api/v1/sessions`): `player_id`, `token`, `session_id`. */
+export type NewSession = Schema<'SessionCreated'>;
+/**
+ * One session of the account (`GET /api/v1/sessions`): `session_id`, `client` (of
+ * its last `hello`, or the User-Agent it signed in with), `created_at`,
+ * `last_used_at`, `current` (the caller's).
+ */
+export type SessionInfo = Schema<'SessionInfo'>;
+/** How many other sessions a call signed out (`signed_out`). */
+export type SignedOut = Schema<'SignedOut'>;
 
 /** The shortest and longest password (characters, any script, no control characters). */
 export const PASSWORD_MIN_CHARS = 8;
@@ -90,7 +67,7 @@ export class Accounts extends RestBase {
 
   /** `GET /api/v1/sessions`: the account's sessions, most recently used first. */
   async listSessions(): Promise<SessionInfo[]> {
-    const r = await this.call<{ sessions: SessionInfo[] }>('/api/v1/sessions', { auth: true });
+    const r = await this.call<Schema<'SessionList'>>('/api/v1/sessions', { auth: true });
     return r.sessions;
   }
 
