@@ -11,7 +11,13 @@ import { startServer, within } from './harness.mjs';
 let server;
 
 before(async () => {
-  server = await startServer();
+  // The sign-in budgets are the rate-limit test's (below): not this file's limit.
+  server = await startServer({
+    LUDO_SIGN_INS_PER_MINUTE: '1000',
+    LUDO_SIGN_IN_BURST: '1000',
+    LUDO_ACCOUNT_SIGN_INS_PER_MINUTE: '1000',
+    LUDO_ACCOUNT_SIGN_IN_BURST: '1000',
+  });
 });
 after(async () => {
   await server?.stop();
@@ -160,4 +166,30 @@ test('delete: refused with a wrong password; then the account and its sessions a
   const h = await guest('Ivo');
   await h.accounts.deleteAccount();
   await refused(h.accounts.me(), 401, 'not_authenticated');
+});
+
+test('too many sign-ins from one address: 429 rate_limited with Retry-After (RestError.retryAfterS)', async () => {
+  const small = await startServer({ LUDO_SIGN_INS_PER_MINUTE: '1', LUDO_SIGN_IN_BURST: '2' });
+  try {
+    const g = await new Rest(small.http).createGuest('Jo');
+    await new Accounts(small.http, { token: g.token }).claimAccount('jo', 'jo password');
+    const device = new Accounts(small.http);
+    let limited = null;
+    for (let i = 0; i < 5 && !limited; i++) {
+      try {
+        await device.signIn('jo', 'wrong password');
+      } catch (e) {
+        assert.ok(e instanceof RestError);
+        if (e.code === 'rate_limited') limited = e;
+        else assert.equal(e.code, 'bad_credentials');
+      }
+    }
+    assert.ok(limited, 'refused with rate_limited within 5 attempts');
+    assert.equal(limited.status, 429);
+    assert.ok(Number.isInteger(limited.retryAfterS) && limited.retryAfterS > 0, `Retry-After ${limited.retryAfterS} s`);
+    // The right password is refused too while the budget is spent.
+    await refused(device.signIn('jo', 'jo password'), 429, 'rate_limited');
+  } finally {
+    await small.stop();
+  }
 });
