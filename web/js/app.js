@@ -234,6 +234,16 @@ function dropSession() {
   for (const id of ['rematch-box', 'queue-box', 'lobby-box', 'away-box', 'sheet']) $(id).hidden = true;
   localStorage.removeItem(SESSION_KEY);
   $('who').hidden = true;
+  setConnStatus(null);
+}
+
+/** The header's connection status: message `key` (null: none). */
+function setConnStatus(key, ok = false) {
+  const cs = $('conn-status');
+  if (key) cs.dataset.key = key;
+  else delete cs.dataset.key;
+  cs.textContent = key ? t(key) : '';
+  cs.classList.toggle('ok', ok);
 }
 
 /**
@@ -255,6 +265,7 @@ function signOut() {
  */
 function signedOutTo(key) {
   dropSession();
+  setConnStatus('conn.signedOut');
   if (location.hash !== '#/' && location.hash !== '') history.replaceState(null, '', '#/');
   show('signin');
   setError('signin-notice', t(key));
@@ -297,11 +308,7 @@ function connect() {
   $('who').hidden = false;
   $('who-name').textContent = session.name;
   conn = new Connection(session.token);
-  conn.onStatus = (key, ok) => {
-    $('conn-status').dataset.key = key;
-    $('conn-status').textContent = t(key);
-    $('conn-status').classList.toggle('ok', ok);
-  };
+  conn.onStatus = (key, ok) => setConnStatus(key, ok);
   conn.onAuthFailed = (e) => {
     // An account's token refused at hello: signed out (or expired) meanwhile.
     if (session?.username && e.code === 'not_authenticated') {
