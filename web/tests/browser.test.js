@@ -1620,6 +1620,7 @@ const ACCOUNT_TEXTS = {
     thisDevice: 'This device',
     oneDone: 'That session is signed out.',
     deleted: 'Your account was deleted.',
+    deleteConfirm: 'Delete your account for good? This cannot be undone.',
   },
   bn: {
     rules: '৮ থেকে ১২৮টি অক্ষর: যেকোনো লিপির বর্ণ, সংখ্যা, ফাঁকা জায়গা বা চিহ্ন।',
@@ -1629,6 +1630,7 @@ const ACCOUNT_TEXTS = {
     thisDevice: 'এই ডিভাইস',
     oneDone: 'সেই সেশন থেকে বের করে দেওয়া হয়েছে।',
     deleted: 'আপনার অ্যাকাউন্ট মুছে ফেলা হয়েছে।',
+    deleteConfirm: 'আপনার অ্যাকাউন্ট চিরতরে মুছে ফেলবেন? এটি আর ফেরানো যাবে না।',
   },
   hi: {
     rules: '8 से 128 अक्षर: किसी भी लिपि के अक्षर, अंक, खाली जगह या चिह्न।',
@@ -1638,6 +1640,7 @@ const ACCOUNT_TEXTS = {
     thisDevice: 'यह डिवाइस',
     oneDone: 'उस सत्र से बाहर कर दिया गया।',
     deleted: 'आपका खाता मिटा दिया गया है।',
+    deleteConfirm: 'अपना खाता हमेशा के लिए मिटाएँ? यह वापस नहीं हो सकता।',
   },
 };
 
@@ -1685,8 +1688,21 @@ for (const [lang, locale, guestName, username] of [['en', 'en-GB', 'Claimer', 'A
     const a = await openBrowser(`acct-a-${lang}`, errors, { locale });
     let b = null;
     try {
-      // (a) A guest opens the account screen from the header and claims its player.
+      // (a) A guest with a history (a match against bots, left at once: the bots end
+      // it) opens the account screen from the header and claims its player.
       await signIn(a.page, guestName);
+      const dialogs = [];
+      a.page.on('dialog', (d) => {
+        dialogs.push(d.message());
+        d.accept();
+      });
+      await a.page.tap('#lobby-create-btn');
+      await a.page.waitForSelector('#lobby-box:not([hidden])');
+      await a.page.tap('#lobby-start');
+      await a.page.waitForSelector('#screen-match:not([hidden]) #leave-match:not([hidden])', { timeout: 15000 });
+      await a.page.tap('#leave-match');
+      await a.page.waitForSelector('#screen-home:not([hidden])');
+      await a.page.waitForSelector('#my-matches a', { timeout: 8000 });
       const guest = await a.page.evaluate(() => ({ ...window.ludo.session }));
       await a.page.tap('#account-link');
       await a.page.waitForSelector('#screen-account:not([hidden]) #acct-claim:not([hidden])');
@@ -1737,8 +1753,9 @@ for (const [lang, locale, guestName, username] of [['en', 'en-GB', 'Claimer', 'A
       assert.equal(await b.page.textContent('#who-name'), guestName);
       // The same ratings and matches on both home screens.
       await a.page.evaluate(() => { location.hash = '#/'; });
-      for (const p of [a.page, b.page]) await p.waitForFunction(() => document.querySelector('#my-rating').textContent && document.querySelector('#my-matches li'), null, { timeout: 8000 });
+      for (const p of [a.page, b.page]) await p.waitForFunction(() => document.querySelector('#my-rating').textContent && document.querySelector('#my-matches a'), null, { timeout: 8000 });
       for (const sel of ['#my-rating', '#my-matches']) assert.equal(await b.page.textContent(sel), await a.page.textContent(sel), `${sel} the same`);
+      assert.equal(await b.page.getAttribute('#my-matches a', 'href'), await a.page.getAttribute('#my-matches a', 'href'), "the guest's match is in the account's history");
       await checkScreen(b.page, `${lang}-account-04-signed-in-home`, { axe: true });
 
       // (b) A's sessions list shows both, this device marked; A signs out the other.
@@ -1771,11 +1788,11 @@ for (const [lang, locale, guestName, username] of [['en', 'en-GB', 'Claimer', 'A
       console.log(`[${now()}] ${lang}: the other session's page showed the sign-in screen ${ms} ms after the tap`);
 
       // A deletes the account (password, confirmation): back to the sign-in screen.
-      a.page.once('dialog', (d) => d.accept());
       await a.page.fill('#delete-password', password);
       await a.page.tap('#delete-form button[type=submit]');
       await a.page.waitForSelector('#screen-signin:not([hidden])', { timeout: 8000 });
       assert.equal(await a.page.textContent('#signin-notice'), T.deleted);
+      assert.equal(dialogs.at(-1), T.deleteConfirm, 'the deletion asked for a confirmation');
       await checkScreen(a.page, `${lang}-account-07-deleted`, { axe: true });
       assert.deepEqual(errors, [], 'no script errors in the pages');
     } finally {
