@@ -780,7 +780,7 @@ test('after a rated match of two phones: the rating change on the results, a rem
     for (const p of [host.page, guest.page]) {
       assert.equal(await p.textContent('#final-claim-text'), 'As a guest, your rating is kept only in this browser: clear its data or lose this device and it is gone. Claim your account to keep it.');
     }
-    await checkScreen(guest.page, 'en-account-08-claim-reminder', { axe: true });
+    await checkScreen(guest.page, 'en-account-09-claim-reminder', { axe: true });
     await guest.page.tap('#final-claim-link');
     await guest.page.waitForSelector('#screen-account:not([hidden]) #acct-claim:not([hidden])');
     await guest.page.waitForFunction(() => document.activeElement?.id === 'claim-username', null, { timeout: 5000 });
@@ -1620,6 +1620,7 @@ const ACCOUNT_TEXTS = {
     thisDevice: 'This device',
     oneDone: 'That session is signed out.',
     deleted: 'Your account was deleted.',
+    guestWarning: 'Signing in replaces this guest on this device. The guest’s progress (ratings and matches) stays with the guest: claim it first if you want to keep it.',
     deleteConfirm: 'Delete your account for good? This cannot be undone.',
   },
   bn: {
@@ -1630,6 +1631,7 @@ const ACCOUNT_TEXTS = {
     thisDevice: 'এই ডিভাইস',
     oneDone: 'সেই সেশন থেকে বের করে দেওয়া হয়েছে।',
     deleted: 'আপনার অ্যাকাউন্ট মুছে ফেলা হয়েছে।',
+    guestWarning: 'ঢুকলে এই ডিভাইসে এই অতিথির জায়গা নেবে অ্যাকাউন্টটি। অতিথির অগ্রগতি (রেটিং ও ম্যাচ) অতিথির কাছেই থেকে যাবে: রাখতে চাইলে আগে সেটি স্থায়ী করুন।',
     deleteConfirm: 'আপনার অ্যাকাউন্ট চিরতরে মুছে ফেলবেন? এটি আর ফেরানো যাবে না।',
   },
   hi: {
@@ -1640,6 +1642,7 @@ const ACCOUNT_TEXTS = {
     thisDevice: 'यह डिवाइस',
     oneDone: 'उस सत्र से बाहर कर दिया गया।',
     deleted: 'आपका खाता मिटा दिया गया है।',
+    guestWarning: 'प्रवेश करने पर इस डिवाइस पर यह मेहमान हट जाएगा। मेहमान की प्रगति (रेटिंग और मैच) मेहमान के पास ही रहेगी: उसे रखना हो तो पहले उसे पक्का करें।',
     deleteConfirm: 'अपना खाता हमेशा के लिए मिटाएँ? यह वापस नहीं हो सकता।',
   },
 };
@@ -1787,13 +1790,41 @@ for (const [lang, locale, guestName, username] of [['en', 'en-GB', 'Claimer', 'A
       await words(b.page, 'signed out');
       console.log(`[${now()}] ${lang}: the other session's page showed the sign-in screen ${ms} ms after the tap`);
 
-      // A deletes the account (password, confirmation): back to the sign-in screen.
+      // The signed-out browser plays as a new guest, then signs in to the account
+      // from the guest's account screen (warned that the guest stays behind): the
+      // stored token is the new session's, the player the account's.
+      await b.page.fill('#signin-name', `${guestName}2`);
+      await b.page.tap('#signin-form button[type=submit]');
+      await b.page.waitForSelector('#conn-status.ok');
+      assert.equal(await b.page.textContent('#signin-notice'), '', 'the message is gone once signed in');
+      const guest2 = await b.page.evaluate(() => ({ ...window.ludo.session }));
+      await b.page.tap('#account-link');
+      await b.page.waitForSelector('#screen-account:not([hidden]) #acct-login:not([hidden])');
+      assert.equal(await b.page.textContent('#acct-login-warn'), T.guestWarning);
+      await b.page.fill('#acct-login-username', username);
+      await b.page.fill('#acct-login-password', password);
+      await checkScreen(b.page, `${lang}-account-07-guest-signs-in`, { axe: true });
+      await words(b.page, 'guest signs in');
+      await b.page.tap('#acct-login-form button[type=submit]');
+      await b.page.waitForSelector('#screen-home:not([hidden])', { timeout: 8000 });
+      await b.page.waitForSelector('#conn-status.ok');
+      const stored = await b.page.evaluate(() => JSON.parse(localStorage.getItem('ludo.session')));
+      assert.equal(stored.player_id, guest.player_id, 'the account, not the guest');
+      assert.notEqual(stored.player_id, guest2.player_id);
+      assert.notEqual(stored.token, guest2.token, "the guest's token is replaced");
+      assert.equal(stored.username, username);
+
+      // A deletes the account (password, confirmation): back to the sign-in screen;
+      // the other browser's session goes with it (4002).
       await a.page.fill('#delete-password', password);
       await a.page.tap('#delete-form button[type=submit]');
       await a.page.waitForSelector('#screen-signin:not([hidden])', { timeout: 8000 });
       assert.equal(await a.page.textContent('#signin-notice'), T.deleted);
       assert.equal(dialogs.at(-1), T.deleteConfirm, 'the deletion asked for a confirmation');
-      await checkScreen(a.page, `${lang}-account-07-deleted`, { axe: true });
+      await checkScreen(a.page, `${lang}-account-08-deleted`, { axe: true });
+      await b.page.waitForSelector('#screen-signin:not([hidden])', { timeout: 5000 });
+      assert.equal(await b.page.textContent('#signin-notice'), T.signedOut);
+      assert.equal(await b.page.evaluate(() => window.__sockets.at(-1).code), 4002, 'closed with 4002');
       assert.deepEqual(errors, [], 'no script errors in the pages');
     } finally {
       await a.close();
