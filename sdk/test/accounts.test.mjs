@@ -152,7 +152,7 @@ test('name and password: the display name changes (guests too); a new password s
   await new Accounts(server.http).signIn('gus', 'second password');
 });
 
-test('delete: refused with a wrong password; then the account and its sessions are gone', async () => {
+test('delete: refused with a wrong password or while seated in a running match; then the account and its sessions are gone', async () => {
   const g = await guest('Hana');
   await g.accounts.claimAccount('hana', 'hana password');
   const c = await within(10_000, 'welcome', connect(server.ws, g.token));
@@ -162,6 +162,18 @@ test('delete: refused with a wrong password; then the account and its sessions a
   await within(3000, 'status signed_out', closed);
   await refused(g.accounts.me(), 401, 'not_authenticated');
   await refused(new Accounts(server.http).signIn('hana', 'hana password'), 401, 'bad_credentials');
+  // Seated in a running match: in_match until the match is left.
+  const k = await guest('Kim');
+  await k.accounts.claimAccount('kim', 'kim password');
+  const kc = await within(10_000, 'welcome', connect(server.ws, k.token));
+  const started = kc.next('match_started');
+  await kc.createLobby({ mode: 'journey', fill_with_bots: true });
+  await kc.startLobby();
+  const m = await within(10_000, 'match_started', started);
+  await refused(k.accounts.deleteAccount('kim password'), 409, 'in_match');
+  await kc.leaveMatch(m.d.match_id);
+  await k.accounts.deleteAccount('kim password');
+  kc.close();
   // A guest deletes itself without a password.
   const h = await guest('Ivo');
   await h.accounts.deleteAccount();
