@@ -235,6 +235,8 @@ function dropSession() {
   localStorage.removeItem(SESSION_KEY);
   $('who').hidden = true;
   setConnStatus(null);
+  // No password typed for this session stays in a form.
+  for (const input of document.querySelectorAll('input[type="password"]')) input.value = '';
 }
 
 /** The header's connection status: message `key` (null: none). */
