@@ -1135,3 +1135,87 @@ async fn sqlite_turns_rebuild_keeps_rows_and_constraints() {
     store.close().await;
     db.remove();
 }
+
+/// Migration 0012 (issue 29) on both backends: a guest stored before it keeps its
+/// token, which is now its session, last used at the upgrade (so no guest expires
+/// at the upgrade), and can claim an account. `upgrade`: a time just before the
+/// store at `url` migrated.
+async fn guest_before_accounts_survives(url: String, upgrade: chrono::DateTime<Utc>) {
+    let store = Store::connect(Some(&url))
+        .await
+        .expect("connect and migrate");
+    let (s, p) = store
+        .session_by_token_hash(&token_hash(0x12))
+        .await
+        .unwrap()
+        .expect("the old token is a session");
+    assert_eq!((p.name.as_str(), p.username.clone()), ("Old", None));
+    assert_eq!(s.player_id, p.id);
+    assert_eq!(s.client, "");
+    assert!(s.last_used_at >= upgrade, "{} < {upgrade}", s.last_used_at);
+    assert!(s.created_at < upgrade, "created when the guest was");
+    store.claim_account(p.id, "Old", "old", "$h").await.unwrap();
+    store.close().await;
+}
+
+fn migrations_before_12(mut m: sqlx::migrate::Migrator) -> sqlx::migrate::Migrator {
+    m.migrations = m
+        .migrations
+        .iter()
+        .filter(|m| m.version < 12)
+        .cloned()
+        .collect::<Vec<_>>()
+        .into();
+    m
+}
+
+#[tokio::test]
+async fn sqlite_guests_from_before_accounts_become_sessions() {
+    let db = TempSqlite::new();
+    let opts: sqlx::sqlite::SqliteConnectOptions = db.url.parse().unwrap();
+    let raw = sqlx::SqlitePool::connect_with(opts.create_if_missing(true).foreign_keys(true))
+        .await
+        .unwrap();
+    migrations_before_12(sqlx::migrate!("../../migrations/sqlite"))
+        .run(&raw)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO players (id, name, token_hash, created_at) \
+         VALUES (?1, 'Old', ?2, '2026-01-02T03:04:05.123456+00:00')",
+    )
+    .bind(&Uuid::new_v4().as_bytes()[..])
+    .bind(token_hash(0x12))
+    .execute(&raw)
+    .await
+    .unwrap();
+    let upgrade = Utc::now().trunc_subsecs(3);
+    guest_before_accounts_survives(db.url.clone(), upgrade).await;
+    raw.close().await;
+}
+
+#[tokio::test]
+async fn postgres_guests_from_before_accounts_become_sessions() {
+    let db = TempPg::create("ludo_upgrade").await;
+    let raw = sqlx::PgPool::connect(&db.url).await.unwrap();
+    migrations_before_12(sqlx::migrate!("../../migrations/postgres"))
+        .run(&raw)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO players (id, name, token_hash, created_at) \
+         VALUES ($1, 'Old', $2, '2026-01-02T03:04:05.123456Z')",
+    )
+    .bind(Uuid::new_v4())
+    .bind(token_hash(0x12))
+    .execute(&raw)
+    .await
+    .unwrap();
+    let upgrade = Utc::now().trunc_subsecs(3);
+    let outcome = run_catching(guest_before_accounts_survives(db.url.clone(), upgrade)).await;
+    raw.close().await;
+    db.drop_db().await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}

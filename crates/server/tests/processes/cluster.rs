@@ -525,6 +525,77 @@ async fn lobby_node_died(url: String) {
     }
 }
 
+/// Issue 29.3: a session whose socket is on n1 is signed out through n2: the socket
+/// on n1 closes with 4002 within 1 s, and the token is refused by REST on both
+/// nodes and by `hello` on n1.
+#[tokio::test]
+async fn a_sign_out_on_one_node_closes_the_socket_on_another() {
+    with_db("ludo_cluster", |url| Box::pin(sign_out_across_nodes(url))).await;
+}
+
+async fn sign_out_across_nodes(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let nodes = cluster(&url, 2, 3000, dir.path()).await;
+    let (n1, n2) = (&nodes[0].proc, &nodes[1].proc);
+    let (id, guest_token) = n1.guest("Roamer").await;
+    let http = reqwest::Client::new();
+    let r = http
+        .post(n2.url("/api/v1/accounts"))
+        .bearer_auth(&guest_token)
+        .json(&json!({"username": "roamer", "password": "across nodes"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let r = http
+        .post(n2.url("/api/v1/sessions"))
+        .json(&json!({"username": "roamer", "password": "across nodes"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let phone: serde_json::Value = r.json().await.unwrap();
+    let phone_token = phone["token"].as_str().unwrap().to_string();
+    let phone_session = phone["session_id"].as_str().unwrap().to_string();
+    let mut socket = Player::connect(n1, id, &phone_token).await.0;
+
+    let r = http
+        .delete(n2.url(&format!("/api/v1/sessions/{phone_session}")))
+        .bearer_auth(&guest_token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    let signed_out = Instant::now();
+    assert_eq!(closed(&mut socket).await, Some(4002));
+    let took = signed_out.elapsed();
+    eprintln!("socket on n1 closed {took:?} after the sign-out on n2");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    for n in [n1, n2] {
+        let r = http
+            .get(n.url("/api/v1/accounts/me"))
+            .bearer_auth(&phone_token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 401);
+    }
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", n1.addr))
+        .await
+        .unwrap();
+    let mut again = Player::from_socket(ws, id, &phone_token);
+    again
+        .send(json!({"t": "hello", "d": {"token": phone_token, "protocol_version": 3, "client": "proc-test"}}))
+        .await;
+    match again.recv().await.msg {
+        ServerMsg::Error(e) => assert_eq!(e.code, protocol::ErrorCode::NotAuthenticated),
+        other => panic!("expected not_authenticated, got {other:?}"),
+    }
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
+
 /// A `nats-server` of the test's own on 127.0.0.1:`port`, ready (it accepts
 /// connections); killed when dropped.
 async fn own_nats(port: u16) -> tokio::process::Child {
