@@ -11,7 +11,9 @@
 #    typed request errors, the server clock on shifted device clocks, the README's
 #    example installed with `npm install sdk/` and played to the end, and the dice
 #    verification (src/dice.ts: known answers, and replays of real matches of both
-#    dice schemes, `ok`, `hidden` while running, `bad` when changed).
+#    dice schemes, `ok`, `hidden` while running, `bad` when changed), and the
+#    account calls (src/accounts.ts: claim, sign-in, sessions and their sign-out
+#    closing the socket with 4002, name, password, deletion, typed refusals).
 #   bash scripts/sdk-test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,4 +28,4 @@ bash scripts/build-web-sdk.sh --check
 cargo build --locked -p server --bin ludo-server
 export LUDO_SERVER_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/ludo-server"
 # Node 20 has the standard WebSocket behind this flag (Node 22: always).
-(cd sdk && node --experimental-websocket --test --test-reporter=spec test/sdk.test.mjs test/readme.test.mjs test/dice.test.mjs)
+(cd sdk && node --experimental-websocket --test --test-reporter=spec test/sdk.test.mjs test/readme.test.mjs test/dice.test.mjs test/accounts.test.mjs)

@@ -44,7 +44,7 @@ export class LudoError extends Error {
 }
 
 /** Connection state as the `status` event reports it. */
-export type Status = 'connecting' | 'open' | 'reconnecting' | 'replaced' | 'closed';
+export type Status = 'connecting' | 'open' | 'reconnecting' | 'replaced' | 'signed_out' | 'closed';
 
 /** The subset of the standard WebSocket the SDK uses. */
 export interface WebSocketLike {
@@ -103,7 +103,9 @@ const OPEN = 1;
 /**
  * One logical connection to the server (see [`connect`]). Reconnects on its own
  * until [`close`] (or until the server replaces it with another socket of the same
- * player, close code 4000: then status `replaced`, no reconnect).
+ * player, close code 4000: then status `replaced`, no reconnect; or until its
+ * session is signed out, expires or its account is deleted, close code 4002: then
+ * status `signed_out`, no reconnect: the token is dead, drop it and sign in again).
  */
 export class LudoClient {
   /** The last `welcome` (after each successful `hello`). */
@@ -362,6 +364,16 @@ export class LudoClient {
         // session back from it (proto/README.md §2).
         this.closed = true;
         this.emit('status', 'replaced');
+        return;
+      }
+      if (ev.code === 4002) {
+        // Signed out (this session, from another device, a password change, an
+        // expiry or a deleted account): the token will never work again.
+        this.closed = true;
+        const first = this.firstWelcome;
+        this.firstWelcome = null;
+        first?.reject(new LudoError('not_authenticated', 'signed out'));
+        this.emit('status', 'signed_out');
         return;
       }
       this.scheduleReconnect();

@@ -20,12 +20,23 @@ export class RestError extends Error {
   readonly status: number;
   /** `error.code` of the body (proto/error_codes.json, `rest`), when it had one. */
   readonly code: RestErrorCode | undefined;
-  constructor(status: number, code: RestErrorCode | undefined, message: string) {
+  /** Seconds to wait before trying again (the `Retry-After` header of a 429 or 503), when sent. */
+  readonly retryAfterS: number | undefined;
+  constructor(status: number, code: RestErrorCode | undefined, message: string, retryAfterS?: number) {
     super(message);
     this.name = 'RestError';
     this.status = status;
     this.code = code;
+    this.retryAfterS = retryAfterS;
   }
+}
+
+/** `Retry-After` in seconds (delta-seconds or an HTTP date), or undefined. */
+function retryAfter(value: string | null): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
 /** Options of [`Rest`]. */
@@ -36,18 +47,22 @@ export interface RestOptions {
   token?: string;
 }
 
-/** The REST API under `baseUrl` (`http://HOST` or `https://HOST`, no trailing slash). */
-export class Rest {
+/**
+ * What [`Rest`] and [`Accounts`] share: the base URL, the bearer token and one JSON
+ * call that throws a [`RestError`] on a non-2xx answer.
+ */
+export class RestBase {
   private readonly f: typeof fetch;
-  /** Bearer token for calls that need one; set it after [`createGuest`]. */
+  /** Bearer token for calls that need one; set it after [`Rest.createGuest`] or [`Accounts.signIn`]. */
   token: string | undefined;
 
   constructor(readonly baseUrl: string, options: RestOptions = {}) {
-    this.f = options.fetch ?? fetch;
+    // The global fetch, called unbound (a browser refuses `fetch` called on another object).
+    this.f = options.fetch ?? ((input, init) => fetch(input, init));
     this.token = options.token;
   }
 
-  private async call<T>(path: string, init: { method?: string; body?: unknown; auth?: boolean } = {}): Promise<T> {
+  protected async call<T>(path: string, init: { method?: string; body?: unknown; auth?: boolean } = {}): Promise<T> {
     const headers: Record<string, string> = {};
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (init.auth && this.token) headers.authorization = `Bearer ${this.token}`;
@@ -65,10 +80,14 @@ export class Rest {
     }
     if (!res.ok) {
       const err = (data as { error?: { code?: RestErrorCode; message?: string } } | null)?.error;
-      throw new RestError(res.status, err?.code, err?.message ?? (text || `HTTP ${res.status}`));
+      throw new RestError(res.status, err?.code, err?.message ?? (text || `HTTP ${res.status}`), retryAfter(res.headers.get('retry-after')));
     }
     return data as T;
   }
+}
+
+/** The REST API under `baseUrl` (`http://HOST` or `https://HOST`, no trailing slash). */
+export class Rest extends RestBase {
 
   /** `POST /api/v1/guests`: a new guest (`player_id`, `token`); also sets [`token`]. */
   async createGuest(name: string): Promise<Ok<'createGuest'>> {

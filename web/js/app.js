@@ -2,10 +2,13 @@
 // matches (play or spectate) with animated turns, the plan builder, clocks and
 // scores, reconnect with resync, and the replay viewer. Routes (location.hash):
 // `#/` lobby, `#/match/<id>` a match you play, `#/watch/<id>` spectate,
-// `#/replay/<id>` a finished match's replay. Every text is in the chosen language
+// `#/replay/<id>` a finished match's replay, `#/account` the account screen
+// (js/account.js: claim the guest, sign in, sessions; `#/account/claim` focuses the
+// claim form). Every text is in the chosen language
 // (i18n.js: English, Bengali, Hindi; the header's menu switches and remembers it).
 
 import { api, Connection } from './net.js';
+import { initAccount, renderAccount, relabelAccount, accountsApi } from './account.js';
 import { Board, describeEvent } from './board.js';
 import { PlanBuilder, dieSvg } from './plan.js';
 import { ReplayViewer } from './replay.js';
@@ -29,7 +32,9 @@ function contributeEntropy(matchId) {
 const $ = (id) => document.getElementById(id);
 const SESSION_KEY = 'ludo.session';
 
-let session = null; // {token, player_id, name}
+// {token, player_id, name, username}: username null for a guest, a string for an
+// account, undefined until the server said (GET /api/v1/accounts/me).
+let session = null;
 let conn = null;
 let live = null; // the match on screen (see newLive)
 let lobby = null;
@@ -198,39 +203,127 @@ async function renderMyMatches() {
 
 // ---------- sign in / connection ----------
 
-async function signIn(name) {
-  const data = await api('/api/v1/guests', { method: 'POST', body: { name } });
-  session = { token: data.token, player_id: data.player_id, name };
-  localStorage.setItem(SESSION_KEY, JSON.stringify(session));
+function saveSession() {
+  try {
+    localStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  } catch {
+    // storage may be unavailable (private mode): the session lasts for this page
+  }
 }
 
-function signOut() {
+async function signIn(name) {
+  const data = await api('/api/v1/guests', { method: 'POST', body: { name } });
+  session = { token: data.token, player_id: data.player_id, name, username: null };
+  saveSession();
+  setError('signin-notice', '');
+}
+
+/**
+ * Forgets the session on this device: the socket closed for good, the stored token
+ * dropped, whatever match, lobby or queue was on screen.
+ */
+function dropSession() {
   conn?.close();
   conn = null;
   session = null;
+  if (live) closePlanner(live);
   live = null;
+  lobby = null;
+  activeMatches = [];
+  rematchCode = null;
+  for (const id of ['rematch-box', 'queue-box', 'lobby-box', 'away-box', 'sheet']) $(id).hidden = true;
   localStorage.removeItem(SESSION_KEY);
   $('who').hidden = true;
+  setConnStatus(null);
+  // No password typed for this session stays in a form.
+  for (const input of document.querySelectorAll('input[type="password"]')) input.value = '';
+}
+
+/** The header's connection status: message `key` (null: none). */
+function setConnStatus(key, ok = false) {
+  const cs = $('conn-status');
+  if (key) cs.dataset.key = key;
+  else delete cs.dataset.key;
+  cs.textContent = key ? t(key) : '';
+  cs.classList.toggle('ok', ok);
+}
+
+/**
+ * Signs this device out: its session ends on the server too (`DELETE
+ * /api/v1/sessions/current`; for a guest the guest is gone from this browser).
+ */
+function signOut() {
+  const token = session?.token;
+  dropSession();
+  if (token) accountsApi(token).signOutSession('current').catch(() => {});
+  setError('signin-notice', '');
   location.hash = '#/';
   route();
+}
+
+/**
+ * The session ended elsewhere (WebSocket close 4002, a REST 401, the account
+ * deleted): the token is dropped and the sign-in screen says why (message `key`).
+ */
+function signedOutTo(key) {
+  dropSession();
+  setConnStatus('conn.signedOut');
+  if (location.hash !== '#/' && location.hash !== '') history.replaceState(null, '', '#/');
+  show('signin');
+  setError('signin-notice', t(key));
+  $('signin-notice').dataset.key = key;
+}
+
+/** A session of an account signed in with username and password: it replaces the current one. */
+function signedInAs(next) {
+  dropSession();
+  session = next;
+  saveSession();
+  setError('signin-notice', '');
+  if (location.hash !== '#/') history.replaceState(null, '', '#/');
+  connect();
+  route();
+}
+
+/** Whether this session is a guest or an account (and its name), from the server. */
+async function refreshAccount() {
+  const s = session;
+  if (!s) return;
+  try {
+    const me = await accountsApi(s.token).me();
+    if (session !== s) return;
+    updateSession({ name: me.name, username: me.username });
+  } catch {
+    // a dead token is the socket's to report (not_authenticated, or close 4002)
+  }
+}
+
+function updateSession(fields) {
+  if (!session) return;
+  Object.assign(session, fields);
+  saveSession();
+  $('who-name').textContent = session.name;
+  if (live?.ended) renderFinal(live);
 }
 
 function connect() {
   $('who').hidden = false;
   $('who-name').textContent = session.name;
   conn = new Connection(session.token);
-  conn.onStatus = (key, ok) => {
-    $('conn-status').dataset.key = key;
-    $('conn-status').textContent = t(key);
-    $('conn-status').classList.toggle('ok', ok);
-  };
+  conn.onStatus = (key, ok) => setConnStatus(key, ok);
   conn.onAuthFailed = (e) => {
-    localStorage.removeItem(SESSION_KEY);
-    session = null;
-    $('who').hidden = true;
+    // An account's token refused at hello: signed out (or expired) meanwhile.
+    if (session?.username && e.code === 'not_authenticated') {
+      signedOutTo('signin.signedOut');
+      return;
+    }
+    dropSession();
     show('signin');
     setError('signin-error', t('signin.expired', { why: errText(e) }));
   };
+  // Close code 4002: this session was signed out (from another device, a password
+  // change), expired, or its account was deleted. No reconnect with this token.
+  conn.onSignedOut = () => signedOutTo('signin.signedOut');
   conn.onWelcome = (w) => {
     conn.send('subscribe_lobbies');
     session.name = w.name ?? session.name;
@@ -247,7 +340,7 @@ function connect() {
       if (live.yourSeat) {
         if (!activeMatches.includes(live.matchId)) conn.resync(live.matchId);
       } else conn.send('spectate', { match_id: live.matchId });
-    } else if (activeMatches.length && !hash.startsWith('#/replay/') && !hash.startsWith('#/watch/')) {
+    } else if (activeMatches.length && !hash.startsWith('#/replay/') && !hash.startsWith('#/watch/') && !hash.startsWith('#/account')) {
       openMatch(activeMatches[0], true);
     } else {
       route();
@@ -255,6 +348,7 @@ function connect() {
   };
   conn.onFrame = onFrame;
   conn.connect();
+  refreshAccount();
 }
 
 // ---------- frames ----------
@@ -598,6 +692,8 @@ function renderFinal(l) {
   $('final-rating').textContent = mine ? t('final.ratingChange', { r: ratingText(mine.after.conservative), d: ratingText(mine.change, true) }) : '';
   // Only a player of the match may offer a rematch.
   $('final-rematch').hidden = !l.yourSeat;
+  // A guest's rating lives only in this browser until the guest is claimed.
+  $('final-claim').hidden = !(mine && session && session.username === null);
 }
 
 function closePlanner(l) {
@@ -846,6 +942,11 @@ async function route() {
     $('signin-name').focus();
     return;
   }
+  if (kind === 'account') {
+    show('account');
+    await renderAccount({ focus: id === 'claim' ? 'claim' : null });
+    return;
+  }
   if (kind === 'watch' && id) {
     if (conn?.ws?.readyState === WebSocket.OPEN) spectate(id);
     return;
@@ -884,6 +985,9 @@ function wireLanguage() {
       renderRatings();
     }
     renderOpenLobbies();
+    relabelAccount();
+    const notice = $('signin-notice');
+    if (notice.textContent && notice.dataset.key) notice.textContent = t(notice.dataset.key);
     if (live) {
       if (live.seats.length) setNames(live, live.seats);
       if (live.ended) {
@@ -910,6 +1014,13 @@ function init() {
     }
   });
   $('signout').addEventListener('click', signOut);
+  initAccount({
+    session: () => session,
+    update: updateSession,
+    signedIn: signedInAs,
+    signedOut: signedOutTo,
+    signOutHere: signOut,
+  });
   wireHome();
   document.querySelectorAll('input[name="direction"]').forEach((r) =>
     r.addEventListener('change', () => {

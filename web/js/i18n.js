@@ -193,10 +193,11 @@ export async function initLanguage() {
  * The name shown for a seat (`SeatInfo` of `match_started`, snapshots and replays):
  * a seated bot is "Bot" in the player's language (its server name, "Bot Ash", is
  * English), with its level (`bot_level`) when it has one; a person's name (or a
- * seat whose player left) as given.
+ * seat whose player left) as given, "deleted player" when it is empty (the player
+ * deleted the account: the server keeps the seat's turns under the name "").
  */
 export function seatShownName(s) {
-  if (!((s.bot ?? s.is_bot) && !s.left)) return s.name;
+  if (!((s.bot ?? s.is_bot) && !s.left)) return s.name === '' ? t('player.deleted') : s.name;
   const name = t('player.bot');
   return s.bot_level ? t('seat.botLevel', { name, level: t(`level.${s.bot_level}`) }) : name;
 }

@@ -52,7 +52,25 @@ const STATUS_KEYS = {
   reconnecting: ['conn.reconnecting', false],
   open: ['conn.connected', true],
   replaced: ['conn.replaced', false],
+  signed_out: ['conn.signedOut', false],
 };
+
+/**
+ * `hello.client` (≤ 64 characters; the server shows it in the account's sessions
+ * list): the client's name and version, then the browser and the system, from the
+ * User-Agent ("web/1 · Chrome · Android").
+ */
+export function clientLabel(ua = navigator.userAgent) {
+  const browser = [
+    [/Edg(A|iOS)?\//, 'Edge'], [/OPR\/|Opera/, 'Opera'], [/SamsungBrowser\//, 'Samsung Internet'],
+    [/Firefox\/|FxiOS\//, 'Firefox'], [/Chrome\/|CriOS\/|Chromium\//, 'Chrome'], [/Safari\//, 'Safari'],
+  ].find(([re]) => re.test(ua))?.[1];
+  const system = [
+    [/Android/, 'Android'], [/iPhone|iPad|iPod/, 'iOS'], [/CrOS/, 'ChromeOS'], [/Windows/, 'Windows'],
+    [/Mac OS X|Macintosh/, 'macOS'], [/Linux/, 'Linux'],
+  ].find(([re]) => re.test(ua))?.[1];
+  return ['web/1', browser, system].filter(Boolean).join(' · ').slice(0, 64);
+}
 
 /**
  * One logical connection (the SDK's `LudoClient`): reconnects with backoff, says
@@ -61,7 +79,8 @@ const STATUS_KEYS = {
  * `onFrame(frame)` for every in-order frame (not `welcome`, `ack`, or the `error`
  * answering a request; `frame.rx` is the local time it was delivered),
  * `onStatus(messageKey, connected)`, `onWelcome(welcome)` after each successful
- * hello, `onAuthFailed(error)`.
+ * hello, `onAuthFailed(error)`, `onSignedOut()` when the server closed the socket with
+ * 4002 (the session was signed out, expired or its account deleted: no reconnect).
  */
 export class Connection {
   constructor(token) {
@@ -71,6 +90,7 @@ export class Connection {
     this.onStatus = () => {};
     this.onWelcome = () => {};
     this.onAuthFailed = () => {};
+    this.onSignedOut = () => {};
   }
 
   url() {
@@ -88,7 +108,7 @@ export class Connection {
     this.client?.close();
     this.onStatus('conn.connecting', false);
     const c = new LudoClient(this.url(), this.token, {
-      client: 'web/1',
+      client: clientLabel(),
       backoffInitialMs: 500,
       backoffMaxMs: 8000,
     });
@@ -97,6 +117,7 @@ export class Connection {
       if (this.client !== c) return;
       const key = STATUS_KEYS[s];
       if (key) this.onStatus(...key);
+      if (s === 'signed_out') this.onSignedOut();
     });
     c.on('frame', (f) => {
       if (this.client !== c) return;

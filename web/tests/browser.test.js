@@ -775,6 +775,17 @@ test('after a rated match of two phones: the rating change on the results, a rem
     for (const p of [host.page, guest.page]) await p.waitForSelector('#final:not([hidden])', { timeout: 120_000 });
     // Two humans: a rated match; each sees its own rating change.
     for (const p of [host.page, guest.page]) assert.match(await p.textContent('#final-rating'), /^Your rating: -?\d+\.\d \([+-−]?\d+\.\d\)$/);
+    // Guests: the rating lives only in this browser until claimed; the results say so,
+    // with a button to the account screen's claim form (issue 29).
+    for (const p of [host.page, guest.page]) {
+      assert.equal(await p.textContent('#final-claim-text'), 'As a guest, your rating is kept only in this browser: clear its data or lose this device and it is gone. Claim your account to keep it.');
+    }
+    await checkScreen(guest.page, 'en-account-09-claim-reminder', { axe: true });
+    await guest.page.tap('#final-claim-link');
+    await guest.page.waitForSelector('#screen-account:not([hidden]) #acct-claim:not([hidden])');
+    await guest.page.waitForFunction(() => document.activeElement?.id === 'claim-username', null, { timeout: 5000 });
+    await guest.page.goBack();
+    await guest.page.waitForSelector('#final:not([hidden])');
     await host.page.tap('#final-rematch');
     await host.page.waitForSelector('#lobby-box:not([hidden])');
     await guest.page.waitForSelector('#rematch-box:not([hidden])');
@@ -1593,6 +1604,231 @@ for (const [label, slug, skew] of [['exact', 'exact', 0], ['5 min ahead', 'ahead
       assert.deepEqual(errors, []);
     } finally {
       await player.close();
+    }
+  });
+}
+
+// ---------- issue 29: accounts (claim, sign-in, sessions, close 4002) ----------
+
+/** Expected texts of the account screens per language (web/js/i18n). */
+const ACCOUNT_TEXTS = {
+  en: {
+    rules: '8 to 128 characters: letters of any script, digits, spaces or symbols.',
+    badCredentials: 'Wrong username or password.',
+    signedOut: 'You were signed out on this device: from another device, by a password change, or the session expired. Sign in again.',
+    connSignedOut: 'Signed out on this device',
+    thisDevice: 'This device',
+    oneDone: 'That session is signed out.',
+    deleted: 'Your account was deleted.',
+    guestWarning: 'Signing in replaces this guest on this device. The guest’s progress (ratings and matches) stays with the guest: claim it first if you want to keep it.',
+    deleteConfirm: 'Delete your account for good? This cannot be undone.',
+  },
+  bn: {
+    rules: '৮ থেকে ১২৮টি অক্ষর: যেকোনো লিপির বর্ণ, সংখ্যা, ফাঁকা জায়গা বা চিহ্ন।',
+    badCredentials: 'ব্যবহারকারীর নাম বা পাসওয়ার্ড ভুল।',
+    signedOut: 'এই ডিভাইসে আপনাকে বের করে দেওয়া হয়েছে: অন্য ডিভাইস থেকে, পাসওয়ার্ড বদলানোর ফলে, অথবা সেশনের মেয়াদ শেষ হওয়ায়। আবার ঢুকুন।',
+    connSignedOut: 'এই ডিভাইস থেকে বের করা হয়েছে',
+    thisDevice: 'এই ডিভাইস',
+    oneDone: 'সেই সেশন থেকে বের করে দেওয়া হয়েছে।',
+    deleted: 'আপনার অ্যাকাউন্ট মুছে ফেলা হয়েছে।',
+    guestWarning: 'ঢুকলে এই ডিভাইসে এই অতিথির জায়গা নেবে অ্যাকাউন্টটি। অতিথির অগ্রগতি (রেটিং ও ম্যাচ) অতিথির কাছেই থেকে যাবে: রাখতে চাইলে আগে সেটি স্থায়ী করুন।',
+    deleteConfirm: 'আপনার অ্যাকাউন্ট চিরতরে মুছে ফেলবেন? এটি আর ফেরানো যাবে না।',
+  },
+  hi: {
+    rules: '8 से 128 अक्षर: किसी भी लिपि के अक्षर, अंक, खाली जगह या चिह्न।',
+    badCredentials: 'उपयोगकर्ता नाम या पासवर्ड गलत है।',
+    signedOut: 'इस डिवाइस पर आपको बाहर कर दिया गया: किसी दूसरे डिवाइस से, पासवर्ड बदलने से, या सत्र की अवधि ख़त्म होने से। फिर से प्रवेश करें।',
+    connSignedOut: 'इस डिवाइस से बाहर किया गया',
+    thisDevice: 'यह डिवाइस',
+    oneDone: 'उस सत्र से बाहर कर दिया गया।',
+    deleted: 'आपका खाता मिटा दिया गया है।',
+    guestWarning: 'प्रवेश करने पर इस डिवाइस पर यह मेहमान हट जाएगा। मेहमान की प्रगति (रेटिंग और मैच) मेहमान के पास ही रहेगी: उसे रखना हो तो पहले उसे पक्का करें।',
+    deleteConfirm: 'अपना खाता हमेशा के लिए मिटाएँ? यह वापस नहीं हो सकता।',
+  },
+};
+
+/** Records every WebSocket the page opens and the close code of each (an init script). */
+async function recordSocketCloses(page) {
+  await page.addInitScript(() => {
+    const Real = window.WebSocket;
+    window.__sockets = [];
+    window.WebSocket = class extends Real {
+      constructor(...args) {
+        super(...args);
+        const rec = { opened: Date.now(), code: null, closed: null };
+        window.__sockets.push(rec);
+        this.addEventListener('close', (e) => Object.assign(rec, { code: e.code, closed: Date.now() }));
+      }
+    };
+  });
+}
+
+/** The account screen's checks: autocomplete and labels of every field of the visible forms. */
+async function assertAccountFields(page, where) {
+  const fields = await page.$$eval('#screen-account input:not([hidden]), #screen-signin input', (inputs) => inputs.filter((i) => i.offsetParent).map((i) => ({
+    id: i.id,
+    type: i.type,
+    autocomplete: i.getAttribute('autocomplete'),
+    label: i.labels?.[0]?.textContent.trim() ?? '',
+  })));
+  for (const f of fields) {
+    assert.ok(f.label, `${where}: #${f.id} has a label`);
+    if (f.type === 'password') assert.match(f.autocomplete, /^(current-password|new-password)$/, `${where}: #${f.id} autocomplete`);
+    if (/username/.test(f.id)) assert.equal(f.autocomplete, 'username', `${where}: #${f.id} autocomplete`);
+  }
+  return fields;
+}
+
+for (const [lang, locale, guestName, username] of [['en', 'en-GB', 'Claimer', 'Amara'], ['bn', 'bn-BD', 'দাবিদার', 'অমলা'], ['hi', 'hi-IN', 'दावेदार', 'अमला']]) {
+  test(`${lang} at 390×844: a guest claims its account, a new browser signs in as it (same player), the other session signed out closes its socket (4002), a wrong password is refused`, { skip: SKIP, timeout: 90_000 }, async () => {
+    await mkdir(ART, { recursive: true });
+    const errors = [];
+    const T = ACCOUNT_TEXTS[lang];
+    const password = { en: 'correct horse battery', bn: 'সঠিক ঘোড়া ব্যাটারি', hi: 'सही घोड़ा बैटरी' }[lang];
+    const words = async (page, where) => {
+      if (lang !== 'en') assert.deepEqual(await foreignWords(page, lang), [], `${lang} ${where}: words in another language`);
+    };
+    const a = await openBrowser(`acct-a-${lang}`, errors, { locale });
+    let b = null;
+    try {
+      // (a) A guest with a history (a match against bots, left at once: the bots end
+      // it) opens the account screen from the header and claims its player.
+      await signIn(a.page, guestName);
+      const dialogs = [];
+      a.page.on('dialog', (d) => {
+        dialogs.push(d.message());
+        d.accept();
+      });
+      await a.page.tap('#lobby-create-btn');
+      await a.page.waitForSelector('#lobby-box:not([hidden])');
+      await a.page.tap('#lobby-start');
+      await a.page.waitForSelector('#screen-match:not([hidden]) #leave-match:not([hidden])', { timeout: 15000 });
+      await a.page.tap('#leave-match');
+      await a.page.waitForSelector('#screen-home:not([hidden])');
+      await a.page.waitForSelector('#my-matches a', { timeout: 8000 });
+      const guest = await a.page.evaluate(() => ({ ...window.ludo.session }));
+      await a.page.tap('#account-link');
+      await a.page.waitForSelector('#screen-account:not([hidden]) #acct-claim:not([hidden])');
+      assert.ok(await a.page.isHidden('#acct-sessions'), 'a guest has no sessions card');
+      assert.equal(await a.page.textContent('#claim-password-rules'), T.rules, 'the password rules are shown');
+      assert.ok(!(await a.page.isHidden('#acct-login-warn')), 'the sign-in form warns that the guest stays behind');
+      await assertAccountFields(a.page, `${lang} guest account screen`);
+      await checkScreen(a.page, `${lang}-account-01-guest`, { axe: true });
+      await words(a.page, 'guest account screen');
+      await a.page.fill('#claim-username', username);
+      await a.page.fill('#claim-password', password);
+      await a.page.tap('#claim-form button[type=submit]');
+      await a.page.waitForSelector('#acct-sessions:not([hidden])', { timeout: 8000 });
+      assert.equal(await a.page.textContent('#account-username'), username);
+      assert.ok(await a.page.isHidden('#acct-claim'), 'no claim form once claimed');
+      await a.page.waitForFunction(() => document.querySelectorAll('#sessions-list li').length === 1, null, { timeout: 5000 });
+      assert.equal(await a.page.evaluate(() => window.ludo.session.username), username, 'the stored session knows the username');
+      await assertAccountFields(a.page, `${lang} account screen`);
+      await checkScreen(a.page, `${lang}-account-02-claimed`, { axe: true });
+      await words(a.page, 'claimed account screen');
+
+      // A new browser (fresh storage): (c) a wrong password shows the translated
+      // bad_credentials message; then the right one signs in as the same player.
+      b = await openBrowser(`acct-b-${lang}`, errors, { locale });
+      await recordSocketCloses(b.page);
+      await b.page.goto(BASE);
+      await b.page.waitForSelector('#screen-signin:not([hidden])');
+      await assertAccountFields(b.page, `${lang} sign-in screen`);
+      await b.page.fill('#login-username', username);
+      await b.page.fill('#login-password', `${password}!`);
+      await b.page.tap('#login-form button[type=submit]');
+      await b.page.waitForFunction((text) => document.querySelector('#login-error').textContent === text, T.badCredentials, { timeout: 8000 });
+      assert.equal(await b.page.evaluate(() => localStorage.getItem('ludo.session')), null, 'nothing stored after a refused sign-in');
+      // The browser logs the refused request (HTTP 401) itself: that one is expected.
+      const refused = errors.findIndex((e) => e.startsWith(`acct-b-${lang} console:`) && e.includes('status of 401'));
+      if (refused >= 0) errors.splice(refused, 1);
+      await checkScreen(b.page, `${lang}-account-03-bad-credentials`, { axe: true });
+      await words(b.page, 'bad credentials');
+      await b.page.fill('#login-password', password);
+      await b.page.tap('#login-form button[type=submit]');
+      await b.page.waitForSelector('#screen-home:not([hidden])', { timeout: 8000 });
+      await b.page.waitForSelector('#conn-status.ok');
+      const signedIn = await b.page.evaluate(() => ({ ...window.ludo.session }));
+      assert.equal(signedIn.player_id, guest.player_id, 'the same player_id');
+      assert.equal(signedIn.name, guestName, 'the same name');
+      assert.equal(signedIn.username, username);
+      assert.notEqual(signedIn.token, guest.token, 'a session of its own');
+      assert.equal(await b.page.textContent('#who-name'), guestName);
+      // The same ratings and matches on both home screens.
+      await a.page.evaluate(() => { location.hash = '#/'; });
+      for (const p of [a.page, b.page]) await p.waitForFunction(() => document.querySelector('#my-rating').textContent && document.querySelector('#my-matches a'), null, { timeout: 8000 });
+      for (const sel of ['#my-rating', '#my-matches']) assert.equal(await b.page.textContent(sel), await a.page.textContent(sel), `${sel} the same`);
+      assert.equal(await b.page.getAttribute('#my-matches a', 'href'), await a.page.getAttribute('#my-matches a', 'href'), "the guest's match is in the account's history");
+      await checkScreen(b.page, `${lang}-account-04-signed-in-home`, { axe: true });
+
+      // (b) A's sessions list shows both, this device marked; A signs out the other.
+      await a.page.tap('#account-link');
+      await a.page.waitForFunction(() => document.querySelectorAll('#sessions-list li').length === 2, null, { timeout: 8000 });
+      const rows = await a.page.$$eval('#sessions-list li', (lis) => lis.map((li) => ({ current: li.dataset.current, badge: li.querySelector('.badge')?.textContent ?? null, times: li.querySelector('.session-times').textContent, button: !!li.querySelector('button.session-signout'), client: li.querySelector('.session-client').textContent })));
+      assert.deepEqual(rows.map((r) => r.current).sort(), ['false', 'true']);
+      for (const r of rows) {
+        assert.equal(r.badge, r.current === 'true' ? T.thisDevice : null, 'the "this device" mark');
+        assert.equal(r.button, r.current === 'false', 'a sign-out button on the other session');
+        assert.match(r.client, /^web\/1/, 'the client string of its hello');
+      }
+      await checkScreen(a.page, `${lang}-account-05-sessions`, { axe: true });
+      await words(a.page, 'sessions');
+      const opened = await b.page.evaluate(() => window.__sockets.length);
+      const t0 = Date.now();
+      await a.page.tap('#sessions-list li[data-current="false"] button.session-signout');
+      await b.page.waitForSelector('#screen-signin:not([hidden])', { timeout: 5000 });
+      const ms = Date.now() - t0;
+      assert.equal(await b.page.textContent('#signin-notice'), T.signedOut);
+      assert.equal(await b.page.textContent('#conn-status'), T.connSignedOut);
+      assert.equal(await b.page.evaluate(() => localStorage.getItem('ludo.session')), null, 'the token is dropped');
+      assert.equal(await b.page.evaluate(() => window.__sockets.at(-1).code), 4002, 'closed with 4002');
+      await a.page.waitForFunction((text) => document.querySelector('#sessions-ok').textContent === text && document.querySelectorAll('#sessions-list li').length === 1, T.oneDone, { timeout: 5000 });
+      // No reconnect on 4002.
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(await b.page.evaluate(() => window.__sockets.length), opened, 'no new socket after 4002');
+      await checkScreen(b.page, `${lang}-account-06-signed-out`, { axe: true });
+      await words(b.page, 'signed out');
+      console.log(`[${now()}] ${lang}: the other session's page showed the sign-in screen ${ms} ms after the tap`);
+
+      // The signed-out browser plays as a new guest, then signs in to the account
+      // from the guest's account screen (warned that the guest stays behind): the
+      // stored token is the new session's, the player the account's.
+      await b.page.fill('#signin-name', `${guestName}2`);
+      await b.page.tap('#signin-form button[type=submit]');
+      await b.page.waitForSelector('#conn-status.ok');
+      assert.equal(await b.page.textContent('#signin-notice'), '', 'the message is gone once signed in');
+      const guest2 = await b.page.evaluate(() => ({ ...window.ludo.session }));
+      await b.page.tap('#account-link');
+      await b.page.waitForSelector('#screen-account:not([hidden]) #acct-login:not([hidden])');
+      assert.equal(await b.page.textContent('#acct-login-warn'), T.guestWarning);
+      await b.page.fill('#acct-login-username', username);
+      await b.page.fill('#acct-login-password', password);
+      await checkScreen(b.page, `${lang}-account-07-guest-signs-in`, { axe: true });
+      await words(b.page, 'guest signs in');
+      await b.page.tap('#acct-login-form button[type=submit]');
+      await b.page.waitForSelector('#screen-home:not([hidden])', { timeout: 8000 });
+      await b.page.waitForSelector('#conn-status.ok');
+      const stored = await b.page.evaluate(() => JSON.parse(localStorage.getItem('ludo.session')));
+      assert.equal(stored.player_id, guest.player_id, 'the account, not the guest');
+      assert.notEqual(stored.player_id, guest2.player_id);
+      assert.notEqual(stored.token, guest2.token, "the guest's token is replaced");
+      assert.equal(stored.username, username);
+
+      // A deletes the account (password, confirmation): back to the sign-in screen;
+      // the other browser's session goes with it (4002).
+      await a.page.fill('#delete-password', password);
+      await a.page.tap('#delete-form button[type=submit]');
+      await a.page.waitForSelector('#screen-signin:not([hidden])', { timeout: 8000 });
+      assert.equal(await a.page.textContent('#signin-notice'), T.deleted);
+      assert.equal(dialogs.at(-1), T.deleteConfirm, 'the deletion asked for a confirmation');
+      await checkScreen(a.page, `${lang}-account-08-deleted`, { axe: true });
+      await b.page.waitForSelector('#screen-signin:not([hidden])', { timeout: 5000 });
+      assert.equal(await b.page.textContent('#signin-notice'), T.signedOut);
+      assert.equal(await b.page.evaluate(() => window.__sockets.at(-1).code), 4002, 'closed with 4002');
+      assert.deepEqual(errors, [], 'no script errors in the pages');
+    } finally {
+      await a.close();
+      await b?.close();
     }
   });
 }

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { MESSAGES, pickLanguage, setLanguage, t, clock, num, errorMessage, loadAll } from '../js/i18n.js';
+import { MESSAGES, pickLanguage, setLanguage, t, clock, num, errorMessage, loadAll, seatShownName } from '../js/i18n.js';
 
 await loadAll();
 
@@ -108,4 +108,20 @@ test('numbers, plurals and clocks are formatted with Intl for the language', asy
   assert.equal(t('mode.clash'), 'भिड़ंत');
   assert.equal(t('piece.royal'), 'शाही');
   await setLanguage('en', { remember: false });
+});
+
+test('accounts: a deleted player\'s seat (name "") is "deleted player"; the account texts take Intl numbers', async () => {
+  const want = { en: 'deleted player', bn: 'মুছে ফেলা খেলোয়াড়', hi: 'मिटाया गया खिलाड़ी' };
+  for (const l of LANGS) {
+    await setLanguage(l, { remember: false });
+    assert.equal(seatShownName({ seat: 'red', name: '', bot: false }), want[l], l);
+    assert.equal(seatShownName({ seat: 'red', name: 'Ada', bot: false }), 'Ada', l);
+  }
+  await setLanguage('bn', { remember: false });
+  assert.equal(t('account.passwordRules', { min: 8, max: 128 }), '৮ থেকে ১২৮টি অক্ষর: যেকোনো লিপির বর্ণ, সংখ্যা, ফাঁকা জায়গা বা চিহ্ন।');
+  assert.equal(t('account.tooMany', { n: 30 }), 'অনেক বেশি চেষ্টা হয়েছে: ৩০ সেকেন্ড পরে আবার চেষ্টা করুন।');
+  await setLanguage('en', { remember: false });
+  assert.equal(t('account.tooMany', { n: 1 }), 'Too many attempts: try again in 1 second.');
+  assert.equal(t('password.done', { n: 2 }), 'Password changed; 2 other sessions were signed out.');
+  assert.equal(errorMessage('bad_credentials'), 'Wrong username or password.');
 });

@@ -30,7 +30,9 @@ const OPEN = 1;
 /**
  * One logical connection to the server (see [`connect`]). Reconnects on its own
  * until [`close`] (or until the server replaces it with another socket of the same
- * player, close code 4000: then status `replaced`, no reconnect).
+ * player, close code 4000: then status `replaced`, no reconnect; or until its
+ * session is signed out, expires or its account is deleted, close code 4002: then
+ * status `signed_out`, no reconnect: the token is dead, drop it and sign in again).
  */
 export class LudoClient {
     url;
@@ -264,6 +266,16 @@ export class LudoClient {
                 // session back from it (proto/README.md §2).
                 this.closed = true;
                 this.emit('status', 'replaced');
+                return;
+            }
+            if (ev.code === 4002) {
+                // Signed out (this session, from another device, a password change, an
+                // expiry or a deleted account): the token will never work again.
+                this.closed = true;
+                const first = this.firstWelcome;
+                this.firstWelcome = null;
+                first?.reject(new LudoError('not_authenticated', 'signed out'));
+                this.emit('status', 'signed_out');
                 return;
             }
             this.scheduleReconnect();

@@ -7,22 +7,38 @@ export class RestError extends Error {
     status;
     /** `error.code` of the body (proto/error_codes.json, `rest`), when it had one. */
     code;
-    constructor(status, code, message) {
+    /** Seconds to wait before trying again (the `Retry-After` header of a 429 or 503), when sent. */
+    retryAfterS;
+    constructor(status, code, message, retryAfterS) {
         super(message);
         this.name = 'RestError';
         this.status = status;
         this.code = code;
+        this.retryAfterS = retryAfterS;
     }
 }
-/** The REST API under `baseUrl` (`http://HOST` or `https://HOST`, no trailing slash). */
-export class Rest {
+/** `Retry-After` in seconds (delta-seconds or an HTTP date), or undefined. */
+function retryAfter(value) {
+    if (!value)
+        return undefined;
+    if (/^\d+$/.test(value.trim()))
+        return Number(value.trim());
+    const at = Date.parse(value);
+    return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+/**
+ * What [`Rest`] and [`Accounts`] share: the base URL, the bearer token and one JSON
+ * call that throws a [`RestError`] on a non-2xx answer.
+ */
+export class RestBase {
     baseUrl;
     f;
-    /** Bearer token for calls that need one; set it after [`createGuest`]. */
+    /** Bearer token for calls that need one; set it after [`Rest.createGuest`] or [`Accounts.signIn`]. */
     token;
     constructor(baseUrl, options = {}) {
         this.baseUrl = baseUrl;
-        this.f = options.fetch ?? fetch;
+        // The global fetch, called unbound (a browser refuses `fetch` called on another object).
+        this.f = options.fetch ?? ((input, init) => fetch(input, init));
         this.token = options.token;
     }
     async call(path, init = {}) {
@@ -46,10 +62,13 @@ export class Rest {
         }
         if (!res.ok) {
             const err = data?.error;
-            throw new RestError(res.status, err?.code, err?.message ?? (text || `HTTP ${res.status}`));
+            throw new RestError(res.status, err?.code, err?.message ?? (text || `HTTP ${res.status}`), retryAfter(res.headers.get('retry-after')));
         }
         return data;
     }
+}
+/** The REST API under `baseUrl` (`http://HOST` or `https://HOST`, no trailing slash). */
+export class Rest extends RestBase {
     /** `POST /api/v1/guests`: a new guest (`player_id`, `token`); also sets [`token`]. */
     async createGuest(name) {
         const g = await this.call('/api/v1/guests', { method: 'POST', body: { name } });
