@@ -665,7 +665,7 @@ async fn applied_plans_are_never_rate_limited_refused_ones_are() {
 }
 
 /// A spectator on a slow link (issue 37.5): it reads 2 KB per second (a 4 KB
-/// receive buffer) of a match that plays 100 rounds at full speed (≈ 800 frames,
+/// receive buffer) of a match that plays 100 rounds at full speed (≈ 800 frames, at least 200,
 /// minutes of reading at that rate). With `--max-lag-ms` 2000 the server resets its
 /// socket (close code 4001 where the frame gets through) once a lag probe is
 /// 2 s unanswered, dropping the backlog: the spectator sees the socket end within
@@ -774,7 +774,9 @@ async fn a_spectator_too_far_behind_is_closed_to_resync_and_gets_a_snapshot() {
         }
     };
     let ((), live_seq) = tokio::join!(host_plays, fast_reads);
-    assert!(live_seq > 700, "100 rounds: {live_seq} frames");
+    // At least the host's 100 turns, a `turn_started` and a `turn_resolved` each
+    // (about 800 frames while every bot still plays; fewer once bots finish).
+    assert!(live_seq > 200, "100 rounds: {live_seq} frames");
     // The host and the fast spectator keep reading (answering the probes) until
     // the slow one's socket ends.
     let (code, after) = tokio::time::timeout(STEP * 2, async {
