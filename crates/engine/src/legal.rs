@@ -450,3 +450,53 @@ fn sub_multisets(counts: &[u8; 6]) -> Vec<Vec<u8>> {
     all.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
     all
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An `RngCore` that returns the given `u32`s in order (then 0s).
+    struct Seq(Vec<u32>);
+
+    impl RngCore for Seq {
+        fn next_u32(&mut self) -> u32 {
+            if self.0.is_empty() {
+                0
+            } else {
+                self.0.remove(0)
+            }
+        }
+        fn next_u64(&mut self) -> u64 {
+            self.next_u32() as u64
+        }
+        fn fill_bytes(&mut self, dst: &mut [u8]) {
+            dst.fill(0);
+        }
+    }
+
+    /// `coin` is the low bit of one `u32`: true exactly when it is 1 (random plans,
+    /// rule 4.5, draw each choice with it).
+    #[test]
+    fn coin_is_the_low_bit() {
+        let mut rng = Seq(vec![0, 1, 2, 3, u32::MAX - 1, u32::MAX]);
+        let got: Vec<bool> = (0..6).map(|_| coin(&mut rng)).collect();
+        assert_eq!(got, [false, true, false, true, false, true]);
+    }
+
+    /// `below(n)` rejects the draws at or above the largest multiple of `n` that
+    /// fits (`u32::MAX - u32::MAX % n`, here 4 294 967 292 for n = 6) so that every
+    /// value 0..n is equally likely, and returns the first accepted draw mod `n`.
+    #[test]
+    fn below_rejects_the_draws_past_the_last_whole_multiple() {
+        let zone = u32::MAX - u32::MAX % 6;
+        assert_eq!(zone, 4_294_967_292);
+        // The first draw at or above the zone is rejected: 7 % 6 = 1.
+        assert_eq!(below(&mut Seq(vec![zone, 7]), 6), 1);
+        assert_eq!(below(&mut Seq(vec![u32::MAX, zone, 8]), 6), 2);
+        // The last draw below the zone is accepted: 4 294 967 291 % 6 = 5.
+        assert_eq!(below(&mut Seq(vec![zone - 1, 7]), 6), 5);
+        assert_eq!(below(&mut Seq(vec![13]), 6), 1);
+        // u32::MAX % 3 == 0, so the zone is u32::MAX itself: 4 294 967 294 % 3 = 2.
+        assert_eq!(below(&mut Seq(vec![u32::MAX - 1]), 3), 2);
+    }
+}

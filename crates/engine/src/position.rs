@@ -609,3 +609,70 @@ impl JsonSchema for Position {
         Setup::json_schema(g)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rule 4.1: a roll store is empty exactly when it holds no roll: a fresh store
+    /// and a store whose one roll was removed are empty, a store holding a roll is not.
+    #[test]
+    fn roll_store_is_empty_only_without_rolls() {
+        let mut s = RollStore::default();
+        assert!(s.is_empty());
+        assert!(s.push(4, MAX_ROLL_STORE));
+        assert!(!s.is_empty());
+        assert_eq!(s.len(), 1);
+        assert!(s.remove(4));
+        assert!(s.is_empty());
+    }
+
+    /// §11 notation: a roll store holds at most `MAX_ROLL_STORE` (32) rolls, so 32
+    /// rolls validate and 33 are `TooManyRolls { count: 33 }`.
+    #[test]
+    fn setup_takes_32_rolls_and_refuses_33() {
+        let setup = |n: usize| Setup {
+            mode: Mode::Clash,
+            to_move: Some(Seat::Green),
+            seats: [(
+                Seat::Green,
+                SeatSetup {
+                    rolls: vec![3; n],
+                    ..SeatSetup::default()
+                },
+            )]
+            .into_iter()
+            .collect(),
+        };
+        let pos = Position::from_setup(&setup(32)).unwrap();
+        assert_eq!(pos.seat(Seat::Green).rolls.len(), 32);
+        assert_eq!(
+            Position::from_setup(&setup(33)),
+            Err(PositionError::TooManyRolls {
+                seat: Seat::Green,
+                count: 33
+            })
+        );
+    }
+
+    /// §11: a `Position`'s JSON schema is the `Setup` notation's: an object with
+    /// `mode` (required), `to_move` and `seats`, and no other field.
+    #[test]
+    fn position_schema_is_the_setup_notation() {
+        let schema = schemars::schema_for!(Position);
+        let props: Vec<&str> = schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+            .expect("properties")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(props, ["mode", "seats", "to_move"]);
+        assert_eq!(schema.get("required"), Some(&serde_json::json!(["mode"])));
+        assert_eq!(
+            schema.get("additionalProperties"),
+            Some(&serde_json::json!(false))
+        );
+        assert_eq!(Position::schema_name(), "Position");
+    }
+}

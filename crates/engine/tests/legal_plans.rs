@@ -8,9 +8,11 @@
 //! 1..=`royal_max_steps` first or last (rules 4.3, 5.1); a plan that moves something
 //! comes in two directions.
 
-use engine::legal::{count_legal_plans, legal_plans};
+use engine::legal::{count_legal_plans, legal_plans, movable_guardians, random_plan};
 use engine::{Direction, Location, PieceId, Plan, Position, RuleSet, Seat};
 use proptest::prelude::*;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
 use std::collections::BTreeSet;
 
 fn pos(json: &str) -> Position {
@@ -116,6 +118,85 @@ fn full_store_count_is_14_343_749() {
         "pieces":{"G1":"ring:1","G2":"ring:2","G3":"ring:3","G4":"ring:4","R":"ring:5"},
         "rolls":[1,2,3,4,5,6,1,2,3]}}}"#);
     assert_eq!(count_legal_plans(&p, &rules), 14_343_749);
+}
+
+/// Rules 4.3, 4.5: the guardians a plan may move are those on the ring or in the
+/// home path, plus each guardian in the Yard that the plan exits (bit `i` of
+/// `exited` for guardian `i`); a guardian in the Yard that is not exited, or at Home,
+/// may not move. Blue: G1, G2 in the Yard, G3 on ring 30, G4 at Home.
+#[test]
+fn movable_guardians_are_on_the_board_or_exited() {
+    let p = pos(r#"{"mode":"clash","to_move":"blue","seats":{"blue":{
+        "pieces":{"G1":"yard","G2":"yard","G3":"ring:30","G4":"home","R":"ring:2"}}}}"#);
+    use PieceId::{G1, G2, G3};
+    assert_eq!(movable_guardians(&p, 0b0000), [G3]);
+    assert_eq!(movable_guardians(&p, 0b0001), [G1, G3]);
+    assert_eq!(movable_guardians(&p, 0b0010), [G2, G3]);
+    assert_eq!(movable_guardians(&p, 0b0011), [G1, G2, G3]);
+    // Rule 4.7: nobody to move, nobody movable.
+    let over = pos(r#"{"mode":"clash","to_move":null}"#);
+    assert_eq!(movable_guardians(&over, 0b1111), []);
+}
+
+/// `random_plan` (rule 4.5) draws every choice both ways: from a fixed seed, 400
+/// draws on a position where every choice is open (G1, G2 in the Yard with 2 exit
+/// credits, G3 on the ring, the royal on the ring, rolls [2, 5]) are all legal and
+/// include both directions, each exit taken and not, each roll given to each movable
+/// guardian and left unused, the royal moved and not, first and last, by 1 and by 8.
+#[test]
+fn random_plans_take_every_choice_both_ways() {
+    let rules = RuleSet::default();
+    let p = pos(r#"{"mode":"clash","to_move":"green","seats":{"green":{
+        "pieces":{"G1":"yard","G2":"yard","G3":"ring:30","G4":"home","R":"ring:2"},
+        "rolls":[2,5],"exit_credits":2}}}"#);
+    let mut rng = ChaCha20Rng::seed_from_u64(38);
+    let mut seen = BTreeSet::new();
+    for _ in 0..400 {
+        let plan = random_plan(&p, &rules, &mut rng);
+        assert!(p.validate(&rules, &plan).is_ok(), "{plan:?} is not legal");
+        seen.insert(format!("{:?}", plan.direction));
+        for g in ["G1", "G2"] {
+            let exited = plan.exits.iter().any(|e| e == g);
+            seen.insert(format!("{g} exited {exited}"));
+        }
+        for v in [2, 5] {
+            let to = PieceId::GUARDIANS
+                .into_iter()
+                .find(|g| plan.moves.get(g.name()).is_some_and(|r| r.contains(&v)));
+            seen.insert(format!("{v} to {to:?}"));
+        }
+        match plan.royal {
+            Some(s) => {
+                seen.insert(format!("royal first {}", plan.royal_first));
+                seen.insert(format!("royal {s}"));
+            }
+            None => {
+                seen.insert("royal stays".into());
+            }
+        }
+    }
+    let mut want = vec![
+        "Forward".to_string(),
+        "Backward".into(),
+        "royal stays".into(),
+        "royal first true".into(),
+        "royal first false".into(),
+        "royal 1".into(),
+        "royal 8".into(),
+    ];
+    for g in ["G1", "G2"] {
+        want.push(format!("{g} exited true"));
+        want.push(format!("{g} exited false"));
+    }
+    for v in [2, 5] {
+        want.push(format!("{v} to None"));
+        for g in ["G1", "G2", "G3"] {
+            want.push(format!("{v} to Some({g})"));
+        }
+    }
+    for w in &want {
+        assert!(seen.contains(w), "no draw had {w}: {seen:?}");
+    }
 }
 
 /// A location for the generated positions.

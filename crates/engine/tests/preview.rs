@@ -226,3 +226,35 @@ fn legal_moves_are_exactly_the_single_piece_additions() {
         "some listed moves cost points (rule 6): {penalised}"
     );
 }
+
+/// Rules 4.3, 3.5, 8.5: with the royal on the ring and not moved by the plan,
+/// `legal_moves` lists the royal by every step count 1..=`royal_max_steps` (8), each
+/// with where it ends and what it scores. Green's royal on ring 2, forward, nothing
+/// else on the board: by `s` steps it ends on ring `2 + s`; from 5 steps on it reaches
+/// the fort on ring 7 and scores the royal's fort points, 40. A royal at Home
+/// (rule 3.5) is never listed.
+#[test]
+fn legal_moves_list_the_royal_by_each_step_count() {
+    let rules = RuleSet::default();
+    let pos = engine::Position::from_json(
+        r#"{"mode":"clash","to_move":"green","seats":{"green":{"pieces":{"R":"ring:2"}}}}"#,
+    )
+    .unwrap();
+    let want: Vec<LegalMove> = (1..=8u8)
+        .map(|s| LegalMove {
+            piece: PieceId::R,
+            exit: false,
+            rolls: Vec::new(),
+            steps: s,
+            to: Location::Ring(2 + s),
+            points: if s >= 5 { 40 } else { 0 },
+        })
+        .collect();
+    assert_eq!(legal_moves(&pos, &rules, &Plan::pass()).unwrap(), want);
+
+    let home = engine::Position::from_json(
+        r#"{"mode":"clash","to_move":"green","seats":{"green":{"pieces":{"R":"home"}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(legal_moves(&home, &rules, &Plan::pass()).unwrap(), []);
+}
