@@ -1095,6 +1095,10 @@ impl Session {
         let Some((player, session)) = self.authenticate(&h, req).await else {
             return;
         };
+        // Read before the socket is registered: from registration on, a room resuming
+        // here may send it a snapshot, and nothing may await between registration
+        // and the `welcome`, which comes first.
+        let active = self.active_matches(player.id).await;
         let signed_in_ms = self.state.clock().now_ms();
         self.state
             .registries()
@@ -1104,7 +1108,6 @@ impl Session {
         if let Some(c) = self.state.cluster() {
             c.announce_hello(player.id, signed_in_ms);
         }
-        let active = self.active_matches(player.id).await;
         if !active.is_empty() || self.state.presence().get(player.id) == Some(Busy::Lobby) {
             self.share.release();
         }
