@@ -57,8 +57,7 @@ const TOUCH: &str = "UPDATE sessions SET last_used_at = $2 WHERE id = $1";
 const TOUCH_CLIENT: &str = "UPDATE sessions SET last_used_at = $2, client = $3 WHERE id = $1";
 const DELETE_SESSION: &str = "DELETE FROM sessions WHERE id = $1 AND player_id = $2";
 const DELETE_ONE: &str = "DELETE FROM sessions WHERE id = $1";
-const IDS_OF_OTHERS: &str = "SELECT id FROM sessions WHERE player_id = $1 AND id <> $2";
-const DELETE_OTHERS: &str = "DELETE FROM sessions WHERE player_id = $1 AND id <> $2";
+const DELETE_OTHERS: &str = "DELETE FROM sessions WHERE player_id = $1 AND id <> $2 RETURNING id";
 const CLAIM: &str = "UPDATE players SET username = $2, username_key = $3, password_hash = $4 \
     WHERE id = $1 AND username_key IS NULL AND deleted_at IS NULL";
 const CREDENTIALS: &str = "SELECT id, password_hash FROM players \
@@ -200,17 +199,11 @@ impl Store {
         player: Uuid,
         keep: Uuid,
     ) -> Result<Vec<Uuid>, StoreError> {
-        Ok(with_pool!(self, pool => async {
-            let mut tx = pool.begin().await?;
-            let ids: Vec<Uuid> = sqlx::query_scalar(IDS_OF_OTHERS)
-                .bind(player)
-                .bind(keep)
-                .fetch_all(&mut *tx)
-                .await?;
-            sqlx::query(DELETE_OTHERS).bind(player).bind(keep).execute(&mut *tx).await.map(|_| ())?;
-            tx.commit().await.map(|()| ids)
-        }
-        .await)?)
+        Ok(with_pool!(self, pool => sqlx::query_scalar(DELETE_OTHERS)
+            .bind(player)
+            .bind(keep)
+            .fetch_all(pool)
+            .await)?)
     }
 
     /// Makes guest `player` an account: `username` as shown, `username_key` its case
@@ -286,12 +279,11 @@ impl Store {
             if n != 1 {
                 return Ok(None);
             }
-            let ids: Vec<Uuid> = sqlx::query_scalar(IDS_OF_OTHERS)
+            let ids: Vec<Uuid> = sqlx::query_scalar(DELETE_OTHERS)
                 .bind(player)
                 .bind(keep)
                 .fetch_all(&mut *tx)
                 .await?;
-            sqlx::query(DELETE_OTHERS).bind(player).bind(keep).execute(&mut *tx).await.map(|_| ())?;
             tx.commit().await.map(|()| Some(ids))
         }
         .await);
