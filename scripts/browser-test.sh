@@ -45,8 +45,15 @@ cleanup() {
 trap cleanup EXIT
 
 # Short clocks: 6 s turns, a 60 s match; bots answer at once, quick play fills at once.
-# Only the test's own traffic reaches this server (127.0.0.1).
+# Only the test's own traffic reaches this server (127.0.0.1), so the per-address
+# sign-in budget is lifted: every test's password and passkey sign-ins come from it.
+# Passkeys: the pages of the passkey tests are opened on http://localhost:PORT (a
+# WebAuthn relying party id is a domain, never an IP address).
 LUDO_BIND="127.0.0.1:$PORT" \
+LUDO_WEBAUTHN_RP_ID=localhost \
+LUDO_WEBAUTHN_ORIGIN="http://localhost:$PORT" \
+LUDO_SIGN_INS_PER_MINUTE=1000 \
+LUDO_SIGN_IN_BURST=1000 \
 DATABASE_URL="sqlite://$TMP/ludo.db" \
 LUDO_WEB_DIR="$ROOT/web" \
 LUDO_TURN_SECONDS=6 \

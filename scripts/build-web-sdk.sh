@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the client SDK (sdk/, tsc) and copies its JavaScript into web/js/sdk/, the
-# copy the web client's js/net.js and js/dice.js import (no bundler: plain ES modules).
+# copy the web client's js/net.js and js/dice.js import (no bundler: plain ES modules),
+# with its type declarations (*.d.ts) beside it: `tsc -p web/tsconfig.json` checks the
+# web client's JavaScript against the SDK's wire types (scripts/sdk-test.sh).
 # The SDK's npm dependencies (@noble/hashes, @noble/ciphers: the dice check) are
 # copied from sdk/node_modules into web/js/vendor/ (only the files it imports, with
 # their LICENSE), and the copy's bare imports of them are rewritten to relative paths
@@ -19,10 +21,10 @@ if [ "${1:-}" = "--check" ]; then
   OUT=$TMP/sdk
   VENDOR=$TMP/vendor
 fi
-rm -rf "$OUT"/*.js "$OUT"/generated "$VENDOR"
+rm -rf "$OUT"/*.js "$OUT"/*.d.ts "$OUT"/generated "$VENDOR"
 mkdir -p "$OUT/generated" "$VENDOR"
-cp sdk/dist/*.js "$OUT/"
-cp sdk/dist/generated/*.js "$OUT/generated/"
+cp sdk/dist/*.js sdk/dist/*.d.ts "$OUT/"
+cp sdk/dist/generated/*.js sdk/dist/generated/*.d.ts "$OUT/generated/"
 node scripts/web-vendor.mjs "$OUT" "$VENDOR"
 if [ "${1:-}" = "--check" ]; then
   stale=0

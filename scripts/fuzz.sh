@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the protocol decoding fuzz target (crates/protocol/fuzz, libFuzzer) for a
-# bounded time: `bash scripts/fuzz.sh [seconds]` (default 60). It needs a nightly
-# toolchain (`rustup toolchain list`), as libFuzzer's coverage instrumentation does;
+# Runs the fuzz targets (libFuzzer) for a bounded time each: `bash scripts/fuzz.sh
+# [seconds]` (default 60 per target): the protocol's decoding (crates/protocol/fuzz,
+# decode_client) and the engine's legal plans (crates/engine/fuzz, legals_are_legal).
+# It needs a nightly toolchain (`rustup toolchain list`), as libFuzzer's coverage instrumentation does;
 # the flags are cargo-fuzz's own (without AddressSanitizer: the target is safe Rust),
 # so `cargo fuzz` itself is not required. Exit status: the fuzzer's (0: no failure;
 # a crashing input is written to artifacts/fuzz/).
@@ -14,26 +15,38 @@ if ! rustup toolchain list | grep -q '^nightly'; then
 fi
 TRIPLE=$(rustc -vV | sed -n 's/^host: //p')
 TARGET="${CARGO_TARGET_DIR:-$PWD/target}/fuzz"
-RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
--Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks" \
-  CARGO_TARGET_DIR="$TARGET" \
-  cargo +nightly build --release --manifest-path crates/protocol/fuzz/Cargo.toml \
-  --bin decode_client --target "$TRIPLE"
-CORPUS=$(mktemp -d)
-trap 'rm -rf "$CORPUS"' EXIT
-# Seed the corpus with the protocol's example messages.
-cp proto/examples/client/* "$CORPUS"/
+-Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
 mkdir -p artifacts/fuzz
-LOG=artifacts/fuzz/decode_client.log
+
+# fuzz <crate dir> <target> <max_len> [seed files...]: builds and runs one target for
+# $SECS seconds; prints the summary, or the failure and its input.
+fuzz() {
+  local dir=$1 bin=$2 max_len=$3
+  shift 3
+  CARGO_TARGET_DIR="$TARGET" cargo +nightly build --release \
+    --manifest-path "$dir/fuzz/Cargo.toml" --bin "$bin" --target "$TRIPLE"
+  local corpus log status=0
+  corpus=$(mktemp -d)
+  [ "$#" -gt 0 ] && cp "$@" "$corpus"/
+  log=artifacts/fuzz/$bin.log
+  "$TARGET/$TRIPLE/release/$bin" -max_total_time="$SECS" -max_len="$max_len" \
+    -artifact_prefix="artifacts/fuzz/$bin-" -print_final_stats=1 "$corpus" >"$log" 2>&1 || status=$?
+  rm -rf "$corpus"
+  if [ "$status" -eq 0 ]; then
+    echo "$bin:"
+    grep -E '^(Done|stat::)' "$log"
+  else
+    tail -n 60 "$log" >&2
+    echo "error: the fuzz target $bin failed (exit $status); the input is in artifacts/fuzz/, the log in $log" >&2
+  fi
+  return "$status"
+}
+
 status=0
-"$TARGET/$TRIPLE/release/decode_client" -max_total_time="$SECS" -max_len=8192 \
-  -artifact_prefix=artifacts/fuzz/ -print_final_stats=1 "$CORPUS" >"$LOG" 2>&1 || status=$?
-# The fuzzer's progress lines go to the log; show the summary (or the failure).
-if [ "$status" -eq 0 ]; then
-  grep -E '^(Done|stat::)' "$LOG"
-else
-  tail -n 60 "$LOG" >&2
-  echo "error: the fuzz target failed (exit $status); the input is in artifacts/fuzz/, the log in $LOG" >&2
-fi
+# Protocol decoding, seeded with the protocol's example messages.
+fuzz crates/protocol decode_client 8192 proto/examples/client/* || status=$?
+# The engine's legal-plan enumeration against validation (rule 4.5), from bytes.
+fuzz crates/engine legals_are_legal 512 || status=$?
 exit "$status"

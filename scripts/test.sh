@@ -26,6 +26,20 @@ if ! command -v cargo-nextest >/dev/null 2>&1; then
   echo "installing cargo-nextest (crates.io)"
   cargo install cargo-nextest --locked
 fi
+# What each part needs besides cargo (each check above fails loudly when missing).
+cat <<'NEEDS'
+[test.sh] what the tests need:
+  part                                             PostgreSQL  NATS  Node  Chromium
+  engine, protocol, bot, client tests              -           -     -     -
+  store tests (contract: both backends)            yes         -     -     -
+  server integration: backends, outage, rest_api   yes         -     -     -
+  server integration: the rest (SQLite)            -           -     -     -
+  server processes: cluster                        yes         yes   -     -
+  server processes: the rest (SQLite; *_postgres,  yes         -     -     -
+    outage and readiness also PostgreSQL)
+  scripts/sdk-test.sh                              -           -     yes   -
+  scripts/browser-test.sh                          -           -     yes   yes
+NEEDS
 step() { local t0=$SECONDS; "$@"; echo "[test.sh] $(( SECONDS - t0 )) s: $*"; }
 step cargo nextest run --workspace --locked
 step cargo test --workspace --locked --doc

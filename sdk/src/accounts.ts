@@ -6,6 +6,14 @@
 // `not_claimed`, `session_not_found`, `in_match`, `not_authenticated`,
 // `rate_limited` with [`RestError.retryAfterS`], …).
 //
+// Passkeys (WebAuthn): [`Accounts.addPasskey`] and [`Accounts.signInWithPasskey`]
+// run a whole ceremony with the browser's `navigator.credentials` (or another
+// `CredentialsContainer`); the four REST steps are also callable one by one, with
+// [`creationOptions`], [`requestOptions`] and [`credentialJSON`] converting between
+// the server's JSON (bytes as base64url) and the WebAuthn API's `ArrayBuffer`s.
+// Their refusals: `invalid_credential`, `ceremony_not_found`, `passkey_not_found`,
+// `too_many_passkeys`, `passkey_taken`, `not_claimed`.
+//
 // A session's WebSocket is closed with code 4002 when the session is signed out,
 // expires or its account is deleted: [`LudoClient`] then reports status
 // `signed_out` and does not reconnect (the token is dead: drop it).
@@ -27,6 +35,110 @@ export type NewSession = Schema<'SessionCreated'>;
 export type SessionInfo = Schema<'SessionInfo'>;
 /** How many other sessions a call signed out (`signed_out`). */
 export type SignedOut = Schema<'SignedOut'>;
+
+/**
+ * A passkey ceremony started by the server: `ceremony_id` (send it back within 5
+ * minutes) and `options` (`{publicKey: …}`, bytes as base64url).
+ */
+export type PasskeyChallenge = Schema<'PasskeyChallenge'>;
+/** One passkey of the account: `passkey_id`, `name`, `created_at`, `last_used_at` (null before its first sign-in). */
+export type PasskeyInfo = Schema<'PasskeyInfo'>;
+
+/** Base64url without padding of `bytes`. */
+export function toBase64Url(bytes: ArrayBuffer | ArrayBufferView): string {
+  const u8 = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let bin = '';
+  for (const b of u8) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** The bytes of base64url (or base64) text `s`, padded or not. */
+export function fromBase64Url(s: string): ArrayBuffer {
+  const b64 = s.replace(/-/g, '+').replace(/_/g, '/');
+  const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out.buffer;
+}
+
+type Json = Record<string, unknown>;
+
+/** `list` with each entry's `id` (base64url) decoded to bytes. */
+function decodeIds(list: unknown): unknown {
+  return Array.isArray(list) ? list.map((d: Json) => ({ ...d, id: fromBase64Url(d.id as string) })) : list;
+}
+
+/**
+ * The `CredentialCreationOptions` for `navigator.credentials.create` of the options
+ * of [`Accounts.startAddingPasskey`]: `challenge`, `user.id` and
+ * `excludeCredentials[].id` decoded to bytes.
+ */
+export function creationOptions(options: PasskeyChallenge['options']): CredentialCreationOptions {
+  const pk = (options as Json).publicKey as Json;
+  const user = pk.user as Json;
+  const publicKey = {
+    ...pk,
+    challenge: fromBase64Url(pk.challenge as string),
+    user: { ...user, id: fromBase64Url(user.id as string) },
+    excludeCredentials: decodeIds(pk.excludeCredentials),
+  };
+  return { publicKey } as unknown as CredentialCreationOptions;
+}
+
+/**
+ * The `CredentialRequestOptions` for `navigator.credentials.get` of the options of
+ * [`Accounts.startPasskeySignIn`]: `challenge` and `allowCredentials[].id` decoded to
+ * bytes.
+ */
+export function requestOptions(options: PasskeyChallenge['options']): CredentialRequestOptions {
+  const o = options as Json;
+  const pk = o.publicKey as Json;
+  const publicKey = {
+    ...pk,
+    challenge: fromBase64Url(pk.challenge as string),
+    allowCredentials: decodeIds(pk.allowCredentials),
+  };
+  const out: Json = { publicKey };
+  if (o.mediation) out.mediation = o.mediation;
+  return out as unknown as CredentialRequestOptions;
+}
+
+/** The parts of a WebAuthn `PublicKeyCredential` [`credentialJSON`] reads. */
+export interface WebAuthnCredential {
+  id: string;
+  rawId: ArrayBuffer;
+  type: string;
+  response: {
+    clientDataJSON: ArrayBuffer;
+    attestationObject?: ArrayBuffer;
+    authenticatorData?: ArrayBuffer;
+    signature?: ArrayBuffer;
+    userHandle?: ArrayBuffer | null;
+  };
+  getClientExtensionResults?: () => unknown;
+}
+
+/**
+ * A credential of `navigator.credentials.create` or `.get` as the JSON the server
+ * takes: `id`, `rawId`, `type`, `response` (`clientDataJSON` and
+ * `attestationObject`, or `authenticatorData`, `signature`, `userHandle`), bytes as
+ * base64url, and `extensions` (the client extension results).
+ */
+export function credentialJSON(cred: WebAuthnCredential): Json {
+  const r = cred.response;
+  const response: Json = { clientDataJSON: toBase64Url(r.clientDataJSON) };
+  if (r.attestationObject) response.attestationObject = toBase64Url(r.attestationObject);
+  if (r.authenticatorData) response.authenticatorData = toBase64Url(r.authenticatorData);
+  if (r.signature) response.signature = toBase64Url(r.signature);
+  if (r.userHandle) response.userHandle = toBase64Url(r.userHandle);
+  return {
+    id: cred.id,
+    rawId: toBase64Url(cred.rawId),
+    type: cred.type,
+    response,
+    extensions: cred.getClientExtensionResults?.() ?? {},
+  };
+}
 
 /** The shortest and longest password (characters, any script, no control characters). */
 export const PASSWORD_MIN_CHARS = 8;
@@ -63,6 +175,82 @@ export class Accounts extends RestBase {
     const s = await this.call<NewSession>('/api/v1/sessions', { method: 'POST', body: { username, password } });
     this.token = s.token;
     return s;
+  }
+
+  /**
+   * `POST /api/v1/accounts/me/passkey-challenges`: starts adding a passkey to the
+   * account. Errors: `not_claimed` (a guest), `too_many_passkeys` (10 already).
+   */
+  startAddingPasskey(): Promise<PasskeyChallenge> {
+    return this.call('/api/v1/accounts/me/passkey-challenges', { method: 'POST', auth: true });
+  }
+
+  /**
+   * `POST /api/v1/accounts/me/passkeys`: finishes adding a passkey named `name` with
+   * the `credential` `navigator.credentials.create` gave ([`credentialJSON`]).
+   * Errors: `invalid_credential`, `ceremony_not_found`, `invalid_name`,
+   * `passkey_taken`, `too_many_passkeys`.
+   */
+  finishAddingPasskey(ceremonyId: string, name: string, credential: Json): Promise<PasskeyInfo> {
+    return this.call('/api/v1/accounts/me/passkeys', {
+      method: 'POST',
+      body: { ceremony_id: ceremonyId, name, credential },
+      auth: true,
+    });
+  }
+
+  /**
+   * Adds a passkey named `name`: the whole ceremony, the authenticator asked through
+   * `credentials` (default: `navigator.credentials`). Throws the browser's
+   * `DOMException` when the user cancels, or a [`RestError`] as the steps do.
+   */
+  async addPasskey(name: string, credentials: CredentialsContainer = navigator.credentials): Promise<PasskeyInfo> {
+    const c = await this.startAddingPasskey();
+    const cred = await credentials.create(creationOptions(c.options));
+    if (!cred) throw new Error('no passkey was created');
+    return this.finishAddingPasskey(c.ceremony_id, name, credentialJSON(cred as unknown as WebAuthnCredential));
+  }
+
+  /** `GET /api/v1/accounts/me/passkeys`: the account's passkeys, oldest first. */
+  async listPasskeys(): Promise<PasskeyInfo[]> {
+    const r = await this.call<Schema<'PasskeyList'>>('/api/v1/accounts/me/passkeys', { auth: true });
+    return r.passkeys;
+  }
+
+  /** `DELETE /api/v1/accounts/me/passkeys/{id}`: removes a passkey. Error: `passkey_not_found`. */
+  async removePasskey(passkeyId: string): Promise<void> {
+    await this.call(`/api/v1/accounts/me/passkeys/${encodeURIComponent(passkeyId)}`, { method: 'DELETE', auth: true });
+  }
+
+  /** `POST /api/v1/sessions/passkey-challenges`: starts a passkey sign-in (no username). */
+  startPasskeySignIn(): Promise<PasskeyChallenge> {
+    return this.call('/api/v1/sessions/passkey-challenges', { method: 'POST' });
+  }
+
+  /**
+   * `POST /api/v1/sessions/passkey`: finishes a passkey sign-in with the `credential`
+   * `navigator.credentials.get` gave ([`credentialJSON`]); sets [`token`] to the new
+   * session's. Errors: `invalid_credential`, `ceremony_not_found`, `rate_limited`.
+   */
+  async finishPasskeySignIn(ceremonyId: string, credential: Json): Promise<NewSession> {
+    const s = await this.call<NewSession>('/api/v1/sessions/passkey', {
+      method: 'POST',
+      body: { ceremony_id: ceremonyId, credential },
+    });
+    this.token = s.token;
+    return s;
+  }
+
+  /**
+   * Signs in with a passkey: the whole ceremony through `credentials` (default:
+   * `navigator.credentials`); sets [`token`]. Throws the browser's `DOMException`
+   * when the user cancels, or a [`RestError`] as the steps do.
+   */
+  async signInWithPasskey(credentials: CredentialsContainer = navigator.credentials): Promise<NewSession> {
+    const c = await this.startPasskeySignIn();
+    const cred = await credentials.get(requestOptions(c.options));
+    if (!cred) throw new Error('no passkey was chosen');
+    return this.finishPasskeySignIn(c.ceremony_id, credentialJSON(cred as unknown as WebAuthnCredential));
   }
 
   /** `GET /api/v1/sessions`: the account's sessions, most recently used first. */

@@ -68,51 +68,62 @@ test('four SDK clients play a whole match; a cut socket reconnects and sees ever
           p.remaining = [c.remainingMs(t.turn_deadline_ms), t.turn_remaining_ms];
         }
         if (t.seat === p.seat) {
-          // Pass a little later (the per-connection rate limit is 10 messages/s).
-          setTimeout(() => c.pass(t.match_id, t.turn_number).catch(() => {}), 40);
+          // Pass a little later (the per-connection rate limit is 10 messages/s). A
+          // pass the cut socket took down ('disconnected') is sent again once
+          // reconnected: otherwise the turn waits out its 6 s timer and the 8 s match
+          // clock ends the match after a few turns.
+          const pass = (tries) =>
+            c.pass(t.match_id, t.turn_number).catch((e) => {
+              if (e.code === 'disconnected' && tries > 0) setTimeout(() => pass(tries - 1), 100);
+            });
+          setTimeout(() => pass(50), 40);
         }
       });
       c.on('match_ended', (f) => resolve(f));
     }),
   );
-  for (const p of players) await p.client.joinQueue('clash');
+  try {
+    for (const p of players) await p.client.joinQueue('clash');
 
-  // Mid-match: once Ada has seen seq 6, drop her socket (TCP, no close frame).
-  await within(15_000, 'seq 6', players[0].client.next('frame', (f) => (f.seq ?? 0) >= 6));
-  assert.equal(proxy.cut(), 1, 'one connection went through the proxy');
+    // Mid-match: once Ada has seen seq 6, drop her socket (TCP, no close frame).
+    await within(15_000, 'seq 6', players[0].client.next('frame', (f) => (f.seq ?? 0) >= 6));
+    assert.equal(proxy.cut(), 1, 'one connection went through the proxy');
 
-  const ends = await within(30_000, 'match_ended for all four', Promise.all(ended));
-  const lastSeq = ends[1].seq;
-  assert.ok(lastSeq > 10, `a whole match: ${lastSeq} messages`);
-  assert.deepEqual(new Set(ends.map((e) => e.seq)), new Set([lastSeq]), 'one last seq');
-  for (const p of players) {
-    // Each seq exactly once, in order: 1, 2, …, last (Ada's gap came as a replay of
-    // the missed frames after welcome; a snapshot would have carried their seq).
-    // The server keeps the last 64 frames (LUDO_RESYNC_FRAMES), so the gap is
-    // replayed rather than summed up by a snapshot.
-    const want = Array.from({ length: lastSeq }, (_, i) => i + 1);
-    assert.ok(!p.kinds.includes('snapshot'), `${p.name}: no snapshot needed`);
-    assert.deepEqual(p.seqs, want, `${p.name} sees every seq once, in order`);
-    assert.equal(p.kinds[0], 'match_started');
-    assert.equal(p.kinds.at(-1), 'match_ended');
+    const ends = await within(30_000, 'match_ended for all four', Promise.all(ended));
+    const lastSeq = ends[1].seq;
+    assert.ok(lastSeq > 10, `a whole match: ${lastSeq} messages`);
+    assert.deepEqual(new Set(ends.map((e) => e.seq)), new Set([lastSeq]), 'one last seq');
+    for (const p of players) {
+      // Each seq exactly once, in order: 1, 2, …, last (Ada's gap came as a replay of
+      // the missed frames after welcome; a snapshot would have carried their seq).
+      // The server keeps the last 64 frames (LUDO_RESYNC_FRAMES), so the gap is
+      // replayed rather than summed up by a snapshot.
+      const want = Array.from({ length: lastSeq }, (_, i) => i + 1);
+      assert.ok(!p.kinds.includes('snapshot'), `${p.name}: no snapshot needed`);
+      assert.deepEqual(p.seqs, want, `${p.name} sees every seq once, in order`);
+      assert.equal(p.kinds[0], 'match_started');
+      assert.equal(p.kinds.at(-1), 'match_ended');
+    }
+    assert.equal(players[0].welcomes, 2, 'Ada signed in again after the cut');
+    assert.ok(players[0].statuses.includes('reconnecting'), players[0].statuses.join());
+    for (const p of players.slice(1)) assert.equal(p.welcomes, 1, `${p.name} never reconnected`);
+    assert.deepEqual(players[0].client.followed(), { [matchId]: lastSeq });
+
+    // Server clock: offset = server − local; countdowns agree with the relative field.
+    for (const [i, p] of players.entries()) {
+      assert.ok(Math.abs(p.offset + shift[i]) < 1000, `${p.name}: offset ${p.offset}, device shift ${shift[i]}`);
+      const [local, relative] = p.remaining;
+      assert.ok(Math.abs(local - relative) < 1000, `${p.name}: countdown ${local} vs turn_remaining_ms ${relative}`);
+    }
+    // The replay of the ended match, through the typed REST helper.
+    const replay = await new Rest(server.http).replay(matchId);
+    assert.equal(replay.match_id, matchId);
+    assert.equal(replay.end.reason, 'clock');
+  } finally {
+    // Closed on failure too: an open socket would keep the test file running.
+    for (const p of players) p.client.close();
+    await proxy.close();
   }
-  assert.equal(players[0].welcomes, 2, 'Ada signed in again after the cut');
-  assert.ok(players[0].statuses.includes('reconnecting'), players[0].statuses.join());
-  for (const p of players.slice(1)) assert.equal(p.welcomes, 1, `${p.name} never reconnected`);
-  assert.deepEqual(players[0].client.followed(), { [matchId]: lastSeq });
-
-  // Server clock: offset = server − local; countdowns agree with the relative field.
-  for (const [i, p] of players.entries()) {
-    assert.ok(Math.abs(p.offset + shift[i]) < 1000, `${p.name}: offset ${p.offset}, device shift ${shift[i]}`);
-    const [local, relative] = p.remaining;
-    assert.ok(Math.abs(local - relative) < 1000, `${p.name}: countdown ${local} vs turn_remaining_ms ${relative}`);
-  }
-  // The replay of the ended match, through the typed REST helper.
-  const replay = await new Rest(server.http).replay(matchId);
-  assert.equal(replay.match_id, matchId);
-  assert.equal(replay.end.reason, 'clock');
-  for (const p of players) p.client.close();
-  await proxy.close();
 });
 
 test('a refused request rejects with its typed code and changes nothing', async () => {

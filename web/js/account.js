@@ -5,11 +5,23 @@
 // others, this device) and deletes itself. Every call goes through the client SDK's
 // `Accounts` (js/sdk/, REST `/api/v1/accounts`, `/api/v1/sessions`); error codes are
 // shown as translated messages, `rate_limited` with its Retry-After seconds.
+//
+// Passkeys (WebAuthn): an account adds passkeys (`navigator.credentials.create`
+// with the server's options, through the SDK's `Accounts.addPasskey`), lists and
+// removes them; the sign-in screen and a guest's account screen sign in with one
+// (`navigator.credentials.get`, `Accounts.signInWithPasskey`; no username). Where
+// the browser has no WebAuthn the passkey controls stay hidden.
 
 import { Accounts, PASSWORD_MIN_CHARS, PASSWORD_MAX_CHARS, USERNAME_MAX_CHARS } from './sdk/index.js';
 import { t, errorMessage, dateTime } from './i18n.js';
 
-const $ = (id) => document.getElementById(id);
+/**
+ * The element of index.html with this id. Typed as an input, the kind most callers
+ * read (`value`, `checked`, `disabled`); others cast it.
+ * @param {string} id
+ * @returns {HTMLInputElement}
+ */
+const $ = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
 
 /** The SDK's account calls under this page's origin, with `token` (if any). */
 export function accountsApi(token) {
@@ -31,16 +43,27 @@ function deadSession(e) {
 const chars = (s) => [...s].length;
 
 let hooks = null;
-/** The last `GET /api/v1/accounts/me` and sessions list shown (re-drawn on a language switch). */
-let shown = { me: null, sessions: null };
+/** The last `GET /api/v1/accounts/me`, sessions and passkeys lists shown (re-drawn on a language switch). */
+let shown = { me: null, sessions: null, passkeys: null };
+
+/** True when this browser can use passkeys (WebAuthn). */
+const passkeysSupported = () => typeof window.PublicKeyCredential === 'function' && !!navigator.credentials;
+
+/** A passkey ceremony the user cancelled or the browser refused (a DOMException). */
+function cancelled(e) {
+  return e instanceof DOMException || e?.name === 'NotAllowedError' || e?.name === 'AbortError';
+}
 
 function say(id, text) {
   $(id).textContent = text ?? '';
 }
 
+/** The account screen's success messages. */
+const OK_IDS = ['account-ok', 'name-ok', 'password-ok', 'sessions-ok', 'passkeys-ok'];
+
 /** Clears every message of the account screen. */
 function clearMessages() {
-  for (const id of ['account-error', 'account-ok', 'claim-error', 'acct-login-error', 'name-ok', 'name-error', 'password-ok', 'password-error', 'sessions-ok', 'sessions-error', 'delete-error']) say(id, '');
+  for (const id of ['account-error', 'account-ok', 'claim-error', 'acct-login-error', 'acct-login-passkey-error', 'name-ok', 'name-error', 'password-ok', 'password-error', 'sessions-ok', 'sessions-error', 'passkeys-ok', 'passkeys-error', 'delete-error']) say(id, '');
 }
 
 /**
@@ -52,11 +75,18 @@ async function busy(form, errId, fn, { ownPassword = false } = {}) {
   if (btn.disabled) return;
   btn.disabled = true;
   say(errId, '');
+  // Only the latest success is shown: the earlier ones (claimed, name changed, …)
+  // would otherwise pile up down the screen.
+  for (const id of OK_IDS) say(id, '');
   try {
     await fn();
   } catch (e) {
     if (deadSession(e) && hooks.session()) {
       hooks.signedOut('signin.signedOut');
+      return;
+    }
+    if (cancelled(e)) {
+      say(errId, t('passkey.cancelled'));
       return;
     }
     // A wrong current password (change of password, deletion): no username involved.
@@ -95,6 +125,22 @@ async function signInWith(username, password) {
   const s = await api.signIn(username, password);
   const me = await api.me();
   hooks.signedIn({ token: s.token, player_id: s.player_id, name: me.name, username: me.username, session_id: s.session_id });
+}
+
+/**
+ * Signs in with a passkey (no username: the passkey names the account), reads the
+ * account with the new token and hands the new session to the app.
+ */
+async function signInWithPasskey() {
+  const api = accountsApi();
+  const s = await api.signInWithPasskey();
+  const me = await api.me();
+  hooks.signedIn({ token: s.token, player_id: s.player_id, name: me.name, username: me.username, session_id: s.session_id });
+}
+
+function wirePasskeyLogin(buttonId, errId) {
+  const b = $(buttonId);
+  b.addEventListener('click', () => busy(b, errId, signInWithPasskey));
 }
 
 function wireLogin(formId, userId, passId, errId) {
@@ -167,6 +213,43 @@ function sessionItem(s, i) {
   return item;
 }
 
+/** One row of the passkeys list. */
+function passkeyItem(k, i) {
+  const item = document.createElement('li');
+  item.className = 'session passkey';
+  item.dataset.passkeyId = k.passkey_id;
+  const name = Object.assign(document.createElement('strong'), { id: `passkey-${i}-name`, className: 'session-client', textContent: k.name });
+  name.setAttribute('translate', 'no');
+  const times = Object.assign(document.createElement('p'), {
+    className: 'small session-times',
+    id: `passkey-${i}-times`,
+    textContent: t('passkey.times', { created: dateTime(k.created_at), used: k.last_used_at ? dateTime(k.last_used_at) : t('passkey.neverUsed') }),
+  });
+  const b = Object.assign(document.createElement('button'), { type: 'button', className: 'passkey-remove', textContent: t('passkey.remove') });
+  b.setAttribute('aria-describedby', `${name.id} ${times.id}`);
+  b.addEventListener('click', () =>
+    busy(b, 'passkeys-error', async () => {
+      say('passkeys-ok', '');
+      await accountsApi(hooks.session().token).removePasskey(k.passkey_id);
+      say('passkeys-ok', t('passkey.removed'));
+      await loadPasskeys();
+      $('passkeys-h').focus?.();
+    }));
+  item.append(name, times, b);
+  return item;
+}
+
+function renderPasskeys() {
+  const list = shown.passkeys ?? [];
+  $('passkeys-list').replaceChildren(...list.map(passkeyItem));
+  $('passkeys-none').hidden = list.length > 0;
+}
+
+async function loadPasskeys() {
+  shown.passkeys = await accountsApi(hooks.session().token).listPasskeys();
+  renderPasskeys();
+}
+
 function renderSessions() {
   const ul = $('sessions-list');
   ul.replaceChildren(...(shown.sessions ?? []).map(sessionItem));
@@ -184,10 +267,13 @@ function redraw() {
   const guest = me.username == null;
   $('acct-claim').hidden = !guest;
   $('acct-login').hidden = !guest;
-  for (const id of ['acct-password', 'acct-sessions', 'acct-delete']) $(id).hidden = guest;
+  for (const id of ['acct-password', 'acct-sessions', 'acct-passkeys', 'acct-delete']) $(id).hidden = guest;
   renderStatus(me);
   for (const id of ['password-username', 'delete-username']) $(id).value = me.username ?? '';
-  if (!guest) renderSessions();
+  if (!guest) {
+    renderSessions();
+    renderPasskeys();
+  }
 }
 
 /**
@@ -203,10 +289,11 @@ export async function renderAccount({ focus = null, keepMessages = false } = {})
   try {
     const me = await api.me();
     if (hooks.session() !== s) return;
-    shown = { me, sessions: shown.me?.player_id === me.player_id ? shown.sessions : null };
+    const same = shown.me?.player_id === me.player_id;
+    shown = { me, sessions: same ? shown.sessions : null, passkeys: same ? shown.passkeys : null };
     hooks.update({ name: me.name, username: me.username });
     if (document.activeElement !== $('name-input')) $('name-input').value = me.name;
-    if (me.username != null) await loadSessions();
+    if (me.username != null) await Promise.all([loadSessions(), loadPasskeys()]);
     redraw();
   } catch (e) {
     if (deadSession(e)) {
@@ -237,6 +324,27 @@ export function initAccount(h) {
   translateRules();
   wireLogin('login-form', 'login-username', 'login-password', 'login-error');
   wireLogin('acct-login-form', 'acct-login-username', 'acct-login-password', 'acct-login-error');
+  const webauthn = passkeysSupported();
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-passkeys]'))) el.hidden = !webauthn;
+  $('passkeys-unsupported').hidden = webauthn;
+  wirePasskeyLogin('login-passkey', 'login-passkey-error');
+  wirePasskeyLogin('acct-login-passkey', 'acct-login-passkey-error');
+
+  $('passkey-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    say('passkeys-ok', '');
+    const name = $('passkey-name').value.trim() || t('passkey.defaultName');
+    if (chars(name) > USERNAME_MAX_CHARS) {
+      say('passkeys-error', t('error.invalid_name'));
+      return;
+    }
+    busy($('passkey-form'), 'passkeys-error', async () => {
+      await accountsApi(hooks.session().token).addPasskey(name);
+      $('passkey-name').value = '';
+      say('passkeys-ok', t('passkey.added'));
+      await loadPasskeys();
+    });
+  });
 
   $('claim-form').addEventListener('submit', (e) => {
     e.preventDefault();

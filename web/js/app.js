@@ -29,7 +29,20 @@ function contributeEntropy(matchId) {
   conn.request('contribute_entropy', { match_id: matchId, entropy: hex }).catch(() => {});
 }
 
-const $ = (id) => document.getElementById(id);
+/**
+ * The element of index.html with this id. Typed as an input, the kind most callers
+ * read (`value`, `checked`, `disabled`); others cast it.
+ * @param {string} id
+ * @returns {HTMLInputElement}
+ */
+const $ = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
+/**
+ * The value of the checked radio button of group `name` (index.html checks one).
+ * @param {string} name
+ * @returns {string}
+ */
+const checkedValue = (name) =>
+  /** @type {HTMLInputElement} */ (document.querySelector(`input[name="${name}"]:checked`)).value;
 const SESSION_KEY = 'ludo.session';
 
 // {token, player_id, name, username}: username null for a guest, a string for an
@@ -42,7 +55,7 @@ let rematchCode = null; // the code of the last rematch offered to this player
 let activeMatches = [];
 // The language's table is loaded (only that one) before anything is drawn.
 await initLanguage();
-const board = new Board($('board'), {
+const board = new Board(/** @type {SVGSVGElement} */ (document.querySelector('#board')), {
   onPieceClick: (seat, piece) => live?.planner?.pickPiece(piece),
   onZoom: () => {
     autoZoomed = false;
@@ -71,7 +84,7 @@ const replay = new ReplayViewer();
 function show(screen) {
   // A new screen opens at its top (not where the last one was scrolled to).
   if (document.body.dataset.screen !== screen) window.scrollTo(0, 0);
-  for (const s of document.querySelectorAll('.screen')) s.hidden = s.id !== `screen-${screen}`;
+  for (const s of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.screen'))) s.hidden = s.id !== `screen-${screen}`;
   document.body.dataset.screen = screen;
 }
 
@@ -236,23 +249,29 @@ function dropSession() {
   $('who').hidden = true;
   setConnStatus(null);
   // No password typed for this session stays in a form.
-  for (const input of document.querySelectorAll('input[type="password"]')) input.value = '';
+  for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('input[type="password"]'))) input.value = '';
 }
 
-/** The header's connection status: message `key` (null: none). */
+/**
+ * The header's connection status: message `key` (null: none). A device replaced by
+ * another tab or device of the same player (close 4000) is offered "Play here".
+ */
 function setConnStatus(key, ok = false) {
   const cs = $('conn-status');
   if (key) cs.dataset.key = key;
   else delete cs.dataset.key;
   cs.textContent = key ? t(key) : '';
   cs.classList.toggle('ok', ok);
+  $('play-here').hidden = key !== 'conn.replaced';
 }
 
 /**
  * Signs this device out: its session ends on the server too (`DELETE
- * /api/v1/sessions/current`; for a guest the guest is gone from this browser).
+ * /api/v1/sessions/current`; for a guest the guest is gone from this browser, so a
+ * guest is asked first: its player, rating and matches cannot be reached again).
  */
 function signOut() {
+  if (session && session.username === null && !window.confirm(t('signout.guestConfirm'))) return;
   const token = session?.token;
   dropSession();
   if (token) accountsApi(token).signOutSession('current').catch(() => {});
@@ -452,7 +471,7 @@ function newLive(matchId, yourSeat) {
   $('direction-set').hidden = false;
   $('anim-wrap').hidden = false;
   $('match-id').textContent = matchId;
-  $('watch-link').href = `#/watch/${matchId}`;
+  /** @type {HTMLAnchorElement} */ (document.getElementById('watch-link')).href = `#/watch/${matchId}`;
   $('turn-info').textContent = t('match.loading');
   $('view-seat-wrap').hidden = yourSeat !== null;
   board.setViewSeat(SEATS.includes(yourSeat) ? yourSeat : $('view-seat').value);
@@ -661,7 +680,7 @@ function endMatch(l, d) {
   closePlanner(l);
   $('final').hidden = false;
   renderFinal(l);
-  $('final-replay').href = `#/replay/${l.matchId}`;
+  /** @type {HTMLAnchorElement} */ (document.getElementById('final-replay')).href = `#/replay/${l.matchId}`;
   $('turn-info').textContent = resultText(l);
   logLine(t(endReasonKey(d.reason)));
   $('leave-match').hidden = true;
@@ -745,15 +764,15 @@ function openPlanner(l, turn) {
     turn,
     rules: l.rules,
     board,
-    getDirection: () => document.querySelector('input[name="direction"]:checked').value,
+    getDirection: () => checkedValue('direction'),
     submit: (plan) => conn.request('submit_turn', { match_id: l.matchId, turn_number: turn.turn_number, plan }),
     pass: () => conn.request('pass', { match_id: l.matchId, turn_number: turn.turn_number }),
     preview: (plan) => conn.preview({ match_id: l.matchId, turn_number: turn.turn_number, plan }),
     standingsNow: () => l.standings ?? standings(l.state),
     sheet: $('sheet'),
     toggleDirection: () => {
-      const next = document.querySelector('input[name="direction"]:checked').value === 'forward' ? 'backward' : 'forward';
-      document.querySelector(`input[name="direction"][value="${next}"]`).click();
+      const next = checkedValue('direction') === 'forward' ? 'backward' : 'forward';
+      /** @type {HTMLInputElement} */ (document.querySelector(`input[name="direction"][value="${next}"]`)).click();
     },
   });
   // On a phone the board zooms in for the turn: pieces and destinations become
@@ -773,7 +792,7 @@ function openPlanner(l, turn) {
   l.planner.render();
   // Take the focus only when it is not busy elsewhere (for example in the chat box).
   const busy = document.activeElement && document.activeElement !== document.body && !panel.contains(document.activeElement);
-  if (!busy) panel.querySelector('#roll-store button, #plan-submit')?.focus({ preventScroll: true });
+  if (!busy) /** @type {HTMLElement | null} */ (panel.querySelector('#roll-store button, #plan-submit'))?.focus({ preventScroll: true });
 }
 
 function logLine(text, cls = '') {
@@ -854,7 +873,7 @@ function wireHome() {
   $('lobby-create').addEventListener('submit', async (e) => {
     e.preventDefault();
     setError('home-error', '');
-    const mode = document.querySelector('input[name="lobby-mode"]:checked').value;
+    const mode = checkedValue('lobby-mode');
     conn.send('create_lobby', { mode, private: !$('lobby-public').checked, fill_with_bots: $('lobby-bots').checked, bot_level: $('lobby-level').value });
   });
   $('lobby-join').addEventListener('submit', (e) => {
@@ -1014,6 +1033,9 @@ function init() {
     }
   });
   $('signout').addEventListener('click', signOut);
+  // Connects this device again: the other tab or device of this player stops in turn
+  // (its socket is the one replaced now); a session signed out meanwhile is told so.
+  $('play-here').addEventListener('click', () => conn?.connect());
   initAccount({
     session: () => session,
     update: updateSession,
@@ -1022,7 +1044,7 @@ function init() {
     signOutHere: signOut,
   });
   wireHome();
-  document.querySelectorAll('input[name="direction"]').forEach((r) =>
+  /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('input[name="direction"]')).forEach((r) =>
     r.addEventListener('change', () => {
       board.setDirection(r.value);
       if (live) {
@@ -1035,7 +1057,7 @@ function init() {
   $('zoom-fit').addEventListener('click', () => board.setZoom(1));
   zoomButtons();
   $('view-seat').addEventListener('change', (e) => {
-    board.setViewSeat(e.target.value);
+    board.setViewSeat(/** @type {HTMLSelectElement} */ (e.target).value);
     if (live) {
       board.setSeatNames(live.names);
       board.render(live.state);
@@ -1054,7 +1076,7 @@ function init() {
 }
 
 // Exposed for the browser test and for debugging in the console.
-window.ludo = {
+/** @type {any} */ (window).ludo = {
   get live() {
     return live;
   },

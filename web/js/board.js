@@ -70,6 +70,11 @@ export function shapePath(seat, r) {
  * (that seat's yard bottom-left) and the tile numbering; `direction` the numbering.
  */
 export class Board {
+  /**
+   * @param {SVGSVGElement} svg
+   * @param {{ onPieceClick?: (seat: string, piece: string) => void, onZoom?: (zoom: number) => void,
+   *   zoomable?: boolean }} [options]
+   */
   constructor(svg, { onPieceClick, onZoom, zoomable = false } = {}) {
     this.svg = svg;
     this.onZoom = onZoom;
@@ -92,20 +97,21 @@ export class Board {
     // Keyboard: Enter or Space on a focused selectable piece chooses it.
     svg.addEventListener('keydown', (e) => {
       if (e.key !== 'Enter' && e.key !== ' ') return;
-      const dest = e.target.closest?.('.target');
+      const target = /** @type {Element} */ (e.target);
+      const dest = /** @type {(Element & { pick?: () => void }) | null} */ (target.closest('.target'));
       if (dest) {
         e.preventDefault();
         dest.pick?.();
         return;
       }
-      const g = e.target.closest?.('.piece.selectable');
+      const g = /** @type {SVGElement | null} */ (target.closest('.piece.selectable'));
       if (!g) return;
       e.preventDefault();
       this.onPieceClick?.(g.dataset.seat, g.dataset.piece);
     });
     // A tap on the board away from the pieces closes an open fan.
     svg.addEventListener('click', (e) => {
-      if (this.fan && !e.target.closest?.('.piece')) this.closeFan();
+      if (this.fan && !/** @type {Element} */ (e.target).closest('.piece')) this.closeFan();
     });
     this.build();
     if (zoomable) this.bindZoom();
@@ -169,6 +175,7 @@ export class Board {
       el('path', { d: shapePath(s, 11), transform: `translate(${x - 78} ${y + (y > C ? 78 : -78)})`, fill: COLORS[s].fill, class: 'yard-shape', 'aria-hidden': 'true' }, yg);
       const tx = el('text', { x, y: y + (y > C ? 84 : -72), class: 'yard-name', 'text-anchor': 'middle', 'aria-hidden': 'true' }, yg);
       tx.textContent = this.seatNames?.[s] ?? seatName(s);
+      fitText(tx, YARD_TEXT_MAX);
       const r = el('rect', { x: x - 92, y: y - 92, width: 184, height: 184, rx: 18, fill: COLORS[s].tint, stroke: COLORS[s].fill, 'stroke-width': 4, role: 'img', 'aria-label': t('board.yardOf', { seat: seatOf(s), name: this.seatNames?.[s] ?? '' }) });
       yg.prepend(r);
     }
@@ -472,7 +479,7 @@ export class Board {
       const [cx, cy] = this.point(x.seat, x.loc);
       const b = el('g', { class: `target${x.warn ? ' target-warn' : ''}`, role: 'button', tabindex: 0, 'aria-label': x.label, 'data-loc': x.loc, transform: `translate(${cx} ${cy})` }, g);
       el('circle', { r: TARGET_R, class: 'target-disc' }, b);
-      const tx = el('text', { y: 6, 'text-anchor': 'middle', class: 'target-text', 'aria-hidden': 'true' }, b);
+      const tx = el('text', { y: 6, 'text-anchor': 'middle', class: x.text.length > 2 ? 'target-text target-text-long' : 'target-text', 'aria-hidden': 'true' }, b);
       tx.textContent = x.text;
       b.pick = () => onPick?.(x.move);
       b.addEventListener('click', b.pick);
@@ -800,6 +807,7 @@ export class Board {
    * points, the midpoint and Home are marked. `speed` is the milliseconds per step,
    * or a function asked before every event (so a backlog can hurry the animation);
    * 0 applies the remaining events at once.
+   * @param {number | (() => number)} [speed]
    */
   async animate(state, events, speed = this.stepMs) {
     const ms = typeof speed === 'function' ? speed : () => speed;
@@ -847,6 +855,29 @@ export class Board {
     for (; i < events.length; i++) applyEvent(state, events[i]);
     this.svg.style.setProperty('--step-ms', '0ms');
     this.render(state);
+  }
+}
+
+/**
+ * The widest a player's name may be drawn in its yard: the yard is 184 units wide and
+ * the seat's shape sits at its left edge (up to 67 units left of the centre), so a
+ * centred name keeps 2 × 64 units.
+ */
+const YARD_TEXT_MAX = 128;
+
+/**
+ * Squeezes an SVG text wider than `max` user units to `max` (a long player name stays
+ * inside its yard at every zoom). A text not rendered yet measures 0 and is left as
+ * it is; `drawStatic` runs again when the names are set on the shown board.
+ * @param {SVGTextElement} text
+ * @param {number} max
+ */
+function fitText(text, max) {
+  text.removeAttribute('textLength');
+  text.removeAttribute('lengthAdjust');
+  if (text.getComputedTextLength() > max) {
+    text.setAttribute('textLength', String(max));
+    text.setAttribute('lengthAdjust', 'spacingAndGlyphs');
   }
 }
 

@@ -48,6 +48,8 @@ const listeners = new Set();
  * The language to use: `stored` when it is supported, else the first of the
  * browser's `preferred` languages (BCP 47 tags, e.g. "bn-BD") whose primary
  * subtag is supported, else "en".
+ * @param {string | null} stored
+ * @param {readonly string[]} [preferred]
  */
 export function pickLanguage(stored, preferred = []) {
   if (stored && TABLES[stored]) return stored;
@@ -74,7 +76,12 @@ export function t(key, params = {}) {
     console.error(`i18n: no message for "${key}"`);
     return key;
   }
-  if (typeof msg === 'object') msg = msg[plural.select(Number(params.n ?? 0))] ?? msg.other;
+  // Plural forms by Intl.PluralRules; an explicit "zero" form wins for n = 0 ("no
+  // other session" rather than "0 other sessions").
+  if (typeof msg === 'object') {
+    const n = Number(params.n ?? 0);
+    msg = (n === 0 ? msg.zero : undefined) ?? msg[plural.select(n)] ?? msg.other;
+  }
   return msg.replace(/\{(\w+)\}/g, (m, name) => {
     if (!(name in params)) return m;
     const v = params[name];
@@ -142,10 +149,12 @@ export function errorMessage(code) {
  * `data-i18n-placeholder` and `data-i18n-title` name message keys.
  */
 export function translatePage(root = document) {
-  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
-  for (const el of root.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
-  for (const el of root.querySelectorAll('[data-i18n-placeholder]')) el.setAttribute('placeholder', t(el.dataset.i18nPlaceholder));
-  for (const el of root.querySelectorAll('[data-i18n-title]')) el.setAttribute('title', t(el.dataset.i18nTitle));
+  /** @param {string} selector */
+  const all = (selector) => /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(selector));
+  for (const el of all('[data-i18n]')) el.textContent = t(el.dataset.i18n);
+  for (const el of all('[data-i18n-label]')) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
+  for (const el of all('[data-i18n-placeholder]')) el.setAttribute('placeholder', t(el.dataset.i18nPlaceholder));
+  for (const el of all('[data-i18n-title]')) el.setAttribute('title', t(el.dataset.i18nTitle));
 }
 
 /**

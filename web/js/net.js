@@ -6,6 +6,9 @@
 
 import { LudoClient, PROTOCOL_VERSION } from './sdk/index.js';
 
+/** @typedef {import('./sdk/generated/server.js').ServerFrame} ServerFrame */
+/** @typedef {import('./sdk/generated/server.js').Welcome} Welcome */
+
 export { PROTOCOL_VERSION };
 
 /** An HTTP error with the server's error code and message, when it sent them. */
@@ -17,7 +20,11 @@ export class ApiError extends Error {
   }
 }
 
-/** GET/POST JSON under the page's origin. Throws ApiError on non-2xx. */
+/**
+ * GET/POST JSON under the page's origin. Throws ApiError on non-2xx.
+ * @param {string} path
+ * @param {{ method?: string, body?: unknown }} [options]
+ */
 export async function api(path, { method = 'GET', body } = {}) {
   const res = await fetch(path, {
     method,
@@ -47,6 +54,7 @@ export class ProtocolError extends Error {
 }
 
 /** The SDK's connection states as the app's status message keys. */
+/** @type {Record<string, [string, boolean]>} */
 const STATUS_KEYS = {
   connecting: ['conn.connecting', false],
   reconnecting: ['conn.reconnecting', false],
@@ -61,14 +69,18 @@ const STATUS_KEYS = {
  * User-Agent ("web/1 · Chrome · Android").
  */
 export function clientLabel(ua = navigator.userAgent) {
-  const browser = [
+  /** @type {[RegExp, string][]} */
+  const browsers = [
     [/Edg(A|iOS)?\//, 'Edge'], [/OPR\/|Opera/, 'Opera'], [/SamsungBrowser\//, 'Samsung Internet'],
     [/Firefox\/|FxiOS\//, 'Firefox'], [/Chrome\/|CriOS\/|Chromium\//, 'Chrome'], [/Safari\//, 'Safari'],
-  ].find(([re]) => re.test(ua))?.[1];
-  const system = [
+  ];
+  const browser = browsers.find(([re]) => re.test(ua))?.[1];
+  /** @type {[RegExp, string][]} */
+  const systems = [
     [/Android/, 'Android'], [/iPhone|iPad|iPod/, 'iOS'], [/CrOS/, 'ChromeOS'], [/Windows/, 'Windows'],
     [/Mac OS X|Macintosh/, 'macOS'], [/Linux/, 'Linux'],
-  ].find(([re]) => re.test(ua))?.[1];
+  ];
+  const system = systems.find(([re]) => re.test(ua))?.[1];
   return ['web/1', browser, system].filter(Boolean).join(' · ').slice(0, 64);
 }
 
@@ -83,13 +95,20 @@ export function clientLabel(ua = navigator.userAgent) {
  * 4002 (the session was signed out, expired or its account deleted: no reconnect).
  */
 export class Connection {
+  /** @param {string} token */
   constructor(token) {
     this.token = token;
+    /** @type {LudoClient | null} */
     this.client = null;
+    /** @type {(frame: ServerFrame & { rx: number }) => void} */
     this.onFrame = () => {};
+    /** @type {(messageKey: string, connected: boolean) => void} */
     this.onStatus = () => {};
+    /** @type {(welcome: Welcome) => void} */
     this.onWelcome = () => {};
+    /** @type {(error: Error & { code?: string }) => void} */
     this.onAuthFailed = () => {};
+    /** @type {() => void} */
     this.onSignedOut = () => {};
   }
 
@@ -119,9 +138,9 @@ export class Connection {
       if (key) this.onStatus(...key);
       if (s === 'signed_out') this.onSignedOut();
     });
-    c.on('frame', (f) => {
+    c.on('frame', (raw) => {
       if (this.client !== c) return;
-      f.rx = Date.now();
+      const f = Object.assign(raw, { rx: Date.now() });
       if (f.t === 'welcome') {
         this.onWelcome(f.d);
       } else if (f.t === 'ack') {

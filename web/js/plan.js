@@ -282,7 +282,8 @@ export class PlanBuilder {
     const list = this.targets().map((m) => ({
       seat,
       loc: m.to,
-      text: m.exit && !m.steps ? '↑' : num(m.steps),
+      // "+5": steps, told apart from the tile numbers beside it (rule 2.6 labels).
+      text: m.exit && !m.steps ? '↑' : `+${num(m.steps)}`,
       warn: m.points < 0,
       label: t(m.points < 0 ? 'sheet.destWarn' : 'sheet.dest', { piece: pieceName(m.piece), to: board.describe(seat, m.to), steps: num(m.steps), n: m.points }),
       move: m,
@@ -395,7 +396,7 @@ export class PlanBuilder {
     const idBefore = document.activeElement?.id;
     this.render();
     // keep focus in the dice row when the clicked die vanished
-    if (idBefore && !document.getElementById(idBefore)) (document.querySelector('#roll-store button') ?? document.getElementById('plan-submit'))?.focus();
+    if (idBefore && !document.getElementById(idBefore)) /** @type {HTMLElement | null} */ (document.querySelector('#roll-store button') ?? document.getElementById('plan-submit'))?.focus();
   }
 
   takeRoll(g, i) {

@@ -10,6 +10,8 @@ import { renderScoreboard, renderStandings, planText } from './ui.js';
 import { t, numList, seatName, modeName, errorMessage, onLanguageChange, seatShownName } from './i18n.js';
 import { verifyDice } from './dice.js';
 
+/** @typedef {import('./sdk/dice.js').DiceCheck} DiceCheck */
+
 /** Positions after each turn: `states[0]` is the start, `states[k]` after turn k. */
 export function replayStates(replay) {
   const rules = replay.rules;
@@ -26,28 +28,31 @@ export function replayStates(replay) {
 
 export class ReplayViewer {
   constructor() {
-    this.board = new Board(document.getElementById('replay-board'));
+    this.board = new Board(/** @type {SVGSVGElement} */ (document.querySelector('#replay-board')));
     this.k = 0;
     this.timer = null;
+    /** The replay's dice check; null while it runs. @type {DiceCheck | { state: 'bad', why: string } | null} */
+    this.dice = null;
     const on = (id, fn) => document.getElementById(id).addEventListener('click', fn);
     on('rp-first', () => this.go(0));
     on('rp-prev', () => this.go(this.k - 1));
     on('rp-next', () => this.go(this.k + 1, true));
     on('rp-last', () => this.go(this.n));
     on('rp-play', () => this.togglePlay());
-    document.getElementById('rp-slider').addEventListener('input', (e) => this.go(Number(e.target.value)));
-    document.querySelectorAll('input[name="replay-direction"]').forEach((r) =>
+    document.getElementById('rp-slider').addEventListener('input', (e) => this.go(Number(/** @type {HTMLInputElement} */ (e.target).value)));
+    /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('input[name="replay-direction"]')).forEach((r) =>
       r.addEventListener('change', () => {
         this.board.setDirection(r.value);
         this.show(false);
       }));
     document.getElementById('replay-view-seat').addEventListener('change', (e) => {
-      this.board.setViewSeat(e.target.value);
+      this.board.setViewSeat(/** @type {HTMLSelectElement} */ (e.target).value);
       this.board.setSeatNames(this.names);
       this.show(false);
     });
     document.getElementById('screen-replay').addEventListener('keydown', (e) => {
-      if (e.target.tagName === 'INPUT' || e.target.tagName === 'SELECT') return;
+      const { tagName } = /** @type {Element} */ (e.target);
+      if (tagName === 'INPUT' || tagName === 'SELECT') return;
       if (e.key === 'ArrowRight') this.go(this.k + 1, true);
       else if (e.key === 'ArrowLeft') this.go(this.k - 1);
       else return;
@@ -99,19 +104,19 @@ export class ReplayViewer {
     for (const s of replay.seats ?? []) this.names[s.seat] = seatShownName(s);
     this.states = replayStates(replay);
     this.n = replay.turns.length;
-    const slider = document.getElementById('rp-slider');
+    const slider = /** @type {HTMLInputElement} */ (document.getElementById('rp-slider'));
     slider.max = String(this.n);
     this.renderHeading();
     const own = replay.seats?.find((s) => playerId && s.player_id === playerId)?.seat;
     const vs = [viewSeat, own].find((s) => SEATS.includes(s)) ?? 'green';
-    document.getElementById('replay-view-seat').value = vs;
+    /** @type {HTMLSelectElement} */ (document.getElementById('replay-view-seat')).value = vs;
     this.board.setViewSeat(vs);
     this.board.setSeatNames(this.names);
     this.renderEnd();
     this.dice = null;
     this.renderDice();
     this.go(0);
-    const check = await verifyDice(replay).catch((e) => ({ state: 'bad', why: e.message }));
+    const check = await verifyDice(replay).catch((e) => ({ state: /** @type {const} */ ('bad'), why: e.message }));
     if (this.replay === replay) {
       this.dice = check;
       this.renderDice();
@@ -129,12 +134,12 @@ export class ReplayViewer {
     }
     const d = this.dice;
     p.dataset.state = d?.state ?? 'pending';
-    p.dataset.scheme = d?.scheme ?? '';
+    p.dataset.scheme = d && 'scheme' in d ? d.scheme : '';
     p.className = d?.state === 'ok' ? 'ok' : d?.state === 'bad' ? 'warn' : '';
     if (!d) p.textContent = t('replay.diceChecking');
     else if (d.state === 'hidden') p.textContent = t('replay.diceHidden');
     else if (d.state === 'bad') {
-      const what = { commitment: t('replay.diceWhatCommitment'), contributions: t('replay.diceWhatContributions'), turn: t('replay.diceWhatTurn', { k: d.turn }) }[d.why] ?? d.why;
+      const what = { commitment: t('replay.diceWhatCommitment'), contributions: t('replay.diceWhatContributions'), turn: t('replay.diceWhatTurn', { k: 'turn' in d ? d.turn : undefined }) }[d.why] ?? d.why;
       p.textContent = t('replay.diceBad', { what });
     }
     else if (d.scheme === 'contributed') p.textContent = t('replay.diceOkContributed', { n: d.turns, players: d.players, defaults: d.defaults });
@@ -180,7 +185,7 @@ export class ReplayViewer {
     const k = this.k;
     const st = this.states[k];
     if (!detailsOnly) this.board.render(st);
-    document.getElementById('rp-slider').value = String(k);
+    /** @type {HTMLInputElement} */ (document.getElementById('rp-slider')).value = String(k);
     const turn = k > 0 ? this.replay.turns[k - 1] : null;
     const who = turn ? (this.names[turn.seat] ? t('seat.withName', { seat: seatName(turn.seat), name: this.names[turn.seat] }) : seatName(turn.seat)) : '';
     const label = turn ? t('replay.turnOf', { k, n: this.n, who }) : t('replay.start', { n: this.n });
@@ -214,8 +219,8 @@ export class ReplayViewer {
       det.textContent = t('replay.startText');
     }
     renderScoreboard(document.querySelector('#replay-scoreboard tbody'), standings(st), st, this.names, turn?.seat);
-    ['rp-first', 'rp-prev'].forEach((id) => (document.getElementById(id).disabled = k === 0));
-    ['rp-next', 'rp-last'].forEach((id) => (document.getElementById(id).disabled = k === this.n));
+    ['rp-first', 'rp-prev'].forEach((id) => (/** @type {HTMLButtonElement} */ (document.getElementById(id)).disabled = k === 0));
+    ['rp-next', 'rp-last'].forEach((id) => (/** @type {HTMLButtonElement} */ (document.getElementById(id)).disabled = k === this.n));
   }
 
   togglePlay() {

@@ -5,7 +5,21 @@
 
 import { SEATS, PIECES, entry } from './notation.js';
 
-/** A fresh seat: every piece in the Yard (rule 1.3). */
+/**
+ * One seat's part of the client state: each piece's location (notation.js), the
+ * pieces glowing, the roll store, exit credits, combat and bonus points, each piece's
+ * progress and the seat's finishing place (1–4, or null).
+ * @typedef {{ pieces: Record<string, string>, glowing: Set<string>, rolls: number[],
+ *   exit_credits: number, combat: number, bonus: number,
+ *   progress: Record<string, number>, finished: number | null }} SeatState
+ */
+/** The client state of a match: its mode and every seat's state. @typedef {{ mode: string, seats: Record<string, SeatState> }} MatchState */
+
+/**
+ * A fresh seat: every piece in the Yard (rule 1.3).
+ * @param {number} exitCredits
+ * @returns {SeatState}
+ */
 function emptySeat(exitCredits) {
   return {
     pieces: Object.fromEntries(PIECES.map((p) => [p, 'yard'])),
@@ -19,7 +33,12 @@ function emptySeat(exitCredits) {
   };
 }
 
-/** Rule 4.2: the start of a match, `startExitCredits` exit credits per seat. */
+/**
+ * Rule 4.2: the start of a match, `startExitCredits` exit credits per seat.
+ * @param {string} mode
+ * @param {number} startExitCredits
+ * @returns {MatchState}
+ */
 export function initialState(mode, startExitCredits) {
   return {
     mode,
@@ -29,7 +48,7 @@ export function initialState(mode, startExitCredits) {
 
 /** State from a snapshot's position (RULES.md §11 output form). */
 export function stateFromPosition(position) {
-  const st = { mode: position.mode, seats: {} };
+  const st = /** @type {MatchState} */ ({ mode: position.mode, seats: {} });
   for (const s of SEATS) {
     const src = position.seats?.[s] ?? {};
     const seat = emptySeat(0);
@@ -46,8 +65,13 @@ export function stateFromPosition(position) {
   return st;
 }
 
-/** A deep copy (the replay viewer keeps one state per turn). */
+/**
+ * A deep copy (the replay viewer keeps one state per turn).
+ * @param {MatchState} st
+ * @returns {MatchState}
+ */
 export function cloneState(st) {
+  /** @type {Record<string, SeatState>} */
   const seats = {};
   for (const s of SEATS) {
     const x = st.seats[s];

@@ -13,7 +13,7 @@ function cell(tr, text, tag = 'td', cls = '', label = '') {
   c.textContent = typeof text === 'number' ? num(text) : String(text);
   if (cls) c.className = cls;
   if (label) c.dataset.label = t(label);
-  if (tag === 'th') c.scope = 'row';
+  if (c instanceof HTMLTableCellElement && tag === 'th') c.scope = 'row';
   tr.append(c);
   return c;
 }

@@ -870,6 +870,10 @@ async function tapTurn(page, n, shots) {
     // Each destination is a tap target of at least 44 CSS px at this zoom.
     const sizes = await page.$$eval('#board .target .target-disc', (cs) => cs.map((c) => Math.round(c.getBoundingClientRect().width)));
     seen.targets.push(...sizes);
+    // A destination reads "+N" (its steps, in the page's digits) or "↑" (an exit with no
+    // steps): never a bare number that could be taken for the tile number beside it.
+    const marks = await page.$$eval('#board .target .target-text', (ts) => ts.map((x) => x.textContent));
+    for (const m of marks) assert.match(m, /^(\+\p{Nd}+|↑)$/u, `destination marker ${JSON.stringify(m)}`);
     if (shots.first) {
       shots.first = false;
       await page.screenshot({ path: path.join(ART, `${page.artPrefix}-tap-01-destinations.png`) });
@@ -1323,6 +1327,55 @@ for (const [lang, locale, name] of [['en', 'en-GB', 'Tapper'], ['bn', 'bn-BD', '
   });
 }
 
+for (const [lang, locale, name] of [['en', 'en-GB', 'Bartholomew Featherstone'], ['bn', 'bn-BD', 'অনির্বাণ চট্টোপাধ্যায়'], ['hi', 'hi-IN', 'लक्ष्मीनारायण श्रीवास्तव']]) {
+  test(`${lang} at 390×844: the header stays two rows with a 24-character name (the name shortened, Account and Sign out beside it); in a match the name stays inside its yard`, { skip: SKIP, timeout: 60_000 }, async () => {
+    await mkdir(ART, { recursive: true });
+    const errors = [];
+    const player = await openBrowser(`header-${lang}`, errors, { locale });
+    const { page } = player;
+    try {
+      await signIn(page, name);
+      const h = await page.evaluate(() => {
+        const box = (sel) => document.querySelector(sel).getBoundingClientRect();
+        const who = document.querySelector('#who > span');
+        // Lines of text in an element (a word broken across two lines counts 2).
+        const lines = (sel) => {
+          const r = document.createRange();
+          r.selectNodeContents(document.querySelector(sel));
+          return new Set([...r.getClientRects()].map((c) => Math.round(c.top))).size;
+        };
+        return { top: box('.top').height, title: box('.top h1 a').top, account: box('#account-link').top, signout: box('#signout').top, name: box('#who-name').top, clipped: who.scrollWidth > who.clientWidth, lines: [lines('#account-link'), lines('#signout'), lines('#who > span')] };
+      });
+      assert.deepEqual(h.lines, [1, 1, 1], `Account, Sign out and the name each on one line: ${JSON.stringify(h)}`);
+      // Row 1: title, connection, language; row 2: name, Account, Sign out.
+      assert.equal(h.signout, h.account, `Sign out beside Account: ${JSON.stringify(h)}`);
+      assert.ok(h.account > h.title, `Account on the second row: ${JSON.stringify(h)}`);
+      assert.ok(h.top <= 120, `the header is ${h.top} px high (two rows: at most 120)`);
+      assert.equal(await page.textContent('#who-name'), name, 'the whole name is in the page (screen readers read it)');
+      await checkScreen(page, `${lang}-header-long-name`);
+      // In a match the name is drawn in the player's yard: inside it at the turn's
+      // zoom, squeezed if need be.
+      await page.tap('#lobby-create-btn');
+      await page.waitForSelector('#lobby-box:not([hidden])');
+      await page.tap('#lobby-start');
+      await page.waitForSelector('#screen-match:not([hidden]) #leave-match:not([hidden])', { timeout: 15000 });
+      await page.waitForFunction((n) => [...document.querySelectorAll('#board .yard-name')].some((e) => e.textContent === n), name, { timeout: 8000 });
+      const yards = await page.$$eval('#board .yard', (gs) => gs.map((g) => {
+        const t = g.querySelector('.yard-name').getBoundingClientRect();
+        const r = g.querySelector('rect').getBoundingClientRect();
+        return { name: g.querySelector('.yard-name').textContent, text: Math.round(t.width), yard: Math.round(r.width), left: t.left >= r.left - 1, right: t.right <= r.right + 1 };
+      }));
+      const mine = yards.find((y) => y.name === name);
+      assert.ok(mine && mine.left && mine.right, `the long name inside its yard: ${JSON.stringify(yards)}`);
+      for (const y of yards) assert.ok(y.left && y.right, `every name inside its yard: ${JSON.stringify(y)}`);
+      await page.screenshot({ path: path.join(ART, `${lang}-long-name-match.png`) });
+      assert.deepEqual(errors, []);
+    } finally {
+      await player.close();
+    }
+  });
+}
+
 test('Leave returns home (Hindi, 360 px): the match screen and its Leave button are gone', { skip: SKIP, timeout: 60_000 }, async () => {
   await mkdir(ART, { recursive: true });
   const errors = [];
@@ -1617,33 +1670,39 @@ const ACCOUNT_TEXTS = {
     badCredentials: 'Wrong username or password.',
     signedOut: 'You were signed out on this device: from another device, by a password change, or the session expired. Sign in again.',
     connSignedOut: 'Signed out on this device',
+    connReplaced: 'Opened in another tab or device — this one stopped.',
     thisDevice: 'This device',
     oneDone: 'That session is signed out.',
     deleted: 'Your account was deleted.',
     guestWarning: 'Signing in replaces this guest on this device. The guest’s progress (ratings and matches) stays with the guest: claim it first if you want to keep it.',
     deleteConfirm: 'Delete your account for good? This cannot be undone.',
+    guestSignOut: 'You are playing as a guest: signing out loses this player for good, with its rating and matches. To keep them, claim your account first (Account). Sign out anyway?',
   },
   bn: {
     rules: '৮ থেকে ১২৮টি অক্ষর: যেকোনো লিপির বর্ণ, সংখ্যা, ফাঁকা জায়গা বা চিহ্ন।',
     badCredentials: 'ব্যবহারকারীর নাম বা পাসওয়ার্ড ভুল।',
     signedOut: 'এই ডিভাইসে আপনাকে বের করে দেওয়া হয়েছে: অন্য ডিভাইস থেকে, পাসওয়ার্ড বদলানোর ফলে, অথবা সেশনের মেয়াদ শেষ হওয়ায়। আবার ঢুকুন।',
     connSignedOut: 'এই ডিভাইস থেকে বের করা হয়েছে',
+    connReplaced: 'অন্য ট্যাব বা ডিভাইসে খোলা হয়েছে — এখানে বন্ধ।',
     thisDevice: 'এই ডিভাইস',
     oneDone: 'সেই সেশন থেকে বের করে দেওয়া হয়েছে।',
     deleted: 'আপনার অ্যাকাউন্ট মুছে ফেলা হয়েছে।',
     guestWarning: 'ঢুকলে এই ডিভাইসে এই অতিথির জায়গা নেবে অ্যাকাউন্টটি। অতিথির অগ্রগতি (রেটিং ও ম্যাচ) অতিথির কাছেই থেকে যাবে: রাখতে চাইলে আগে সেটি স্থায়ী করুন।',
     deleteConfirm: 'আপনার অ্যাকাউন্ট চিরতরে মুছে ফেলবেন? এটি আর ফেরানো যাবে না।',
+    guestSignOut: 'আপনি অতিথি হিসেবে খেলছেন: বেরিয়ে গেলে এই খেলোয়াড়, তার রেটিং ও ম্যাচ চিরতরে হারিয়ে যাবে। রাখতে হলে আগে আপনার অ্যাকাউন্ট স্থায়ী করুন (অ্যাকাউন্ট)। তবুও বেরিয়ে যাবেন?',
   },
   hi: {
     rules: '8 से 128 अक्षर: किसी भी लिपि के अक्षर, अंक, खाली जगह या चिह्न।',
     badCredentials: 'उपयोगकर्ता नाम या पासवर्ड गलत है।',
     signedOut: 'इस डिवाइस पर आपको बाहर कर दिया गया: किसी दूसरे डिवाइस से, पासवर्ड बदलने से, या सत्र की अवधि ख़त्म होने से। फिर से प्रवेश करें।',
     connSignedOut: 'इस डिवाइस से बाहर किया गया',
+    connReplaced: 'दूसरे टैब या डिवाइस में खुला है — यहाँ बंद।',
     thisDevice: 'यह डिवाइस',
     oneDone: 'उस सत्र से बाहर कर दिया गया।',
     deleted: 'आपका खाता मिटा दिया गया है।',
     guestWarning: 'प्रवेश करने पर इस डिवाइस पर यह मेहमान हट जाएगा। मेहमान की प्रगति (रेटिंग और मैच) मेहमान के पास ही रहेगी: उसे रखना हो तो पहले उसे पक्का करें।',
     deleteConfirm: 'अपना खाता हमेशा के लिए मिटाएँ? यह वापस नहीं हो सकता।',
+    guestSignOut: 'आप मेहमान के रूप में खेल रहे हैं: बाहर निकलने पर यह खिलाड़ी, उसकी रेटिंग और मैच हमेशा के लिए चले जाएँगे। उन्हें रखना हो तो पहले अपना खाता पक्का करें (खाता)। फिर भी बाहर निकलें?',
   },
 };
 
@@ -1695,9 +1754,11 @@ for (const [lang, locale, guestName, username] of [['en', 'en-GB', 'Claimer', 'A
       // it) opens the account screen from the header and claims its player.
       await signIn(a.page, guestName);
       const dialogs = [];
+      let acceptDialogs = true;
       a.page.on('dialog', (d) => {
         dialogs.push(d.message());
-        d.accept();
+        if (acceptDialogs) d.accept();
+        else d.dismiss();
       });
       await a.page.tap('#lobby-create-btn');
       await a.page.waitForSelector('#lobby-box:not([hidden])');
@@ -1707,6 +1768,14 @@ for (const [lang, locale, guestName, username] of [['en', 'en-GB', 'Claimer', 'A
       await a.page.waitForSelector('#screen-home:not([hidden])');
       await a.page.waitForSelector('#my-matches a', { timeout: 8000 });
       const guest = await a.page.evaluate(() => ({ ...window.ludo.session }));
+      // A guest's "Sign out" asks first (the player would be gone for good); "Cancel"
+      // keeps it signed in, the same player.
+      acceptDialogs = false;
+      await a.page.tap('#signout');
+      acceptDialogs = true;
+      assert.equal(dialogs.at(-1), T.guestSignOut, "a guest's sign-out asked first");
+      assert.ok(await a.page.isVisible('#screen-home'), 'still on the home screen');
+      assert.equal(await a.page.evaluate(() => window.ludo.session?.player_id), guest.player_id, 'still the same guest');
       await a.page.tap('#account-link');
       await a.page.waitForSelector('#screen-account:not([hidden]) #acct-claim:not([hidden])');
       assert.ok(await a.page.isHidden('#acct-sessions'), 'a guest has no sessions card');
@@ -1783,6 +1852,13 @@ for (const [lang, locale, guestName, username] of [['en', 'en-GB', 'Claimer', 'A
       assert.equal(await b.page.evaluate(() => localStorage.getItem('ludo.session')), null, 'the token is dropped');
       assert.equal(await b.page.evaluate(() => window.__sockets.at(-1).code), 4002, 'closed with 4002');
       await a.page.waitForFunction((text) => document.querySelector('#sessions-ok').textContent === text && document.querySelectorAll('#sessions-list li').length === 1, T.oneDone, { timeout: 5000 });
+      // A was replaced by B's sign-in (one socket per player): its header says so and
+      // offers "Play here", which connects A again.
+      assert.equal(await a.page.textContent('#conn-status'), T.connReplaced);
+      assert.ok(await a.page.isVisible('#play-here'), 'the replaced device offers "Play here"');
+      await a.page.tap('#play-here');
+      await a.page.waitForSelector('#conn-status.ok', { timeout: 5000 });
+      assert.ok(await a.page.isHidden('#play-here'), 'no "Play here" once connected');
       // No reconnect on 4002.
       await new Promise((r) => setTimeout(r, 1500));
       assert.equal(await b.page.evaluate(() => window.__sockets.length), opened, 'no new socket after 4002');
@@ -1825,6 +1901,128 @@ for (const [lang, locale, guestName, username] of [['en', 'en-GB', 'Claimer', 'A
       await b.page.waitForSelector('#screen-signin:not([hidden])', { timeout: 5000 });
       assert.equal(await b.page.textContent('#signin-notice'), T.signedOut);
       assert.equal(await b.page.evaluate(() => window.__sockets.at(-1).code), 4002, 'closed with 4002');
+      assert.deepEqual(errors, [], 'no script errors in the pages');
+    } finally {
+      await a.close();
+      await b?.close();
+    }
+  });
+}
+
+// ---------- issue 29.2: passkeys (WebAuthn, a CDP virtual authenticator) ----------
+
+/** Expected passkey texts per language (web/js/i18n). */
+const PASSKEY_TEXTS = {
+  en: { add: 'Add a passkey', signIn: 'Sign in with a passkey', added: 'Passkey added: you can sign in with it now.', never: 'never', removed: 'That passkey is removed.' },
+  bn: { add: 'একটি পাসকি যোগ করুন', signIn: 'পাসকি দিয়ে সাইন ইন করুন', added: 'পাসকি যোগ হয়েছে: এখন এটি দিয়ে সাইন ইন করতে পারবেন।', never: 'কখনো নয়', removed: 'সেই পাসকি সরানো হয়েছে।' },
+  hi: { add: 'एक पासकी जोड़ें', signIn: 'पासकी से साइन इन करें', added: 'पासकी जुड़ गई: अब आप इससे साइन इन कर सकते हैं।', never: 'कभी नहीं', removed: 'वह पासकी हटा दी गई।' },
+};
+
+/**
+ * A virtual platform authenticator on `page` (Chrome DevTools Protocol `WebAuthn`:
+ * CTAP2, internal transport, resident keys, user verification that succeeds):
+ * `{ cdp, id }`.
+ */
+async function virtualAuthenticator(ctx, page) {
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+  });
+  return { cdp, id: authenticatorId };
+}
+
+// WebAuthn needs a relying party id that is a domain, not an IP address: these
+// pages are opened on http://localhost (scripts/browser-test.sh starts the server
+// with LUDO_WEBAUTHN_ORIGIN=http://localhost:PORT and LUDO_WEBAUTHN_RP_ID=localhost).
+const PASSKEY_BASE = BASE?.replace('127.0.0.1', 'localhost');
+
+for (const [lang, locale, username] of [['en', 'en-GB', 'Keyholder'], ['bn', 'bn-BD', 'চাবিওয়ালা'], ['hi', 'hi-IN', 'चाबीवाला']]) {
+  test(`${lang} at 390×844: an account adds a passkey (virtual authenticator), a new browser signs in with it (same player), the passkey is listed with its last use and removed`, { skip: SKIP, timeout: 90_000 }, async () => {
+    await mkdir(ART, { recursive: true });
+    const errors = [];
+    const T = PASSKEY_TEXTS[lang];
+    const password = 'correct horse battery';
+    const words = async (page, where) => {
+      if (lang !== 'en') assert.deepEqual(await foreignWords(page, lang), [], `${lang} ${where}: words in another language`);
+    };
+    const a = await openBrowser(`passkey-a-${lang}`, errors, { locale });
+    let b = null;
+    try {
+      const authA = await virtualAuthenticator(a.ctx, a.page);
+      await a.page.goto(PASSKEY_BASE);
+      await a.page.waitForSelector('#screen-signin:not([hidden])');
+      await a.page.fill('#signin-name', username);
+      await a.page.tap('#signin-form button[type=submit]');
+      await a.page.waitForSelector('#conn-status.ok');
+      const guest = await a.page.evaluate(() => ({ ...window.ludo.session }));
+      await a.page.tap('#account-link');
+      await a.page.waitForSelector('#screen-account:not([hidden]) #acct-claim:not([hidden])');
+      assert.ok(await a.page.isHidden('#acct-passkeys'), 'a guest has no passkeys card');
+      assert.equal(await a.page.textContent('#acct-login-passkey'), T.signIn, "the guest's screen offers a passkey sign-in");
+      await a.page.fill('#claim-username', username);
+      await a.page.fill('#claim-password', password);
+      await a.page.tap('#claim-form button[type=submit]');
+      await a.page.waitForSelector('#acct-passkeys:not([hidden])', { timeout: 8000 });
+      assert.equal(await a.page.textContent('#passkey-add'), T.add);
+      assert.ok(!(await a.page.isHidden('#passkeys-none')), 'no passkeys yet');
+
+      // Add a passkey named "Phone": the virtual authenticator makes a resident credential.
+      await a.page.fill('#passkey-name', 'Phone');
+      await a.page.tap('#passkey-add');
+      await a.page.waitForFunction((text) => document.querySelector('#passkeys-ok').textContent === text, T.added, { timeout: 8000 });
+      assert.equal(await a.page.textContent('#account-ok'), '', 'only the latest success is shown (the claim message gave way)');
+      await a.page.waitForFunction(() => document.querySelectorAll('#passkeys-list li').length === 1, null, { timeout: 5000 });
+      assert.equal(await a.page.textContent('#passkeys-list li .session-client'), 'Phone');
+      assert.ok((await a.page.textContent('#passkeys-list li .session-times')).endsWith(T.never), 'never used yet');
+      assert.ok(await a.page.isHidden('#passkeys-none'));
+      const { credentials } = await authA.cdp.send('WebAuthn.getCredentials', { authenticatorId: authA.id });
+      assert.equal(credentials.length, 1);
+      assert.equal(credentials[0].isResidentCredential, true, 'a discoverable credential');
+      assert.equal(credentials[0].rpId, 'localhost');
+      await checkScreen(a.page, `${lang}-passkey-01-added`, { axe: true });
+      await words(a.page, 'passkey added');
+
+      // A new browser (fresh storage) holding the same credential (as a synced
+      // passkey would be): "Sign in with a passkey" on the sign-in screen, no username.
+      b = await openBrowser(`passkey-b-${lang}`, errors, { locale });
+      const authB = await virtualAuthenticator(b.ctx, b.page);
+      await authB.cdp.send('WebAuthn.addCredential', { authenticatorId: authB.id, credential: credentials[0] });
+      await b.page.goto(PASSKEY_BASE);
+      await b.page.waitForSelector('#screen-signin:not([hidden]) #login-passkey');
+      assert.equal(await b.page.textContent('#login-passkey'), T.signIn);
+      await checkScreen(b.page, `${lang}-passkey-02-sign-in`, { axe: true });
+      await words(b.page, 'passkey sign-in');
+      await b.page.tap('#login-passkey');
+      await b.page.waitForSelector('#screen-home:not([hidden])', { timeout: 8000 });
+      await b.page.waitForSelector('#conn-status.ok');
+      const signedIn = await b.page.evaluate(() => ({ ...window.ludo.session }));
+      assert.equal(signedIn.player_id, guest.player_id, 'the same player_id');
+      assert.equal(signedIn.username, username);
+      assert.notEqual(signedIn.token, guest.token, 'a session of its own');
+
+      // B sees the passkey used; B removes it; a new sign-in with it is refused.
+      await b.page.tap('#account-link');
+      await b.page.waitForFunction(() => document.querySelectorAll('#passkeys-list li').length === 1, null, { timeout: 8000 });
+      assert.ok(!(await b.page.textContent('#passkeys-list li .session-times')).endsWith(T.never), 'its last use is shown');
+      await checkScreen(b.page, `${lang}-passkey-03-list`, { axe: true });
+      await words(b.page, 'passkeys list');
+      await b.page.tap('#passkeys-list li button.passkey-remove');
+      await b.page.waitForFunction((text) => document.querySelector('#passkeys-ok').textContent === text && document.querySelectorAll('#passkeys-list li').length === 0, T.removed, { timeout: 8000 });
+      assert.ok(!(await b.page.isHidden('#passkeys-none')), '"no passkeys yet" again');
+      const refused = await b.page.evaluate(async () => {
+        const { Accounts } = await import('/js/sdk/index.js');
+        try {
+          await new Accounts(location.origin).signInWithPasskey();
+          return 'signed in';
+        } catch (e) {
+          return e.code ?? e.name;
+        }
+      });
+      assert.equal(refused, 'invalid_credential', 'a removed passkey signs in no more');
+      // The browser logs the refused request (HTTP 400) itself: that one is expected.
+      const logged = errors.findIndex((e) => e.startsWith(`passkey-b-${lang} console:`) && e.includes('status of 400'));
+      if (logged >= 0) errors.splice(logged, 1);
       assert.deepEqual(errors, [], 'no script errors in the pages');
     } finally {
       await a.close();

@@ -68,12 +68,12 @@ test('Bengali and Hindi messages are written in Bengali and Devanagari script', 
   }
 });
 
-test('every error code of proto/error_codes.json and of the REST API has a message in every language', () => {
+test('every error code of proto/error_codes.json, of the REST API and of the SDK (disconnected, timeout, closed) has a message in every language', () => {
   const codes = JSON.parse(readFileSync(new URL('error_codes.json', PROTO), 'utf8'));
   const ws = codes.websocket.map((e) => e.code);
   const rest = codes.rest.map((e) => e.code);
   assert.ok(ws.length >= 29 && rest.includes('invalid_name'), `${ws.length} ws codes, rest ${rest}`);
-  for (const code of [...ws, ...rest, 'not_found', 'method_not_allowed', 'disconnected', 'timeout']) {
+  for (const code of [...ws, ...rest, 'not_found', 'method_not_allowed', 'disconnected', 'timeout', 'closed']) {
     for (const l of LANGS) assert.equal(typeof MESSAGES[l][`error.${code}`], 'string', `${l} error.${code}`);
   }
 });
@@ -90,6 +90,11 @@ test('numbers, plurals and clocks are formatted with Intl for the language', asy
   await setLanguage('en', { remember: false });
   assert.equal(t('plan.steps', { n: 1 }), '1 step');
   assert.equal(t('plan.steps', { n: 3 }), '3 steps');
+  // An explicit "zero" form for n = 0; without one, Intl's form ("0 steps").
+  assert.equal(t('sessions.othersDone', { n: 0 }), 'No other session was signed in.');
+  assert.equal(t('sessions.othersDone', { n: 2 }), '2 other sessions signed out.');
+  assert.equal(t('password.done', { n: 0 }), 'Password changed; no other session was signed in.');
+  assert.equal(t('plan.steps', { n: 0 }), '0 steps');
   assert.equal(num(1234), '1,234');
   assert.equal(clock(65_000), '1:05');
   assert.equal(clock(-5), '0:00');
@@ -99,6 +104,7 @@ test('numbers, plurals and clocks are formatted with Intl for the language', asy
   // Bengali digits (০–৯) come from Intl.NumberFormat('bn').
   assert.equal(t('plan.credits', { n: 2 }), 'exit credits: ২');
   assert.equal(t('plan.steps', { n: 5 }), '৫ ঘর');
+  assert.equal(t('sessions.othersDone', { n: 0 }), 'অন্য কোনো সেশন চালু ছিল না।');
   assert.equal(clock(65_000), '১:০৫');
   assert.equal(t('seat.green'), 'সবুজ');
   assert.equal(t('mode.journey'), 'যাত্রা');

@@ -384,6 +384,70 @@ mod tests {
         assert!("abc".parse::<Seed>().is_err());
     }
 
+    /// A seed's `Debug` shows its 64 hex digits (rule §10's revealed form), so a
+    /// logged seed can be pasted back into a replay.
+    #[test]
+    fn seed_debug_shows_its_hex() {
+        let mut b = [0u8; 32];
+        b[0] = 0xab;
+        b[31] = 0x01;
+        assert_eq!(
+            format!("{:?}", Seed(b)),
+            format!("Seed(ab{}01)", "00".repeat(30))
+        );
+    }
+
+    /// An entropy's `Debug` shows its bytes as lowercase hex, and nothing for the
+    /// recorded default of a seat that did not contribute.
+    #[test]
+    fn entropy_debug_shows_its_hex() {
+        let e = Entropy::from_player_hex(&"C3".repeat(16)).unwrap();
+        assert_eq!(format!("{e:?}"), format!("Entropy({})", "c3".repeat(16)));
+        assert_eq!(format!("{:?}", Entropy::default_entropy()), "Entropy()");
+    }
+
+    /// The generated schemas (`proto/`) name the definitions `Seed` and `Entropy`, with
+    /// the patterns of 32 bytes (rule §10) and of "" or 16..=64 bytes as hex.
+    #[test]
+    fn seed_and_entropy_schemas_are_named_and_have_their_patterns() {
+        assert_eq!(Seed::schema_name(), "Seed");
+        assert_eq!(Entropy::schema_name(), "Entropy");
+        let json = serde_json::to_value(schemars::schema_for!((Vec<Seed>, Vec<Entropy>))).unwrap();
+        let seed = &json["$defs"]["Seed"];
+        assert_eq!(seed["type"], "string", "{json}");
+        assert_eq!(seed["pattern"], "^[0-9a-fA-F]{64}$", "{json}");
+        assert!(
+            seed["description"]
+                .as_str()
+                .unwrap()
+                .contains("rejects x >= 4294967292 and yields 1 + x mod 6"),
+            "{json}"
+        );
+        let entropy = &json["$defs"]["Entropy"];
+        assert_eq!(entropy["type"], "string", "{json}");
+        assert_eq!(entropy["pattern"], "^(|([0-9a-fA-F]{2}){16,64})$", "{json}");
+        assert!(
+            entropy["description"]
+                .as_str()
+                .unwrap()
+                .starts_with("A seat's dice entropy as lowercase hex"),
+            "{json}"
+        );
+    }
+
+    /// `DiceScheme::name` is the scheme's wire name, the one a replay's `dice_scheme`
+    /// holds.
+    #[test]
+    fn dice_scheme_names_are_the_wire_names() {
+        for (scheme, name) in [
+            (DiceScheme::ServerSeed, "server_seed"),
+            (DiceScheme::Contributed, "contributed"),
+        ] {
+            assert_eq!(scheme.name(), name);
+            assert_eq!(serde_json::to_value(scheme).unwrap(), name);
+        }
+    }
+
     trait AddStr {
         fn add_str(self, s: &str) -> String;
     }

@@ -62,3 +62,29 @@ fn capture_table_of_rule_7_2() {
         }
     }
 }
+
+/// Rule 7.7: a captured piece goes to its Yard, stops glowing and its progress points
+/// become 0; the seat's other pieces keep their glow and their points, and its
+/// checkpoint record is kept (rule 8.3).
+#[test]
+fn a_captured_piece_stops_glowing_and_loses_its_progress() {
+    let pos = Position::from_json(
+        r#"{"mode":"journey","to_move":"green","seats":{
+            "green":{"pieces":{"G1":"ring:20","G2":"ring:20"},"rolls":[2,2]},
+            "red":{"pieces":{"G1":"hp:2","G2":"ring:22"},"glowing":["G1","G2"],
+                   "progress":{"G1":60,"G2":70},"scored":{"G2":["entry"]}}}}"#,
+    )
+    .unwrap();
+    let plan = Plan::new(Direction::Forward)
+        .mv(PieceId::G1, &[2])
+        .mv(PieceId::G2, &[2]);
+    let (next, _) = pos.play(&RuleSet::default(), &plan).unwrap();
+    let red = next.seat(Seat::Red);
+    assert_eq!(red.location(PieceId::G2), Location::Yard);
+    assert!(!red.glows(PieceId::G2), "the captured G2 stops glowing");
+    assert_eq!(red.progress[PieceId::G2.index()], 0);
+    assert!(red.glows(PieceId::G1), "G1, not captured, still glows");
+    assert_eq!(red.progress[PieceId::G1.index()], 60);
+    assert_eq!(red.scored, pos.seat(Seat::Red).scored, "records are kept");
+    assert_eq!(red.location(PieceId::G1), Location::HomePath(2));
+}

@@ -98,6 +98,26 @@ fn split_equal_sub_groups_lowest_number_first() {
     );
 }
 
+/// Rule 5.2.2: only guardians with moves form moving groups. G2 has no move and
+/// stands on G3's tile, so G3 moves alone, a group of one like G1, and G1 (the lower
+/// number) goes first (rule 5.2.3); were G2 counted, G2+G3 would be the larger group.
+#[test]
+fn a_guardian_without_rolls_joins_no_group() {
+    let (pos, ev) = play(
+        r#"{"mode":"clash","to_move":"green","seats":{"green":{
+            "pieces":{"G1":"ring:5","G2":"ring:14","G3":"ring:14"},"rolls":[1,2]}}}"#,
+        r#"{"moves":{"G1":[1],"G3":[2]}}"#,
+    );
+    assert_eq!(
+        ev,
+        [
+            mv(&[G1], ring(5), &[ring(6)]),
+            mv(&[G3], ring(14), &[ring(15), ring(16)]),
+        ]
+    );
+    assert_eq!(pos.seat(Seat::Green).location(G2), ring(14));
+}
+
 /// Rules 7.3, 7.8, 8.6 (S 003 example): the royal capture comes first (150), then one
 /// cascade capture per ring guardian (100 each, flagged `cascade`), then the summary
 /// with the rolls the seat lost and its new 2 exit credits.

@@ -36,6 +36,9 @@ pub enum RestErrorCode {
     InvalidUsername,
     /// A password is not 8..=128 characters, or holds a control character.
     InvalidPassword,
+    /// A WebAuthn (passkey) response is malformed or does not verify against its
+    /// ceremony, or names no registered passkey (also a passkey of a deleted account).
+    InvalidCredential,
     // --- 401 Unauthorized ---
     /// No `Authorization: Bearer <token>` header, or the token is unknown.
     NotAuthenticated,
@@ -56,6 +59,10 @@ pub enum RestErrorCode {
     NotFound,
     /// `DELETE /api/v1/sessions/{session_id}`: the caller has no session with this id.
     SessionNotFound,
+    /// A passkey ceremony id is unknown, already used or expired (5 minutes).
+    CeremonyNotFound,
+    /// `DELETE /api/v1/accounts/me/passkeys/{id}`: the caller has no passkey with this id.
+    PasskeyNotFound,
     // --- 409 Conflict ---
     /// Another account has this username (ignoring case).
     UsernameTaken,
@@ -65,6 +72,10 @@ pub enum RestErrorCode {
     NotClaimed,
     /// The player sits in a running match: finish or leave it first.
     InMatch,
+    /// This passkey (credential id) is registered already, to this or another account.
+    PasskeyTaken,
+    /// The account has the most passkeys allowed (10); remove one first.
+    TooManyPasskeys,
     // --- 405 Method Not Allowed ---
     /// The path exists, but not with this HTTP method.
     MethodNotAllowed,
@@ -93,7 +104,7 @@ pub enum RestErrorCode {
 
 impl RestErrorCode {
     /// Every REST error code, in declaration order (by HTTP status).
-    pub const ALL: [RestErrorCode; 30] = {
+    pub const ALL: [RestErrorCode; 35] = {
         use RestErrorCode::*;
         [
             BadJson,
@@ -106,6 +117,7 @@ impl RestErrorCode {
             InvalidMode,
             InvalidUsername,
             InvalidPassword,
+            InvalidCredential,
             NotAuthenticated,
             BadCredentials,
             OriginNotAllowed,
@@ -114,10 +126,14 @@ impl RestErrorCode {
             PlayerNotFound,
             NotFound,
             SessionNotFound,
+            CeremonyNotFound,
+            PasskeyNotFound,
             UsernameTaken,
             AlreadyClaimed,
             NotClaimed,
             InMatch,
+            PasskeyTaken,
+            TooManyPasskeys,
             MethodNotAllowed,
             RequestTimeout,
             TooLarge,
@@ -143,6 +159,7 @@ impl RestErrorCode {
             InvalidMode => "invalid_mode",
             InvalidUsername => "invalid_username",
             InvalidPassword => "invalid_password",
+            InvalidCredential => "invalid_credential",
             NotAuthenticated => "not_authenticated",
             BadCredentials => "bad_credentials",
             OriginNotAllowed => "origin_not_allowed",
@@ -151,10 +168,14 @@ impl RestErrorCode {
             PlayerNotFound => "player_not_found",
             NotFound => "not_found",
             SessionNotFound => "session_not_found",
+            CeremonyNotFound => "ceremony_not_found",
+            PasskeyNotFound => "passkey_not_found",
             UsernameTaken => "username_taken",
             AlreadyClaimed => "already_claimed",
             NotClaimed => "not_claimed",
             InMatch => "in_match",
+            PasskeyTaken => "passkey_taken",
+            TooManyPasskeys => "too_many_passkeys",
             MethodNotAllowed => "method_not_allowed",
             RequestTimeout => "request_timeout",
             TooLarge => "too_large",
@@ -172,11 +193,14 @@ impl RestErrorCode {
         use RestErrorCode::*;
         match self {
             BadJson | BadQuery | BadRequest | InvalidName | InvalidId | InvalidLimit
-            | InvalidCursor | InvalidMode | InvalidUsername | InvalidPassword => 400,
+            | InvalidCursor | InvalidMode | InvalidUsername | InvalidPassword
+            | InvalidCredential => 400,
             NotAuthenticated | BadCredentials => 401,
             OriginNotAllowed | Forbidden => 403,
-            MatchNotFound | PlayerNotFound | NotFound | SessionNotFound => 404,
-            UsernameTaken | AlreadyClaimed | NotClaimed | InMatch => 409,
+            MatchNotFound | PlayerNotFound | NotFound | SessionNotFound | CeremonyNotFound
+            | PasskeyNotFound => 404,
+            UsernameTaken | AlreadyClaimed | NotClaimed | InMatch | PasskeyTaken
+            | TooManyPasskeys => 409,
             MethodNotAllowed => 405,
             RequestTimeout => 408,
             TooLarge => 413,

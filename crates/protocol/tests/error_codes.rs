@@ -139,8 +139,8 @@ fn rest_all_is_complete_distinct_and_serializes_as_as_str() {
     );
     assert_eq!(
         listed.iter().collect::<BTreeSet<_>>().len(),
-        30,
-        "30 distinct codes"
+        35,
+        "35 distinct codes"
     );
     for c in RestErrorCode::ALL {
         assert_eq!(
@@ -174,7 +174,8 @@ fn each_rest_code_has_its_http_status() {
             "invalid_cursor",
             "invalid_mode",
             "invalid_username",
-            "invalid_password"
+            "invalid_password",
+            "invalid_credential"
         ]
     );
     assert_eq!(by_status(401), ["not_authenticated", "bad_credentials"]);
@@ -185,7 +186,9 @@ fn each_rest_code_has_its_http_status() {
             "match_not_found",
             "player_not_found",
             "not_found",
-            "session_not_found"
+            "session_not_found",
+            "ceremony_not_found",
+            "passkey_not_found"
         ]
     );
     assert_eq!(
@@ -194,7 +197,9 @@ fn each_rest_code_has_its_http_status() {
             "username_taken",
             "already_claimed",
             "not_claimed",
-            "in_match"
+            "in_match",
+            "passkey_taken",
+            "too_many_passkeys"
         ]
     );
     assert_eq!(by_status(405), ["method_not_allowed"]);

@@ -160,17 +160,24 @@ impl Accounts {
     /// Takes one sign-in attempt from the budgets of `address` (when known) and of
     /// the username `key`. `Err(wait)`: over a budget, retry after `wait`.
     pub(crate) fn take_sign_in(&self, address: Option<IpAddr>, key: &str) -> Result<(), Duration> {
-        if let (Some(l), Some(ip)) = (&self.by_address, address) {
-            if l.len() > 10_000 {
-                l.retain_recent();
-            }
-            l.check_key(&ip).map_err(wait_time)?;
-        }
+        self.take_address_sign_in(address)?;
         if let Some(l) = &self.by_account {
             if l.len() > 10_000 {
                 l.retain_recent();
             }
             l.check_key(&key.to_string()).map_err(wait_time)?;
+        }
+        Ok(())
+    }
+
+    /// Takes one sign-in attempt from the budget of `address` alone (a passkey
+    /// sign-in, which names no username). `Err(wait)`: over it, retry after `wait`.
+    pub(crate) fn take_address_sign_in(&self, address: Option<IpAddr>) -> Result<(), Duration> {
+        if let (Some(l), Some(ip)) = (&self.by_address, address) {
+            if l.len() > 10_000 {
+                l.retain_recent();
+            }
+            l.check_key(&ip).map_err(wait_time)?;
         }
         Ok(())
     }

@@ -100,6 +100,14 @@ pub(crate) const DEFAULT_ACCOUNT_SIGN_IN_BURST: u32 = 10;
 
 /// Default milliseconds of a room lease in cluster mode.
 pub(crate) const DEFAULT_LEASE_MS: u64 = 3_000;
+/// Default milliseconds past its expiry during which a lease whose owner still
+/// answers on NATS that it runs the match is left to that owner (a database outage
+/// shorter than this moves no match).
+pub(crate) const DEFAULT_LEASE_GRACE_MS: u64 = 20_000;
+/// Default WebAuthn relying party id (passkeys): the host of the default server.
+pub(crate) const DEFAULT_WEBAUTHN_RP_ID: &str = "localhost";
+/// Default WebAuthn origin (passkeys): the page's origin on the default server.
+pub(crate) const DEFAULT_WEBAUTHN_ORIGIN: &str = "http://localhost:8080";
 /// Default prefix of the cluster's NATS subjects.
 pub(crate) const DEFAULT_NATS_PREFIX: &str = "ludo";
 
@@ -322,6 +330,16 @@ pub struct Config {
     #[arg(long, env = "LUDO_ACCOUNT_SIGN_IN_BURST", default_value_t = DEFAULT_ACCOUNT_SIGN_IN_BURST,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub account_sign_in_burst: u32,
+    /// WebAuthn relying party id of passkeys: the domain the web client is served
+    /// from (`play.example.com`), the origin's host or a parent domain of it. A
+    /// passkey works only under the relying party id it was added with.
+    #[arg(long, env = "LUDO_WEBAUTHN_RP_ID", default_value = DEFAULT_WEBAUTHN_RP_ID)]
+    pub webauthn_rp_id: String,
+    /// WebAuthn origin: the web client's origin exactly (`https://play.example.com`;
+    /// `http://` only for `localhost`). Passkey responses made on any other origin
+    /// are refused (`invalid_credential`).
+    #[arg(long, env = "LUDO_WEBAUTHN_ORIGIN", default_value = DEFAULT_WEBAUTHN_ORIGIN)]
+    pub webauthn_origin: String,
     /// Reverse proxies (comma-separated IP addresses) whose `X-Forwarded-For` names
     /// the client; from any other peer the header is ignored.
     #[arg(long, env = "LUDO_TRUSTED_PROXIES", value_delimiter = ',')]
@@ -364,6 +382,15 @@ pub struct Config {
     #[arg(long, env = "LUDO_LEASE_MS", default_value_t = DEFAULT_LEASE_MS,
           value_parser = clap::value_parser!(u64).range(300..=600_000))]
     pub lease_ms: u64,
+    /// Milliseconds past its expiry during which a lease stays with its owner when
+    /// that owner still answers on NATS that it runs the match (it could not renew
+    /// because the database was unreachable: no node could claim it meanwhile, so
+    /// it renews as soon as the database answers). Past this, or when the owner
+    /// does not answer within 500 ms (dead or paused), another node claims it.
+    /// 0: an expired lease is claimed at once, whatever its owner says.
+    #[arg(long, env = "LUDO_LEASE_GRACE_MS", default_value_t = DEFAULT_LEASE_GRACE_MS,
+          value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
+    pub lease_grace_ms: u64,
     /// Prefix of every NATS subject the cluster uses (nodes of one cluster share it).
     #[arg(long, env = "LUDO_NATS_PREFIX", default_value = DEFAULT_NATS_PREFIX,
           value_parser = clap::builder::NonEmptyStringValueParser::new())]
@@ -407,7 +434,7 @@ impl Config {
                 self.ping_seconds, self.idle_seconds
             ));
         }
-        Ok(())
+        crate::passkeys::relying_party(self).map(|_| ())
     }
 
     /// The persistence writer's settings: [`store::WriterConfig::default`] with the
@@ -474,6 +501,8 @@ impl Default for Config {
             sign_in_burst: DEFAULT_SIGN_IN_BURST,
             account_sign_ins_per_minute: DEFAULT_ACCOUNT_SIGN_INS_PER_MINUTE,
             account_sign_in_burst: DEFAULT_ACCOUNT_SIGN_IN_BURST,
+            webauthn_rp_id: DEFAULT_WEBAUTHN_RP_ID.into(),
+            webauthn_origin: DEFAULT_WEBAUTHN_ORIGIN.into(),
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
             lobby_grace_seconds: DEFAULT_LOBBY_GRACE_SECONDS,
@@ -483,6 +512,7 @@ impl Default for Config {
             nats_url: None,
             node_id: None,
             lease_ms: DEFAULT_LEASE_MS,
+            lease_grace_ms: DEFAULT_LEASE_GRACE_MS,
             nats_prefix: DEFAULT_NATS_PREFIX.into(),
         }
     }
@@ -695,6 +725,10 @@ mod tests {
             (30, 1, 10, 10, 5, 10)
         );
         assert!(d.trusted_proxies.is_empty() && d.allowed_origins.is_empty());
+        assert_eq!(
+            (d.webauthn_rp_id.as_str(), d.webauthn_origin.as_str()),
+            ("localhost", "http://localhost:8080")
+        );
         let c = Config::try_parse_from([
             "ludo-server",
             "--trusted-proxies",

@@ -57,6 +57,7 @@ mod error;
 mod lobby;
 mod matchmaker;
 mod metrics;
+mod passkeys;
 mod presence;
 pub mod room;
 mod state;

@@ -62,6 +62,8 @@ struct Inner {
     bot_pool: crate::room::BotPool,
     /// Password hashing slots and sign-in budgets (`crate::accounts`).
     accounts: crate::accounts::Accounts,
+    /// The WebAuthn relying party and passkey ceremonies (`crate::passkeys`).
+    passkeys: crate::passkeys::Passkeys,
 }
 
 impl AppState {
@@ -82,6 +84,8 @@ impl AppState {
         let edge = crate::edge::EdgeState::new(&config);
         let bot_pool = crate::room::BotPool::new(config.bot_searches);
         let accounts = crate::accounts::Accounts::new(&config);
+        let passkeys = crate::passkeys::Passkeys::new(&config)
+            .expect("the WebAuthn settings are valid (checked by Config::check)");
         let state = AppState(Arc::new(Inner {
             clock,
             edge,
@@ -98,6 +102,7 @@ impl AppState {
             cluster: std::sync::OnceLock::new(),
             bot_pool,
             accounts,
+            passkeys,
         }));
         state.tasks().spawn(matchmaker::run(state.clone(), mm_rx));
         state
@@ -156,6 +161,11 @@ impl AppState {
     /// Password hashing and sign-in budgets.
     pub(crate) fn accounts(&self) -> &crate::accounts::Accounts {
         &self.0.accounts
+    }
+
+    /// The WebAuthn relying party and the passkey ceremonies in progress.
+    pub(crate) fn passkeys(&self) -> &crate::passkeys::Passkeys {
+        &self.0.passkeys
     }
     /// The bound on expert bot searches running at once.
     pub(crate) fn bot_pool(&self) -> &crate::room::BotPool {

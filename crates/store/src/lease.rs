@@ -178,6 +178,13 @@ const CLAIM: &str = "UPDATE room_leases SET node_id = $1, fencing_token = fencin
         WHERE l.expires_at < now() AND m.status = 'running' AND NOT (l.match_id = ANY($4)) \
         ORDER BY l.expires_at LIMIT $3 FOR UPDATE OF l SKIP LOCKED) \
     RETURNING match_id, fencing_token";
+/// Leases of running matches held by another node than `$1` (and not adopted ones)
+/// that expired less than `$2` seconds ago.
+const RECENTLY_EXPIRED: &str = "SELECT l.match_id, l.node_id FROM room_leases l \
+    JOIN matches m ON m.id = l.match_id \
+    WHERE m.status = 'running' AND l.node_id <> $1 AND l.node_id <> '' \
+    AND l.expires_at < now() AND l.expires_at >= now() - make_interval(secs => $2) \
+    ORDER BY l.node_id, l.expires_at LIMIT $3";
 /// Ends the leases given (match, token) of `$1` now.
 const RELEASE: &str = "UPDATE room_leases l SET expires_at = now() - interval '1 second' \
     FROM unnest($2::uuid[], $3::bigint[]) AS h(id, token) \
@@ -256,14 +263,19 @@ impl Store {
     /// the caller resumes those matches. Rows another node is claiming at the same
     /// time are skipped (`FOR UPDATE SKIP LOCKED`), so each match goes to one node.
     ///
+    /// Matches in `spared` are not claimed (their owner still runs them, see
+    /// [`Store::recently_expired`]).
+    ///
     /// Errors: [`StoreError::Unavailable`]; [`StoreError::Invalid`] on SQLite.
     pub async fn claim_expired(
         &self,
         leases: &Leases,
         limit: u32,
+        spared: &[Uuid],
     ) -> Result<Vec<(Uuid, i64)>, StoreError> {
         let pool = self.pg()?;
-        let held: Vec<Uuid> = leases.held().into_iter().map(|(id, _)| id).collect();
+        let mut held: Vec<Uuid> = leases.held().into_iter().map(|(id, _)| id).collect();
+        held.extend_from_slice(spared);
         let mut tx = pool.begin().await?;
         sqlx::query(ADOPT).execute(&mut *tx).await?;
         let claimed: Vec<(Uuid, i64)> = sqlx::query_as(CLAIM)
@@ -278,6 +290,27 @@ impl Store {
             leases.hold(id, token);
         }
         Ok(claimed)
+    }
+
+    /// Up to `limit` running matches whose lease, held by another node than
+    /// `leases`' own, expired less than `within` ago, as (match, owner node id),
+    /// grouped by node. The owner may only have been unable to renew (the database
+    /// was unreachable): the caller asks it before claiming (cluster lease grace).
+    ///
+    /// Errors: [`StoreError::Unavailable`]; [`StoreError::Invalid`] on SQLite.
+    pub async fn recently_expired(
+        &self,
+        leases: &Leases,
+        within: Duration,
+        limit: u32,
+    ) -> Result<Vec<(Uuid, String)>, StoreError> {
+        let pool = self.pg()?;
+        Ok(sqlx::query_as(RECENTLY_EXPIRED)
+            .bind(leases.node_id())
+            .bind(secs(within))
+            .bind(i64::from(limit))
+            .fetch_all(pool)
+            .await?)
     }
 
     /// Ends every lease `leases` holds now (a node leaving on SIGTERM, after its

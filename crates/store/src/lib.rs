@@ -21,6 +21,7 @@ mod codec;
 mod error;
 pub mod lease;
 mod model;
+mod passkeys;
 mod players;
 pub mod rating;
 mod ratings;
@@ -39,7 +40,8 @@ pub use lease::Leases;
 pub use model::{
     ChatEntry, Cursor, HistoryPage, LeaderboardRow, LoggedTurn, MatchResult, MatchStatus,
     MatchSummary, ModeStats, NewMatch, NewSession, Page, Player, PlayerProfile, RatedRow,
-    ReplayDoc, RunningMatch, SeatEntry, SeatSummary, Session, StoredRating, MAX_PAGE,
+    ReplayDoc, RunningMatch, SeatEntry, SeatSummary, Session, StoredPasskey, StoredRating,
+    MAX_PAGE,
 };
 pub use rating::{Rating, RatingChange};
 pub use store::{Store, DEFAULT_DATABASE_URL};

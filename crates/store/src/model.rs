@@ -40,6 +40,23 @@ pub struct Session {
     pub last_used_at: DateTime<Utc>,
 }
 
+/// A passkey (WebAuthn credential) of an account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredPasskey {
+    /// The credential id, base64url without padding (unique across accounts).
+    pub id: String,
+    /// Whose passkey it is.
+    pub player_id: Uuid,
+    /// The WebAuthn library's serialized credential (JSON text: public key, counter …).
+    pub passkey: String,
+    /// The name its owner gave it (shown in the passkeys list).
+    pub name: String,
+    /// When it was added (UTC, microseconds).
+    pub created_at: DateTime<Utc>,
+    /// When it last signed in (UTC, microseconds); `None` before its first sign-in.
+    pub last_used_at: Option<DateTime<Utc>>,
+}
+
 /// A session to store: its id, the SHA-256 of its token (64 lowercase hex digits),
 /// the client string and the creation time (also its first use).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -112,7 +112,9 @@ pub enum WriteOp {
 pub struct WriterConfig {
     /// First retry delay after a failure (default 50 ms).
     pub min_delay: Duration,
-    /// Longest retry delay (default 2 s).
+    /// Longest retry delay (default 500 ms; with jitter a retry waits up to twice
+    /// that): how long after a database outage ends the held turns may still wait
+    /// for their commit (issue 34.4).
     pub max_delay: Duration,
     /// Most ops written in one transaction (default 1,024).
     pub max_batch: usize,
@@ -130,7 +132,7 @@ impl Default for WriterConfig {
     fn default() -> Self {
         WriterConfig {
             min_delay: Duration::from_millis(50),
-            max_delay: Duration::from_secs(2),
+            max_delay: Duration::from_millis(500),
             max_batch: 1024,
             commit_window: Duration::from_millis(2),
             max_backlog: 20_000,

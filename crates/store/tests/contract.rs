@@ -30,6 +30,118 @@ async fn contract(store: Store) {
     failed_turn_batch(&store).await;
     ratings(&store).await;
     accounts(&store).await;
+    passkeys(&store).await;
+}
+
+fn passkey(id: &str, player: Uuid, name: &str, minutes: i64) -> store::StoredPasskey {
+    store::StoredPasskey {
+        id: id.into(),
+        player_id: player,
+        passkey: format!(r#"{{"cred":"{id}","counter":0}}"#),
+        name: name.into(),
+        created_at: at(minutes),
+        last_used_at: None,
+    }
+}
+
+/// Passkeys (issue 29): only an account holds them; a credential id belongs to one
+/// account; at most `max` per account; listed oldest first; a sign-in updates the
+/// stored credential and its last use; removed one by one, and all with the account.
+async fn passkeys(store: &Store) {
+    let ann = guest(store, 400, "Ann").await;
+    let bob = guest(store, 401, "Bob").await;
+    // A guest holds none.
+    assert!(matches!(
+        store
+            .add_passkey(&passkey("k-guest", ann, "phone", 0), 3)
+            .await,
+        Err(StoreError::Invalid(_))
+    ));
+    store.claim_account(ann, "Ann", "ann", "$h").await.unwrap();
+    store.claim_account(bob, "Bob", "bob", "$h").await.unwrap();
+    store
+        .add_passkey(&passkey("k-laptop", ann, "laptop", 2), 3)
+        .await
+        .unwrap();
+    store
+        .add_passkey(&passkey("k-phone", ann, "phone", 1), 3)
+        .await
+        .unwrap();
+    // The same credential id again, to Ann or to Bob: refused.
+    for owner in [ann, bob] {
+        assert!(matches!(
+            store
+                .add_passkey(&passkey("k-phone", owner, "again", 3), 3)
+                .await,
+            Err(StoreError::Conflict("passkey"))
+        ));
+    }
+    store
+        .add_passkey(&passkey("k-key", ann, "key", 3), 3)
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .add_passkey(&passkey("k-fourth", ann, "fourth", 4), 3)
+            .await,
+        Err(StoreError::Conflict("too_many"))
+    ));
+    let listed = store.passkeys_of(ann).await.unwrap();
+    assert_eq!(
+        listed,
+        vec![
+            passkey("k-phone", ann, "phone", 1),
+            passkey("k-laptop", ann, "laptop", 2),
+            passkey("k-key", ann, "key", 3),
+        ]
+    );
+    assert!(store.passkeys_of(bob).await.unwrap().is_empty());
+    assert_eq!(
+        store.passkey("k-phone").await.unwrap(),
+        Some(passkey("k-phone", ann, "phone", 1))
+    );
+    assert_eq!(store.passkey("k-none").await.unwrap(), None);
+
+    // A sign-in: new serialized credential, last use set.
+    assert!(store
+        .passkey_used("k-phone", r#"{"counter":1}"#, at(5))
+        .await
+        .unwrap());
+    assert!(!store
+        .passkey_used("k-none", r#"{"counter":1}"#, at(5))
+        .await
+        .unwrap());
+    let used = store.passkey("k-phone").await.unwrap().unwrap();
+    assert_eq!(
+        (used.passkey.as_str(), used.last_used_at),
+        (r#"{"counter":1}"#, Some(at(5)))
+    );
+
+    // Removal: only the owner's, once.
+    assert!(!store.delete_passkey(bob, "k-key").await.unwrap());
+    assert!(store.delete_passkey(ann, "k-key").await.unwrap());
+    assert!(!store.delete_passkey(ann, "k-key").await.unwrap());
+    let ids: Vec<String> = store
+        .passkeys_of(ann)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|k| k.id)
+        .collect();
+    assert_eq!(ids, vec!["k-phone", "k-laptop"]);
+
+    // Deleting the account deletes its passkeys; the credential id is free again.
+    store.delete_account(ann, &token_hash(402)).await.unwrap();
+    assert_eq!(store.passkey("k-phone").await.unwrap(), None);
+    assert!(store.passkeys_of(ann).await.unwrap().is_empty());
+    store
+        .add_passkey(&passkey("k-phone", bob, "phone", 6), 3)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.passkey("k-phone").await.unwrap().map(|k| k.player_id),
+        Some(bob)
+    );
 }
 
 fn new_session(n: u64, client: &str, minutes: i64) -> store::NewSession {

@@ -73,13 +73,40 @@ async fn fencing(url: String) {
 
     // Nothing expired: node b claims nothing, and node a renews both.
     let b = Leases::new("b", LEASE);
-    assert_eq!(store.claim_expired(&b, 10).await.unwrap(), vec![]);
+    assert_eq!(store.claim_expired(&b, 10, &[]).await.unwrap(), vec![]);
     assert_eq!(store.renew_leases(&a).await.unwrap(), vec![]);
 
     // Node a's leases expire (it was paused); node b claims both: token 2. Node a
     // still believes it holds them.
     expire_all(&pool).await;
-    let mut claimed = store.claim_expired(&b, 10).await.unwrap();
+    // The lease grace (issue 34.4): both expired within the last minute, held by a;
+    // a does not see its own; none expired less than 0.5 s ago; spared matches are
+    // not claimed.
+    let mut recent = store
+        .recently_expired(&b, Duration::from_secs(60), 10)
+        .await
+        .unwrap();
+    recent.sort();
+    let mut want = vec![(x, "a".to_string()), (y, "a".to_string())];
+    want.sort();
+    assert_eq!(recent, want);
+    assert_eq!(
+        store
+            .recently_expired(&a, Duration::from_secs(60), 10)
+            .await
+            .unwrap(),
+        vec![]
+    );
+    assert_eq!(
+        store
+            .recently_expired(&b, Duration::from_millis(500), 10)
+            .await
+            .unwrap(),
+        vec![]
+    );
+    assert_eq!(store.claim_expired(&b, 10, &[x, y]).await.unwrap(), vec![]);
+    assert_eq!(store.lease_of(x).await.unwrap(), Some(("a".into(), 1)));
+    let mut claimed = store.claim_expired(&b, 10, &[]).await.unwrap();
     claimed.sort();
     let mut want = vec![(x, 2), (y, 2)];
     want.sort();
@@ -143,7 +170,10 @@ async fn fencing(url: String) {
     // Leaving: a releases z and b claims it at once.
     assert_eq!(store.release_leases(&a).await.unwrap(), 1);
     assert_eq!(a.token(z), None);
-    assert_eq!(store.claim_expired(&b, 10).await.unwrap(), vec![(z, 2)]);
+    assert_eq!(
+        store.claim_expired(&b, 10, &[]).await.unwrap(),
+        vec![(z, 2)]
+    );
     pool.close().await;
 }
 
@@ -164,7 +194,7 @@ async fn leases_are_refused_on_sqlite() {
     let store = Store::connect(Some("sqlite::memory:")).await.unwrap();
     let a = Leases::new("a", LEASE);
     assert!(matches!(
-        store.claim_expired(&a, 1).await,
+        store.claim_expired(&a, 1, &[]).await,
         Err(store::StoreError::Invalid(_))
     ));
     a.hold(Uuid::new_v4(), 1);

@@ -49,6 +49,7 @@ export type RestErrorCode =
   | 'invalid_mode'
   | 'invalid_username'
   | 'invalid_password'
+  | 'invalid_credential'
   | 'not_authenticated'
   | 'bad_credentials'
   | 'origin_not_allowed'
@@ -57,10 +58,14 @@ export type RestErrorCode =
   | 'player_not_found'
   | 'not_found'
   | 'session_not_found'
+  | 'ceremony_not_found'
+  | 'passkey_not_found'
   | 'username_taken'
   | 'already_claimed'
   | 'not_claimed'
   | 'in_match'
+  | 'passkey_taken'
+  | 'too_many_passkeys'
   | 'method_not_allowed'
   | 'request_timeout'
   | 'too_large'
@@ -74,4 +79,4 @@ export type RestErrorCode =
 export const WS_ERROR_CODES: readonly WsErrorCode[] = ["bad_json","unknown_type","too_large","rate_limited","not_authenticated","unsupported_version","not_in_match","match_not_found","lobby_not_found","lobby_full","not_host","lobby_too_small","invalid_text","already_busy","stale_turn","internal","match_not_ended","store_unavailable","cluster_unavailable","invalid_entropy","already_contributed","contribution_closed","not_your_turn","match_over","unknown_piece","piece_in_yard","piece_at_home","not_in_yard","not_enough_exit_credits","roll_not_in_store","empty_move","royal_steps_out_of_range","royal_at_home","invalid_position","invalid_plan"];
 
 /** Every REST error code with its HTTP status. */
-export const REST_ERROR_STATUS: Readonly<Record<RestErrorCode, number>> = {"bad_json":400,"bad_query":400,"bad_request":400,"invalid_name":400,"invalid_id":400,"invalid_limit":400,"invalid_cursor":400,"invalid_mode":400,"invalid_username":400,"invalid_password":400,"not_authenticated":401,"bad_credentials":401,"origin_not_allowed":403,"forbidden":403,"match_not_found":404,"player_not_found":404,"not_found":404,"session_not_found":404,"username_taken":409,"already_claimed":409,"not_claimed":409,"in_match":409,"method_not_allowed":405,"request_timeout":408,"too_large":413,"unsupported_media_type":415,"upgrade_required":426,"rate_limited":429,"internal":500,"unavailable":503};
+export const REST_ERROR_STATUS: Readonly<Record<RestErrorCode, number>> = {"bad_json":400,"bad_query":400,"bad_request":400,"invalid_name":400,"invalid_id":400,"invalid_limit":400,"invalid_cursor":400,"invalid_mode":400,"invalid_username":400,"invalid_password":400,"invalid_credential":400,"not_authenticated":401,"bad_credentials":401,"origin_not_allowed":403,"forbidden":403,"match_not_found":404,"player_not_found":404,"not_found":404,"session_not_found":404,"ceremony_not_found":404,"passkey_not_found":404,"username_taken":409,"already_claimed":409,"not_claimed":409,"in_match":409,"passkey_taken":409,"too_many_passkeys":409,"method_not_allowed":405,"request_timeout":408,"too_large":413,"unsupported_media_type":415,"upgrade_required":426,"rate_limited":429,"internal":500,"unavailable":503};

@@ -49,6 +49,58 @@ export interface paths {
         patch: operations["renameAccount"];
         trace?: never;
     };
+    "/api/v1/accounts/me/passkey-challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Starts adding a passkey to the caller's account. */
+        post: operations["startAddingPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's passkeys. */
+        get: operations["listPasskeys"];
+        put?: never;
+        /** Finishes adding a passkey: verifies the browser's credential and stores it. */
+        post: operations["addPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/me/passkeys/{passkey_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Removes one of the caller's passkeys: it signs in no more. */
+        delete: operations["removePasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts/me/password": {
         parameters: {
             query?: never;
@@ -312,6 +364,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Signs in with a passkey: a new session of the account it belongs to. */
+        post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/passkey-challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Starts a sign-in with a passkey (no username: the passkey names the account). */
+        post: operations["startPasskeySignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sessions/{session_id}": {
         parameters: {
             query?: never;
@@ -446,7 +532,7 @@ export interface components {
              * @example match_not_found
              * @enum {string}
              */
-            code: "bad_json" | "bad_query" | "bad_request" | "invalid_name" | "invalid_id" | "invalid_limit" | "invalid_cursor" | "invalid_mode" | "invalid_username" | "invalid_password" | "not_authenticated" | "bad_credentials" | "origin_not_allowed" | "forbidden" | "match_not_found" | "player_not_found" | "not_found" | "session_not_found" | "username_taken" | "already_claimed" | "not_claimed" | "in_match" | "method_not_allowed" | "request_timeout" | "too_large" | "unsupported_media_type" | "upgrade_required" | "rate_limited" | "internal" | "unavailable";
+            code: "bad_json" | "bad_query" | "bad_request" | "invalid_name" | "invalid_id" | "invalid_limit" | "invalid_cursor" | "invalid_mode" | "invalid_username" | "invalid_password" | "invalid_credential" | "not_authenticated" | "bad_credentials" | "origin_not_allowed" | "forbidden" | "match_not_found" | "player_not_found" | "not_found" | "session_not_found" | "ceremony_not_found" | "passkey_not_found" | "username_taken" | "already_claimed" | "not_claimed" | "in_match" | "passkey_taken" | "too_many_passkeys" | "method_not_allowed" | "request_timeout" | "too_large" | "unsupported_media_type" | "upgrade_required" | "rate_limited" | "internal" | "unavailable";
             /** @description Human-readable explanation (may change between versions). */
             message: string;
         };
@@ -706,6 +792,75 @@ export interface components {
              *     more than 4 stacked combining marks, or white space at either end.
              */
             name: string;
+        };
+        /** @description `POST /api/v1/accounts/me/passkeys` body. */
+        NewPasskey: {
+            /**
+             * Format: uuid
+             * @description The id of the ceremony `POST /api/v1/accounts/me/passkey-challenges` started.
+             */
+            ceremony_id: string;
+            /**
+             * @description The `PublicKeyCredential` `navigator.credentials.create` gave, as JSON (its
+             *     `toJSON()`: `id`, `rawId`, `type`, `response.attestationObject`,
+             *     `response.clientDataJSON`; bytes as base64url without padding).
+             */
+            credential: Record<string, never>;
+            /** @description A name for the passkey, shown in the list (the names policy: 1–24 characters). */
+            name: string;
+        };
+        /** @description A ceremony started (201): its id and the WebAuthn options to hand to the browser. */
+        PasskeyChallenge: {
+            /**
+             * Format: uuid
+             * @description The ceremony's id: send it back with the browser's answer within 5 minutes,
+             *     to the same server node.
+             */
+            ceremony_id: string;
+            /**
+             * @description WebAuthn options, `{"publicKey": {…}}`, byte fields (`challenge`, `user.id`,
+             *     credential ids) as base64url without padding: decode them to `ArrayBuffer`s and
+             *     pass the result to `navigator.credentials.create` (adding) or
+             *     `navigator.credentials.get` (signing in).
+             */
+            options: Record<string, never>;
+        };
+        /** @description One passkey of the account. */
+        PasskeyInfo: {
+            /**
+             * Format: date-time
+             * @description When it was added (UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last signed in (UTC); `null` before its first sign-in.
+             */
+            last_used_at?: string | null;
+            /** @description The name it was given. */
+            name: string;
+            /** @description Its id: the WebAuthn credential id, base64url without padding. */
+            passkey_id: string;
+        };
+        /** @description `GET /api/v1/accounts/me/passkeys` answer. */
+        PasskeyList: {
+            /** @description The account's passkeys (at most 10), oldest first. */
+            passkeys: components["schemas"]["PasskeyInfo"][];
+        };
+        /** @description `POST /api/v1/sessions/passkey` body. */
+        PasskeySignIn: {
+            /**
+             * Format: uuid
+             * @description The id of the ceremony `POST /api/v1/sessions/passkey-challenges` started.
+             */
+            ceremony_id: string;
+            /**
+             * @description The `PublicKeyCredential` `navigator.credentials.get` gave, as JSON (`id`,
+             *     `rawId`, `type`, `response.authenticatorData`, `response.clientDataJSON`,
+             *     `response.signature`, `response.userHandle`; bytes as base64url without
+             *     padding).
+             */
+            credential: Record<string, never>;
         };
         /** @description `POST /api/v1/accounts/me/password` body. */
         PasswordChange: {
@@ -1136,6 +1291,244 @@ export interface operations {
             };
             /** @description `not_authenticated`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    startAddingPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ceremony id and the options for `navigator.credentials.create` (a discoverable credential with user verification, excluding the account's passkeys). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyChallenge"];
+                };
+            };
+            /** @description `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_claimed` (a guest has no account to add a passkey to) or `too_many_passkeys` (10 already). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's passkeys, oldest first (a guest has none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyList"];
+                };
+            };
+            /** @description `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPasskey"];
+            };
+        };
+        responses: {
+            /** @description The passkey added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyInfo"];
+                };
+            };
+            /** @description `bad_json`, `invalid_name` (the names policy) or `invalid_credential` (not a WebAuthn registration response, or it does not verify against the ceremony: wrong challenge, origin or relying party id, no user verification). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `ceremony_not_found`: no ceremony of the caller has this id (unknown, used, expired, or started on another node). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `passkey_taken` (this credential is registered already, to any account), `too_many_passkeys` or `not_claimed`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A passkey id of the caller (`passkey_id` of the list). */
+                passkey_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `passkey_not_found`: the caller has no passkey with this id. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1893,6 +2286,106 @@ export interface operations {
             };
             /** @description `unavailable`. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    signInWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeySignIn"];
+            };
+        };
+        responses: {
+            /** @description Signed in: the player id, the new session's token (shown once) and id — as `POST /api/v1/sessions`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCreated"];
+                };
+            };
+            /** @description `bad_json`, or `invalid_credential`: not a WebAuthn assertion, no passkey registered with its credential id and user handle (removed, or its account deleted), or it does not verify (wrong challenge, origin, signature, no user verification). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `ceremony_not_found`: unknown, used or expired ceremony id, or one started on another node. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many sign-in attempts from this address (password and passkey together: `LUDO_SIGN_INS_PER_MINUTE`, `LUDO_SIGN_IN_BURST`); `Retry-After` gives the seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the next attempt may be made. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    startPasskeySignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ceremony id and the options for `navigator.credentials.get` (no `allowCredentials`; user verification required). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyChallenge"];
+                };
+            };
+            /** @description `internal`. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

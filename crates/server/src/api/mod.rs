@@ -11,6 +11,7 @@ pub(crate) mod lobbies;
 pub(crate) mod matches;
 pub(crate) mod model;
 pub(crate) mod openapi;
+pub(crate) mod passkeys;
 pub(crate) mod players;
 pub(crate) mod sessions;
 pub(crate) mod web;
@@ -52,6 +53,7 @@ pub fn app(state: AppState) -> Router {
         .merge(guests::router())
         .merge(accounts::router())
         .merge(sessions::router())
+        .merge(passkeys::router())
         .merge(health::router())
         .merge(matches::router())
         .merge(players::router())

@@ -7,7 +7,9 @@
 //! rating) are not described twice: their JSON Schema, the one `proto/` publishes,
 //! is added to the document's components ([`shared_schemas`]).
 
-use crate::api::{accounts, guests, health, leaderboard, lobbies, matches, players, sessions};
+use crate::api::{
+    accounts, guests, health, leaderboard, lobbies, matches, passkeys, players, sessions,
+};
 use crate::state::AppState;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
@@ -93,6 +95,12 @@ fn error_code_schema() -> Object {
         sessions::list,
         sessions::sign_out,
         sessions::sign_out_others,
+        passkeys::start_adding,
+        passkeys::add,
+        passkeys::list,
+        passkeys::remove,
+        passkeys::start_sign_in,
+        passkeys::sign_in,
         matches::summary,
         matches::replay,
         matches::live,
@@ -109,7 +117,8 @@ fn error_code_schema() -> Object {
     tags(
         (name = "guests", description = "Guest identities and their bearer tokens."),
         (name = "accounts", description = "Claiming a guest as an account (username and password), renaming, password change, deletion."),
-        (name = "sessions", description = "Signing in from any device, listing and signing out sessions."),
+        (name = "sessions", description = "Signing in from any device (password or passkey), listing and signing out sessions."),
+        (name = "passkeys", description = "An account's passkeys (WebAuthn): adding, listing, removing."),
         (name = "matches", description = "Stored matches and their replays (RULES.md §10)."),
         (name = "players", description = "A player's profile (ratings, counts) and match history."),
         (name = "leaderboard", description = "Best rated players per mode."),
@@ -329,6 +338,9 @@ mod tests {
             vec![
                 "/api/v1/accounts",
                 "/api/v1/accounts/me",
+                "/api/v1/accounts/me/passkey-challenges",
+                "/api/v1/accounts/me/passkeys",
+                "/api/v1/accounts/me/passkeys/{passkey_id}",
                 "/api/v1/accounts/me/password",
                 "/api/v1/guests",
                 "/api/v1/guests/me",
@@ -342,6 +354,8 @@ mod tests {
                 "/api/v1/players/{player_id}/matches",
                 "/api/v1/sessions",
                 "/api/v1/sessions/others",
+                "/api/v1/sessions/passkey",
+                "/api/v1/sessions/passkey-challenges",
                 "/api/v1/sessions/{session_id}",
                 "/healthz",
                 "/metrics",

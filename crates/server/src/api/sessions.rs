@@ -80,7 +80,7 @@ pub(crate) fn router() -> Router<AppState> {
 }
 
 /// The client string of a sign-in: its User-Agent, at most 64 characters.
-fn client_of(headers: &HeaderMap) -> String {
+pub(crate) fn client_of(headers: &HeaderMap) -> String {
     headers
         .get(axum::http::header::USER_AGENT)
         .and_then(|v| v.to_str().ok())

@@ -20,6 +20,9 @@
 //!   release notice), the running matches whose lease expired (token + 1, `FOR
 //!   UPDATE SKIP LOCKED`) and resumes them from the stored seed and turn log
 //!   ([`crate::room::resume`]), the same path a restart uses.
+//! * A lease that expired because nobody could reach the database is left to an
+//!   owner that still runs the match, for up to `--lease-grace-ms` past its expiry
+//!   ([`grace`]): a database outage moves no match.
 //! * On SIGTERM the node stops its rooms, flushes its writer, releases its leases
 //!   and publishes a release notice on NATS (`<prefix>.cluster.released`) so the
 //!   other nodes claim the matches without waiting for the leases to expire.
@@ -35,6 +38,7 @@
 //! A remote socket's close reaches the room seating it.
 
 pub(crate) mod closed;
+mod grace;
 pub(crate) mod lobby;
 pub(crate) mod queue;
 pub(crate) mod remote;
@@ -204,6 +208,9 @@ pub struct Settings {
     pub node_id: String,
     /// Room lease length.
     pub lease: Duration,
+    /// How long past its expiry a lease is left to an owner that still answers it
+    /// runs the match (`--lease-grace-ms`).
+    pub lease_grace: Duration,
     /// Prefix of every NATS subject.
     pub prefix: String,
 }
@@ -254,6 +261,7 @@ impl Settings {
             nats_url,
             node_id,
             lease: Duration::from_millis(config.lease_ms),
+            lease_grace: Duration::from_millis(config.lease_grace_ms),
             prefix: config.nats_prefix.clone(),
         }))
     }
@@ -455,6 +463,8 @@ impl Cluster {
             .spawn(async move { me.player_frame_loop(st).await });
         let (me, st) = (self.clone(), state.clone());
         state.tasks().spawn(async move { me.gone_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state.tasks().spawn(async move { me.holds_loop(st).await });
     }
 
     async fn renew_loop(self: Arc<Self>, state: AppState) {
@@ -608,15 +618,18 @@ impl Cluster {
     }
 
     /// One takeover scan: claims the matches whose lease expired (or that have
-    /// none) and resumes each here. Returns how many were resumed.
+    /// none), except those whose owner says it still runs them within the lease
+    /// grace (`--lease-grace-ms`; the owner answers on `<prefix>.holds.<node>`),
+    /// and resumes each here. Returns how many were resumed.
     ///
     /// Errors: the store could not be reached (nothing was claimed then).
     pub async fn claim_and_resume(&self, state: &AppState) -> Result<usize, StoreError> {
         let mut resumed = 0;
+        let spared = self.spared(state).await;
         loop {
             let claimed = state
                 .store()
-                .claim_expired(&self.leases, CLAIM_BATCH)
+                .claim_expired(&self.leases, CLAIM_BATCH, &spared)
                 .await?;
             let n = claimed.len();
             for (id, t) in claimed {
@@ -731,6 +744,7 @@ mod tests {
             Duration::from_millis(crate::config::DEFAULT_LEASE_MS)
         );
         assert_eq!(a.prefix, "ludo");
+        assert_eq!(a.lease_grace, Duration::from_millis(20_000));
         let named = [
             &pg[..],
             &[
@@ -740,13 +754,20 @@ mod tests {
                 "900",
                 "--nats-prefix",
                 "t.x",
+                "--lease-grace-ms",
+                "0",
             ],
         ]
         .concat();
         let s = Settings::from_config(&parse(&named)).unwrap().unwrap();
         assert_eq!(
-            (s.node_id.as_str(), s.lease, s.prefix.as_str()),
-            ("n-1", Duration::from_millis(900), "t.x")
+            (
+                s.node_id.as_str(),
+                s.lease,
+                s.prefix.as_str(),
+                s.lease_grace
+            ),
+            ("n-1", Duration::from_millis(900), "t.x", Duration::ZERO)
         );
         let bad = [&pg[..], &["--node-id", "a.b"]].concat();
         assert!(matches!(

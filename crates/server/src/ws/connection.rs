@@ -1132,7 +1132,8 @@ impl Session {
 
     /// The player `h` signs in as and the session of its token, or `None` after
     /// answering why not: `unsupported_version` (and the socket closes),
-    /// `not_authenticated` (unknown, signed-out or expired token), `internal` (the store did not answer), or `already_busy` (this socket
+    /// `not_authenticated` (unknown, signed-out or expired token), `store_unavailable`
+    /// (the store did not answer; the socket closes with 1013), or `already_busy` (this socket
     /// is signed in as another player).
     async fn authenticate(&self, h: &Hello, req: Option<String>) -> Option<(store::Player, Uuid)> {
         let v = h.protocol_version;
@@ -1156,12 +1157,16 @@ impl Session {
                 return None;
             }
             Err(e) => {
-                tracing::error!(error = %e, "token look-up failed");
+                // A database outage (issue 34.4): a typed, retryable answer and a
+                // close the client reconnects on (1013), not a wait for the hello
+                // timeout.
+                tracing::warn!(error = %e, "token look-up failed");
                 self.conn.send_error(
-                    ErrorCode::Internal,
-                    "could not check the token; try again",
+                    ErrorCode::StoreUnavailable,
+                    "the store is not reachable; reconnect later",
                     req,
                 );
+                self.conn.close(CloseReason::STORE_UNAVAILABLE);
                 return None;
             }
         };

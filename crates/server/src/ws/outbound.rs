@@ -113,6 +113,14 @@ impl CloseReason {
         reason: "text frame is not valid UTF-8",
         drain: false,
     };
+    /// 1013 (RFC 6455 §7.4.1, "try again later"): `hello` could not be checked
+    /// because the store did not answer (a database outage); the client
+    /// reconnects with its back-off and signs in once the store is back.
+    pub const STORE_UNAVAILABLE: CloseReason = CloseReason {
+        code: 1013,
+        reason: "store unavailable: reconnect later",
+        drain: true,
+    };
     /// 1008: no good `hello` within `--hello-timeout-ms` of the upgrade.
     pub const HELLO_TIMEOUT: CloseReason = CloseReason {
         code: 1008,

@@ -16,7 +16,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use uuid::Uuid;
 
 /// A REST client whose requests come from 127.0.0.`host` (its own budgets).
-fn from(host: u8) -> reqwest::Client {
+pub(crate) fn from(host: u8) -> reqwest::Client {
     reqwest::Client::builder()
         .local_address(IpAddr::from([127, 0, 0, host]))
         .build()
@@ -25,7 +25,7 @@ fn from(host: u8) -> reqwest::Client {
 
 /// Sends `method path` with `token` (when not empty) and `body` (when given);
 /// returns (status, JSON body or null, Retry-After).
-async fn call(
+pub(crate) async fn call(
     c: &reqwest::Client,
     s: &TestServer,
     method: Method,
@@ -56,16 +56,16 @@ async fn call(
 }
 
 /// `GET path` with `token`: (status, body).
-async fn get_as(s: &TestServer, path: &str, token: &str) -> (u16, Value) {
+pub(crate) async fn get_as(s: &TestServer, path: &str, token: &str) -> (u16, Value) {
     let (st, v, _) = call(&reqwest::Client::new(), s, Method::GET, path, token, None).await;
     (st.as_u16(), v)
 }
 
-fn code(v: &Value) -> &str {
+pub(crate) fn code(v: &Value) -> &str {
     v["error"]["code"].as_str().unwrap_or("")
 }
 
-async fn claim(s: &TestServer, token: &str, username: &str, password: &str) -> Value {
+pub(crate) async fn claim(s: &TestServer, token: &str, username: &str, password: &str) -> Value {
     let (st, v, _) = call(
         &reqwest::Client::new(),
         s,
@@ -79,7 +79,11 @@ async fn claim(s: &TestServer, token: &str, username: &str, password: &str) -> V
     v
 }
 
-async fn sign_in(s: &TestServer, username: &str, password: &str) -> (Uuid, String, Uuid) {
+pub(crate) async fn sign_in(
+    s: &TestServer,
+    username: &str,
+    password: &str,
+) -> (Uuid, String, Uuid) {
     let (st, v, _) = call(
         &reqwest::Client::new(),
         s,

@@ -486,6 +486,6 @@ async fn every_documented_get_answers_as_documented() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 14, "every GET path of the document was called");
+    assert_eq!(checked, 15, "every GET path of the document was called");
     srv.stop().await;
 }

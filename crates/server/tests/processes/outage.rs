@@ -22,13 +22,16 @@ enum Fault {
     Rename,
 }
 
-async fn admin() -> sqlx::PgPool {
+/// A connection to PostgreSQL's admin database (stays up while a test database is
+/// made unreachable).
+pub(crate) async fn admin() -> sqlx::PgPool {
     sqlx::PgPool::connect(&store::testing::pg_admin_url())
         .await
         .expect("PostgreSQL admin connection")
 }
 
-async fn terminate(admin: &sqlx::PgPool, db: &str) {
+/// Ends every connection to database `db` (but the caller's).
+pub(crate) async fn terminate(admin: &sqlx::PgPool, db: &str) {
     admin
         .execute(
             format!(
