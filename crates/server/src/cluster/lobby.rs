@@ -113,6 +113,17 @@ fn refused(e: &LobbyError) -> Refused {
     }
 }
 
+/// How many times [`Cluster::remote_lobby_gone`] probes a lobby (unanswered
+/// probes only; any answer ends it).
+const GONE_PROBES: usize = 8;
+
+/// How long [`Cluster::remote_lobby_gone`] waits for one probe's answer, ms.
+const GONE_PROBE_MS: u64 = 250;
+
+/// A probe of [`Cluster::remote_lobby_gone`] that nobody answered in time.
+#[derive(Debug)]
+struct Unanswered;
+
 impl Cluster {
     fn lobby_subject(&self, code: &str) -> String {
         self.subject(&format!("lobby.{code}"))
@@ -125,19 +136,38 @@ impl Cluster {
 
     /// True when `player` (signed in here) is a member of a lobby on another node
     /// and no node serves that lobby any more (its node died: NATS answers "no
-    /// responders" at once). A lobby node that answers, even with an error, or
-    /// does not answer within 2 s, still has it (false).
+    /// responders"). A lobby node that answers, even with an error, still has it
+    /// (false).
+    ///
+    /// The lobby is probed up to [`GONE_PROBES`] times, [`GONE_PROBE_MS`] ms each:
+    /// right after a `kill -9` the NATS server may still route a probe to the dead
+    /// node's subscription, and that probe is simply never answered; the next one,
+    /// after the NATS server has seen the connection close, gets "no responders".
+    /// A node that stays silent through every probe (≈ 2 s) still has it (false).
     pub async fn remote_lobby_gone(&self, player: Uuid) -> bool {
+        use backon::{ConstantBuilder, Retryable};
         let Some(code) = self.remote_lobby(player) else {
             return false;
         };
-        let asked = self
-            .nats
-            .request(self.lobby_subject(&code), Default::default());
-        match tokio::time::timeout(Duration::from_secs(2), asked).await {
-            Ok(Err(e)) => e.kind() == async_nats::RequestErrorKind::NoResponders,
-            _ => false,
-        }
+        let subject = self.lobby_subject(&code);
+        let probe = || async {
+            let asked = self.nats.request(subject.clone(), Default::default());
+            match tokio::time::timeout(Duration::from_millis(GONE_PROBE_MS), asked).await {
+                Ok(Ok(_)) => Ok(false),
+                Ok(Err(e)) if e.kind() == async_nats::RequestErrorKind::NoResponders => Ok(true),
+                Ok(Err(e)) if e.kind() != async_nats::RequestErrorKind::TimedOut => Ok(false),
+                _ => Err(Unanswered),
+            }
+        };
+        probe
+            .retry(
+                ConstantBuilder::default()
+                    .with_delay(Duration::ZERO)
+                    .with_max_times(GONE_PROBES - 1),
+            )
+            .sleep(tokio::time::sleep)
+            .await
+            .unwrap_or(false)
     }
 
     /// Forgets that `player` is in a lobby on another node (it left).
