@@ -87,10 +87,7 @@ pub(crate) fn signed_out(state: &AppState, player: uuid::Uuid, sessions: &[uuid:
     if sessions.is_empty() {
         return;
     }
-    state.registries().close_signed_out(player, sessions);
-    if let Some(c) = state.cluster() {
-        c.announce_signed_out(player, sessions);
-    }
+    state.sessions().signed_out(player, sessions);
 }
 
 /// A REST caller authenticated by `Authorization: Bearer <token>`: the player and

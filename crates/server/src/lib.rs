@@ -60,6 +60,7 @@ mod metrics;
 mod passkeys;
 mod presence;
 pub mod room;
+mod route;
 mod state;
 pub mod ws;
 

@@ -374,9 +374,7 @@ fn state_of(code: &str, l: &Lobby) -> LobbyState {
 
 /// Cluster: `player`, maybe a member on another node, is no longer in its lobby here.
 fn gone(state: &AppState, player: Uuid) {
-    if let Some(c) = state.cluster() {
-        c.lobby_gone(player);
-    }
+    state.lobby_dir().member_gone(player);
 }
 
 /// Queues `lobby_state` (encoded once) to each member's live connection (here, or
@@ -798,14 +796,8 @@ impl Lobbies {
         tell(state, &ls);
         let frame = crate::ws::encode(None, &offer);
         for p in invited.iter().filter(|p| **p != player) {
-            match (state.session(*p), state.cluster()) {
-                (Some(c), _) => {
-                    c.send(frame.clone());
-                }
-                // Cluster: the node holding the player's socket delivers it.
-                (None, Some(c)) => c.tell_player(*p, &frame),
-                (None, None) => {}
-            }
+            // (In a cluster, the node holding the player's socket delivers it.)
+            state.sessions().tell(*p, &frame);
         }
         Ok(Rematch::Opened(ls.code))
     }

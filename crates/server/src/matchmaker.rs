@@ -377,7 +377,5 @@ fn status(state: &AppState, q: &mut Queues, mode: Mode, wait_ms: u64) {
 
 /// Cluster: `player` (queued from another node, maybe) is out of the queue of `mode`.
 fn dequeued(state: &AppState, player: Uuid, mode: Mode) {
-    if let Some(c) = state.cluster() {
-        c.dequeued(player, mode);
-    }
+    state.queue().dequeued(player, mode);
 }

@@ -21,6 +21,17 @@ pub enum Busy {
     Seated(Uuid),
 }
 
+impl Busy {
+    /// The `already_busy` error's text for a player busy with this.
+    pub fn text(self) -> &'static str {
+        match self {
+            Busy::Queued(_) => "you are already in a queue",
+            Busy::Lobby => "you are in a lobby",
+            Busy::Seated(_) => "you are seated in a running match",
+        }
+    }
+}
+
 /// Player id → what the player is busy with.
 #[derive(Debug, Default)]
 pub struct Presence {

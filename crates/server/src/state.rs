@@ -187,11 +187,30 @@ impl AppState {
     /// stand-in of its socket on another node, held by this node as the matchmaker
     /// or as the owner of the player's lobby.
     pub fn reach(&self, player: Uuid) -> Option<ConnHandle> {
-        self.session(player).or_else(|| {
-            self.cluster()
-                .and_then(|c| c.stand_in(player).or_else(|| c.lobby_stand_in(player)))
-        })
+        self.sessions().reach(player)
     }
+
+    /// Every match's room, here or on the node that runs it ([`crate::route`]).
+    pub(crate) fn rooms(&self) -> crate::route::Rooms<'_> {
+        crate::route::Rooms::new(self)
+    }
+
+    /// The quick-play queue, this node's matchmaker or the matchmaker node's
+    /// ([`crate::route`]).
+    pub(crate) fn queue(&self) -> crate::route::Queue<'_> {
+        crate::route::Queue::new(self)
+    }
+
+    /// Every lobby, here or on the node that opened it ([`crate::route`]).
+    pub(crate) fn lobby_dir(&self) -> crate::route::LobbyDir<'_> {
+        crate::route::LobbyDir::new(self)
+    }
+
+    /// Signed-in sockets, as told to the other nodes ([`crate::route`]).
+    pub(crate) fn sessions(&self) -> crate::route::Sessions<'_> {
+        crate::route::Sessions::new(self)
+    }
+
     /// What each player is busy with.
     pub fn presence(&self) -> &Presence {
         &self.0.registries.presence

@@ -65,10 +65,7 @@ pub(crate) async fn live(State(state): State<AppState>) -> Result<Json<LiveMatch
     // A private lobby's match is not listed (watching it needs its id). One store
     // call for all rooms (two queries up to 500 rooms), not one per room.
     // In a cluster, every node's matches: their leases say which may be listed.
-    let ids: Vec<Uuid> = match state.cluster() {
-        Some(_) => state.store().listed_matches(LIVE_LIMIT).await?,
-        None => state.registries().listed_rooms(),
-    };
+    let ids: Vec<Uuid> = state.rooms().listed(LIVE_LIMIT).await?;
     let matches = state.store().running_summaries(&ids, LIVE_LIMIT).await?;
     Ok(Json(LiveMatches {
         matches: matches.into_iter().map(MatchSummary::from).collect(),

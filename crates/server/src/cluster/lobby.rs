@@ -139,7 +139,7 @@ impl Cluster {
     /// responders"). A lobby node that answers, even with an error, still has it
     /// (false).
     ///
-    /// The lobby is probed up to [`GONE_PROBES`] times, [`GONE_PROBE_MS`] ms each:
+    /// The lobby is probed up to `GONE_PROBES` (8) times, `GONE_PROBE_MS` (250) ms each:
     /// right after a `kill -9` the NATS server may still route a probe to the dead
     /// node's subscription, and that probe is simply never answered; the next one,
     /// after the NATS server has seen the connection close, gets "no responders".

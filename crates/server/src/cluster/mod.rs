@@ -76,13 +76,9 @@ impl Inbox {
 pub(crate) const SCAN: Duration = Duration::from_millis(500);
 /// Most matches one scan claims (the rest wait for the next scan, or another node).
 pub(crate) const CLAIM_BATCH: u32 = 64;
-/// Close code and reason sent to the sockets of a room this node lost: the match
-/// runs on another node now; the client reconnects (through the load balancer).
-pub(crate) const MOVED: CloseReason = CloseReason {
-    code: 1012,
-    reason: "match moved to another node",
-    drain: true,
-};
+/// Close code and reason sent to the sockets of a room this node lost
+/// ([`CloseReason::MOVED`]).
+pub(crate) const MOVED: CloseReason = CloseReason::MOVED;
 
 /// Counter: matches this node claimed from another (expired or released) lease.
 pub(crate) const TAKEOVERS_COUNTER: &str = "ludo_cluster_takeovers_total";

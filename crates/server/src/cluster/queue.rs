@@ -590,7 +590,7 @@ impl Cluster {
                 if let Err(b) = state.presence().claim(player, Busy::Queued(mode)) {
                     return Err(Refused {
                         code: ErrorCode::AlreadyBusy,
-                        message: crate::ws::connection::busy_text(b).into(),
+                        message: b.text().into(),
                     });
                 }
                 let proxy = standin(self);

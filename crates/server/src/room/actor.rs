@@ -1548,11 +1548,11 @@ impl Room {
         self.release_seats();
         for s in &mut self.seats {
             if let Some(c) = s.conn.take() {
-                c.close(crate::cluster::MOVED);
+                c.close(crate::ws::CloseReason::MOVED);
             }
         }
         for (_, c) in self.spectators.drain() {
-            c.close(crate::cluster::MOVED);
+            c.close(crate::ws::CloseReason::MOVED);
         }
     }
 
@@ -1595,7 +1595,7 @@ fn answer_stopped(cmd: RoomCmd, moving: bool) {
         | RoomCmd::Contribute { conn, .. }
         // A socket re-attaching as the match leaves: it reconnects where the match
         // runs next instead of waiting in silence (issue 34.1).
-        | RoomCmd::Attach { conn, .. } => conn.close(crate::cluster::MOVED),
+        | RoomCmd::Attach { conn, .. } => conn.close(crate::ws::CloseReason::MOVED),
         RoomCmd::Detach { .. } => {}
     }
 }

@@ -83,7 +83,7 @@ impl RoomDeps {
             },
             bots: state.bot_pool().clone(),
             shutdown: state.shutdown_token().clone(),
-            clustered: state.cluster().is_some(),
+            clustered: state.rooms().spread(),
             registries: state.registries().clone(),
         }
     }

@@ -352,8 +352,8 @@ pub fn start_seeded(
             }
         })
         .collect();
-    if let (Some(c), false) = (state.cluster(), listed) {
-        c.leases().unlist(id);
+    if !listed {
+        state.rooms().unlist(id);
     }
     let committed = state
         .writer()
@@ -574,10 +574,6 @@ fn register(
             stop: stop.clone(),
         },
     );
-    if let Some(c) = state.cluster() {
-        if let Some(handle) = state.room(id) {
-            c.serve_room(state, id, handle);
-        }
-    }
+    state.rooms().serve(id);
     (rx, stop)
 }

@@ -8,7 +8,7 @@
 //! thousands of sockets may be open), a hard message limit of 4× `--max-frame-bytes`
 //! (larger messages close the socket with 1009; frames between the two limits get a
 //! `too_large` error and the socket stays open), and two tasks: the reader
-//! ([`connection`]) and the writer (`outbound::write_task`), which wakes only when
+//! (`reader`, with the requests in `requests`) and the writer (`outbound::write_task`), which wakes only when
 //! a slow client's socket was full, for pings and to close.
 //!
 //! Edge limits: the upgrade request's headers fall under `--header-timeout-ms`, a
@@ -16,8 +16,9 @@
 //! `--hello-timeout-ms`, and each client address has at most
 //! `--max-connections-per-ip` connections (see `crate::edge`).
 
-pub mod connection;
 pub mod outbound;
+mod reader;
+mod requests;
 mod socket;
 
 pub use outbound::{encode, Batch, CloseReason, ConnHandle, Frame};
@@ -112,7 +113,7 @@ async fn upgrade(
     let upgraded = hyper::upgrade::on(&mut req);
     let tasks = state.tasks().clone();
     tasks.spawn(async move {
-        let share = connection::AddressShare {
+        let share = reader::AddressShare {
             slot: slot.map(|Extension(s)| s),
             proxied,
         };
@@ -125,9 +126,7 @@ async fn upgrade(
         };
         // The edge serves every connection as `TokioIo<TcpStream>` (edge::listener).
         match upgraded.downcast::<TokioIo<TcpStream>>() {
-            Ok(parts) => {
-                connection::serve(parts.io.into_inner(), parts.read_buf, state, share).await
-            }
+            Ok(parts) => reader::serve(parts.io.into_inner(), parts.read_buf, state, share).await,
             Err(_) => tracing::error!("upgraded connection is not a TCP socket; closed"),
         }
     });

@@ -172,6 +172,14 @@ impl CloseReason {
         reason: "signed out",
         drain: false,
     };
+    /// 1012: the match this socket plays or watches runs on another node now (its
+    /// node stopped or lost its lease); the client reconnects (through the load
+    /// balancer) and resyncs there.
+    pub const MOVED: CloseReason = CloseReason {
+        code: 1012,
+        reason: "match moved to another node",
+        drain: true,
+    };
 }
 
 /// Where a connection's frames go.
