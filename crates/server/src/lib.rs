@@ -62,6 +62,7 @@ mod presence;
 pub mod room;
 mod route;
 mod state;
+mod wire;
 pub mod ws;
 
 pub use api::app;

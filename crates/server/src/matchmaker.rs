@@ -155,7 +155,9 @@ impl Queues {
 
 const MODES: [Mode; 2] = [Mode::Journey, Mode::Clash];
 
-/// The matchmaker task: runs until the server shuts down.
+/// The matchmaker task: runs until the server shuts down. Each command is
+/// applied by [`apply`]; the waits that end (bot fill, an away player's grace)
+/// by [`due`].
 pub(crate) async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
     let wait = state.config().bot_fill_wait().as_millis() as u64;
     let clock = state.clock().clone();
@@ -168,106 +170,146 @@ pub(crate) async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
         for mode in MODES {
             crate::metrics::queue_waiting(mode, q.of(mode).len());
         }
-        let wake = [q.journey.front(), q.clash.front()]
-            .into_iter()
-            .flatten()
-            .map(|w| w.since_ms + wait)
-            .chain(
-                q.journey
-                    .iter()
-                    .chain(q.clash.iter())
-                    .filter_map(|w| w.gone_ms.map(|g| g + q.grace_ms)),
-            )
-            .min();
+        let wake = q.wake_at(wait);
         tokio::select! {
             biased;
             _ = shutdown.cancelled() => break,
             cmd = rx.recv() => match cmd {
-                Some(MmCmd::Join { player, name, mode, conn, req, since_ms, bot_level }) => {
-                    let now = clock.now_ms();
-                    let since_ms = since_ms.map_or(now, |s| s.min(now));
-                    let queue = q.of(mode);
-                    // Oldest first (a player queued again keeps its place).
-                    let at = queue.iter().position(|w| w.since_ms > since_ms).unwrap_or(queue.len());
-                    queue.insert(at, Waiting { player, name, since_ms, bot_level, gone_ms: None });
-                    conn.ack(req);
-                    form_full(&state, &mut q, mode);
-                    status(&state, &mut q, mode, wait);
-                }
-                Some(MmCmd::Leave { player, conn, req }) => {
-                    for mode in MODES {
-                        let queue = q.of(mode);
-                        if let Some(i) = queue.iter().position(|w| w.player == player) {
-                            queue.remove(i);
-                            state.presence().release(player, Busy::Queued(mode));
-                            dequeued(&state, player, mode);
-                            status(&state, &mut q, mode, wait);
-                        }
-                    }
-                    if let Some(c) = conn {
-                        c.ack(req);
-                    }
-                }
-                Some(MmCmd::Away { player }) => {
-                    let now = clock.now_ms();
-                    for mode in MODES {
-                        for w in q.of(mode).iter_mut().filter(|w| w.player == player) {
-                            w.gone_ms = Some(now);
-                        }
-                    }
-                }
-                Some(MmCmd::Status { player, conn }) => {
-                    // The player is back: its place is kept for good.
-                    for mode in MODES {
-                        for w in q.of(mode).iter_mut().filter(|w| w.player == player) {
-                            w.gone_ms = None;
-                        }
-                    }
-                    let mode = MODES
-                        .into_iter()
-                        .find(|&m| q.of(m).iter().any(|w| w.player == player));
-                    if let Some(st) = mode.and_then(|m| status_of(&state, &mut q, m, wait)) {
-                        conn.send_msg(None, &ServerMsg::QueueStatus(st));
-                    }
-                }
-                Some(MmCmd::Drain { reply }) => {
-                    let mut out = Vec::new();
-                    for mode in MODES {
-                        out.extend(q.of(mode).drain(..).map(|w| Drained {
-                            player: w.player,
-                            name: w.name,
-                            mode,
-                            since_ms: w.since_ms,
-                            bot_level: w.bot_level,
-                        }));
-                    }
-                    let _ = reply.send(out);
-                }
+                Some(cmd) => apply(&state, &mut q, cmd, wait),
                 None => break,
             },
-            _ = sleep_until(&clock, wake) => {
-                let now = clock.now_ms();
-                for mode in MODES {
-                    // Away past the grace period: out of the queue.
-                    let grace = q.grace_ms;
-                    let before = q.of(mode).len();
-                    q.of(mode).retain(|w| {
-                        let over = w.gone_ms.is_some_and(|g| g + grace <= now);
-                        if over {
-                            state.presence().release(w.player, Busy::Queued(mode));
-                            dequeued(&state, w.player, mode);
-                        }
-                        !over
-                    });
-                    if q.of(mode).len() != before {
-                        status(&state, &mut q, mode, wait);
-                    }
-                    if q.of(mode).front().is_some_and(|w| w.since_ms + wait <= now) {
-                        fill_with_bots(&state, &mut q, mode);
-                        status(&state, &mut q, mode, wait);
-                    }
+            _ = sleep_until(&clock, wake) => due(&state, &mut q, wait),
+        }
+    }
+}
+
+impl Queues {
+    /// When the matchmaker must look again (Unix ms): the oldest waiting player's
+    /// bot fill (`wait` ms after it queued) or the end of an away player's grace,
+    /// whichever comes first; `None` when nobody waits.
+    fn wake_at(&self, wait: u64) -> Option<u64> {
+        [self.journey.front(), self.clash.front()]
+            .into_iter()
+            .flatten()
+            .map(|w| w.since_ms + wait)
+            .chain(
+                self.journey
+                    .iter()
+                    .chain(self.clash.iter())
+                    .filter_map(|w| w.gone_ms.map(|g| g + self.grace_ms)),
+            )
+            .min()
+    }
+}
+
+/// Applies one command to the queues `q` (`wait`: the bot-fill wait, ms).
+fn apply(state: &AppState, q: &mut Queues, cmd: MmCmd, wait: u64) {
+    match cmd {
+        MmCmd::Join {
+            player,
+            name,
+            mode,
+            conn,
+            req,
+            since_ms,
+            bot_level,
+        } => {
+            let now = state.clock().now_ms();
+            let since_ms = since_ms.map_or(now, |s| s.min(now));
+            let queue = q.of(mode);
+            // Oldest first (a player queued again keeps its place).
+            let at = queue
+                .iter()
+                .position(|w| w.since_ms > since_ms)
+                .unwrap_or(queue.len());
+            queue.insert(
+                at,
+                Waiting {
+                    player,
+                    name,
+                    since_ms,
+                    bot_level,
+                    gone_ms: None,
+                },
+            );
+            conn.ack(req);
+            form_full(state, q, mode);
+            status(state, q, mode, wait);
+        }
+        MmCmd::Leave { player, conn, req } => {
+            for mode in MODES {
+                let queue = q.of(mode);
+                if let Some(i) = queue.iter().position(|w| w.player == player) {
+                    queue.remove(i);
+                    state.presence().release(player, Busy::Queued(mode));
+                    dequeued(state, player, mode);
+                    status(state, q, mode, wait);
                 }
             }
+            if let Some(c) = conn {
+                c.ack(req);
+            }
+        }
+        MmCmd::Away { player } => {
+            let now = state.clock().now_ms();
+            for mode in MODES {
+                for w in q.of(mode).iter_mut().filter(|w| w.player == player) {
+                    w.gone_ms = Some(now);
+                }
+            }
+        }
+        MmCmd::Status { player, conn } => {
+            // The player is back: its place is kept for good.
+            for mode in MODES {
+                for w in q.of(mode).iter_mut().filter(|w| w.player == player) {
+                    w.gone_ms = None;
+                }
+            }
+            let mode = MODES
+                .into_iter()
+                .find(|&m| q.of(m).iter().any(|w| w.player == player));
+            if let Some(st) = mode.and_then(|m| status_of(state, q, m, wait)) {
+                conn.send_msg(None, &ServerMsg::QueueStatus(st));
+            }
+        }
+        MmCmd::Drain { reply } => {
+            let mut out = Vec::new();
+            for mode in MODES {
+                out.extend(q.of(mode).drain(..).map(|w| Drained {
+                    player: w.player,
+                    name: w.name,
+                    mode,
+                    since_ms: w.since_ms,
+                    bot_level: w.bot_level,
+                }));
+            }
+            let _ = reply.send(out);
+        }
+    }
+}
+
+/// The time [`Queues::wake_at`] named came: away players past their grace leave
+/// the queue, and a queue whose oldest player waited `wait` ms is filled with bots.
+fn due(state: &AppState, q: &mut Queues, wait: u64) {
+    let now = state.clock().now_ms();
+    for mode in MODES {
+        // Away past the grace period: out of the queue.
+        let grace = q.grace_ms;
+        let before = q.of(mode).len();
+        q.of(mode).retain(|w| {
+            let over = w.gone_ms.is_some_and(|g| g + grace <= now);
+            if over {
+                state.presence().release(w.player, Busy::Queued(mode));
+                dequeued(state, w.player, mode);
+            }
+            !over
+        });
+        if q.of(mode).len() != before {
+            status(state, q, mode, wait);
+        }
+        if q.of(mode).front().is_some_and(|w| w.since_ms + wait <= now) {
+            fill_with_bots(state, q, mode);
+            status(state, q, mode, wait);
         }
     }
 }

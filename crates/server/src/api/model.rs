@@ -9,9 +9,10 @@
 //! rating a [`Rating`]. Those protocol types are documented in the OpenAPI document
 //! from their JSON Schema ([`crate::api::openapi::shared_schemas`]).
 
+pub(crate) use crate::wire::{level, wire_change, wire_rating};
 use chrono::{DateTime, Utc};
 use engine::{EndReason, Mode, Replay, Seat};
-use protocol::{FinalStanding, Rating, RatingChange, SeatInfo};
+use protocol::{FinalStanding, Rating, SeatInfo};
 use serde::{Deserialize, Serialize};
 use utoipa::openapi::schema::{ArrayBuilder, SchemaType, Type};
 use utoipa::openapi::{Ref, RefOr, Schema};
@@ -129,30 +130,6 @@ fn seat_info(
         bot: bot || left,
         left,
         bot_level,
-    }
-}
-
-/// A stored bot level (`match_seats.bot_level`) as the wire names it; `None` for none
-/// (and for a name this build does not know).
-pub(crate) fn level(stored: Option<&str>) -> Option<protocol::BotLevel> {
-    stored.and_then(protocol::BotLevel::parse)
-}
-
-/// The wire form of a stored rating.
-pub(crate) fn wire_rating(r: store::Rating) -> Rating {
-    Rating {
-        mu: r.mu,
-        sigma: r.sigma,
-        conservative: r.conservative,
-    }
-}
-
-/// The wire form of a stored rating change.
-pub(crate) fn wire_change(c: store::RatingChange) -> RatingChange {
-    RatingChange {
-        before: wire_rating(c.before),
-        after: wire_rating(c.after),
-        change: c.change,
     }
 }
 

@@ -169,7 +169,7 @@ fn then_ratings(committed: Committed, store: store::Store, id: Uuid, slot: Ratin
     rx
 }
 
-pub(crate) use crate::api::model::wire_change;
+use crate::wire::wire_change;
 
 /// A write on its way to the store and the messages it makes visible.
 struct Pending {

@@ -22,7 +22,6 @@ mod bots;
 mod deps;
 mod history;
 
-pub(crate) use actor::wire_change;
 pub(crate) use bots::BotPool;
 pub use bots::{kind_of, level_of};
 pub(crate) use deps::RoomDeps;

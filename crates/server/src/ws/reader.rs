@@ -218,46 +218,57 @@ impl Session {
                 }
                 Some(Ok(m)) => m,
             };
-            match msg {
-                Message::Text(t) => self.on_frame(t.as_bytes()).await,
-                Message::Binary(b) => {
-                    if self.admit(None) {
-                        let msg = format!(
-                            "binary frames are not supported ({} bytes); send JSON text",
-                            b.len()
-                        );
-                        self.conn.send_error(ErrorCode::BadJson, msg, None);
-                    }
-                }
-                // A client's ping is a message like any other for the budget (each
-                // costs a pong): a ping flood is answered `rate_limited`, then
-                // closed (1008). tungstenite answers the pings it admits.
-                Message::Ping(_) => {
-                    self.admit(None);
-                }
-                // The answer to one of the server's pings (the writer's lag probe
-                // carries a number, `outbound::LagProbe`), free; an unsolicited pong
-                // is charged like a ping, so a pong flood is cut off as any other.
-                Message::Pong(p) => {
-                    if self.conn.solicited_pong() || self.admit(None) {
-                        self.conn.ponged(&p);
-                    }
-                }
-                // Any frame counts as activity.
-                Message::Frame(_) => {}
-                Message::Close(_) => {
-                    // tungstenite queued its reply to the client's close; a flush
-                    // hands it to the socket (RFC 6455 §5.5.1: one close frame back).
-                    let _ = futures_util::SinkExt::flush(stream).await;
-                    self.conn.close(CloseReason::PEER_CLOSED);
-                    return;
-                }
+            if !self.on_message(stream, msg).await {
+                return;
             }
             // The idle period runs from the end of the last frame's handling; the
             // keep-alive ping waits a whole period from it too.
             active_at = Instant::now();
             self.conn.heard();
         }
+    }
+
+    /// One message read from the socket: a text frame is a client frame
+    /// ([`Session::on_frame`]); binary frames, pings and unsolicited pongs are
+    /// charged to the budget. False when the connection ends with it (a close
+    /// frame).
+    async fn on_message(&mut self, stream: &mut Socket, msg: Message) -> bool {
+        match msg {
+            Message::Text(t) => self.on_frame(t.as_bytes()).await,
+            Message::Binary(b) => {
+                if self.admit(None) {
+                    let msg = format!(
+                        "binary frames are not supported ({} bytes); send JSON text",
+                        b.len()
+                    );
+                    self.conn.send_error(ErrorCode::BadJson, msg, None);
+                }
+            }
+            // A client's ping is a message like any other for the budget (each
+            // costs a pong): a ping flood is answered `rate_limited`, then
+            // closed (1008). tungstenite answers the pings it admits.
+            Message::Ping(_) => {
+                self.admit(None);
+            }
+            // The answer to one of the server's pings (the writer's lag probe
+            // carries a number, `outbound::LagProbe`), free; an unsolicited pong
+            // is charged like a ping, so a pong flood is cut off as any other.
+            Message::Pong(p) => {
+                if self.conn.solicited_pong() || self.admit(None) {
+                    self.conn.ponged(&p);
+                }
+            }
+            // Any frame counts as activity.
+            Message::Frame(_) => {}
+            Message::Close(_) => {
+                // tungstenite queued its reply to the client's close; a flush
+                // hands it to the socket (RFC 6455 §5.5.1: one close frame back).
+                let _ = futures_util::SinkExt::flush(stream).await;
+                self.conn.close(CloseReason::PEER_CLOSED);
+                return false;
+            }
+        }
+        true
     }
 
     /// The message budget: true when this message may be handled. Over budget the

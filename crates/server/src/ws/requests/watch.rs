@@ -78,30 +78,9 @@ impl Session {
                 return None;
             }
         };
-        let ratings: Vec<(engine::Seat, protocol::RatingChange)> =
-            match self.state.store().rating_changes(match_id).await {
-                Ok(c) => c
-                    .into_iter()
-                    .map(|(s, c)| (s, crate::room::wire_change(c)))
-                    .collect(),
-                Err(e) => {
-                    tracing::warn!(error = %e, match_id = %match_id, "rating look-up failed");
-                    Vec::new()
-                }
-            };
+        let ratings = self.rating_changes(match_id).await;
         let now = self.state.clock().now_ms();
-        let seats: Vec<protocol::SeatInfo> = doc
-            .seats
-            .iter()
-            .map(|s| protocol::SeatInfo {
-                seat: s.seat,
-                player_id: s.player_id,
-                name: s.name.clone(),
-                bot: s.is_bot || doc.replay.left.contains(&s.seat),
-                left: doc.replay.left.contains(&s.seat),
-                bot_level: crate::api::model::level(s.bot_level.as_deref()),
-            })
-            .collect();
+        let seats = ended_seats(&doc);
         let your_seat = seats
             .iter()
             .find(|s| s.player_id == Some(player))
@@ -132,4 +111,35 @@ impl Session {
             ),
         })
     }
+
+    /// The rating changes of the ended match `match_id` by seat, as sent in its
+    /// `match_ended` (none when the store cannot be read: logged).
+    async fn rating_changes(&self, match_id: Uuid) -> Vec<(engine::Seat, protocol::RatingChange)> {
+        match self.state.store().rating_changes(match_id).await {
+            Ok(c) => c
+                .into_iter()
+                .map(|(s, c)| (s, crate::wire::wire_change(c)))
+                .collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, match_id = %match_id, "rating look-up failed");
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// The seats of the stored match `doc` at its end: a seat whose player left is
+/// played by a bot (`bot` and `left`).
+fn ended_seats(doc: &store::ReplayDoc) -> Vec<protocol::SeatInfo> {
+    doc.seats
+        .iter()
+        .map(|s| protocol::SeatInfo {
+            seat: s.seat,
+            player_id: s.player_id,
+            name: s.name.clone(),
+            bot: s.is_bot || doc.replay.left.contains(&s.seat),
+            left: doc.replay.left.contains(&s.seat),
+            bot_level: crate::wire::level(s.bot_level.as_deref()),
+        })
+        .collect()
 }
