@@ -11,6 +11,13 @@ use axum::response::{IntoResponse, Response};
 use protocol::RestErrorCode;
 use serde::Serialize;
 
+/// The error a request body past its deadline fails with (`crate::edge::body`
+/// imposes the deadline; the handler then answers 408 `request_timeout`, see
+/// [`protocol::RestErrorCode::RequestTimeout`]).
+#[derive(Debug, thiserror::Error)]
+#[error("the request body did not arrive within {0:?}")]
+pub(crate) struct BodyDeadlineExceeded(pub std::time::Duration);
+
 /// A REST error: a [`RestErrorCode`] (which fixes the HTTP status) and a message.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ApiError {
@@ -131,7 +138,7 @@ impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {
         let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&r);
         while let Some(e) = cause {
-            if e.is::<crate::edge::body::BodyDeadlineExceeded>() {
+            if e.is::<BodyDeadlineExceeded>() {
                 return ApiError::new(
                     RestErrorCode::RequestTimeout,
                     "the request body did not arrive in time",

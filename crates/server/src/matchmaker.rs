@@ -258,33 +258,45 @@ fn apply(state: &AppState, q: &mut Queues, cmd: MmCmd, wait: u64) {
                 }
             }
         }
-        MmCmd::Status { player, conn } => {
-            // The player is back: its place is kept for good.
-            for mode in MODES {
-                for w in q.of(mode).iter_mut().filter(|w| w.player == player) {
-                    w.gone_ms = None;
-                }
-            }
-            let mode = MODES
-                .into_iter()
-                .find(|&m| q.of(m).iter().any(|w| w.player == player));
-            if let Some(st) = mode.and_then(|m| status_of(state, q, m, wait)) {
-                conn.send_msg(None, &ServerMsg::QueueStatus(st));
-            }
-        }
+        MmCmd::Status { player, conn } => back(state, q, player, &conn, wait),
         MmCmd::Drain { reply } => {
-            let mut out = Vec::new();
-            for mode in MODES {
-                out.extend(q.of(mode).drain(..).map(|w| Drained {
-                    player: w.player,
-                    name: w.name,
-                    mode,
-                    since_ms: w.since_ms,
-                    bot_level: w.bot_level,
-                }));
-            }
-            let _ = reply.send(out);
+            let _ = reply.send(q.drain());
         }
+    }
+}
+
+/// A queued `player` is back on `conn` (a `hello`): its place is kept for good
+/// (no longer away), and `conn` gets its `queue_status`.
+fn back(state: &AppState, q: &mut Queues, player: Uuid, conn: &ConnHandle, wait: u64) {
+    // The player is back: its place is kept for good.
+    for mode in MODES {
+        for w in q.of(mode).iter_mut().filter(|w| w.player == player) {
+            w.gone_ms = None;
+        }
+    }
+    let mode = MODES
+        .into_iter()
+        .find(|&m| q.of(m).iter().any(|w| w.player == player));
+    if let Some(st) = mode.and_then(|m| status_of(state, q, m, wait)) {
+        conn.send_msg(None, &ServerMsg::QueueStatus(st));
+    }
+}
+
+impl Queues {
+    /// Empties every queue (the matchmaker role moves to another node): the
+    /// waiting players, oldest first per mode, with what they queued with.
+    fn drain(&mut self) -> Vec<Drained> {
+        let mut out = Vec::new();
+        for mode in MODES {
+            out.extend(self.of(mode).drain(..).map(|w| Drained {
+                player: w.player,
+                name: w.name,
+                mode,
+                since_ms: w.since_ms,
+                bot_level: w.bot_level,
+            }));
+        }
+        out
     }
 }
 

@@ -14,11 +14,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::time::Sleep;
 
-/// The error a body past its deadline fails with (the handler then answers 408
-/// `request_timeout`, see [`protocol::RestErrorCode::RequestTimeout`]).
-#[derive(Debug, thiserror::Error)]
-#[error("the request body did not arrive within {0:?}")]
-pub(crate) struct BodyDeadlineExceeded(pub Duration);
+pub(crate) use crate::error::BodyDeadlineExceeded;
 
 /// A request body that fails with [`BodyDeadlineExceeded`] once its deadline passes.
 #[derive(Debug)]

@@ -302,79 +302,14 @@ pub fn start_seeded(
     let seats: Vec<actor::SeatSlot> = Seat::ALL
         .into_iter()
         .zip(occupants)
-        .map(|(seat, occ)| {
-            let (info, kind, conn) = match occ {
-                Occupant::Human { player_id, name } => (
-                    SeatInfo {
-                        seat,
-                        player_id: Some(player_id),
-                        name,
-                        bot: false,
-                        left: false,
-                        bot_level: None,
-                    },
-                    actor::SeatKind::Human(player_id),
-                    state.reach(player_id),
-                ),
-                Occupant::Bot(kind) => (
-                    SeatInfo {
-                        seat,
-                        player_id: None,
-                        name: bot_name(seat),
-                        bot: true,
-                        left: false,
-                        bot_level: level_of(kind),
-                    },
-                    actor::SeatKind::Bot(bots::configured(state.config(), kind)),
-                    None,
-                ),
-                Occupant::Empty => (
-                    SeatInfo {
-                        seat,
-                        player_id: None,
-                        name: "(empty)".into(),
-                        bot: false,
-                        left: false,
-                        bot_level: None,
-                    },
-                    actor::SeatKind::Empty,
-                    None,
-                ),
-            };
-            actor::SeatSlot {
-                info,
-                kind,
-                conn,
-                away: false,
-                timeouts: 0,
-                applied: None,
-            }
-        })
+        .map(|(seat, occ)| seat_slot(state, seat, occ))
         .collect();
     if !listed {
         state.rooms().unlist(id);
     }
-    let committed = state
-        .writer()
-        .send(store::WriteOp::CreateMatch(store::NewMatch {
-            id,
-            mode,
-            rules: m.rules().clone(),
-            dice_commitment: m.commitment(),
-            started_at: clock::datetime(now),
-            seats: seats
-                .iter()
-                .map(|s| store::SeatEntry {
-                    seat: s.info.seat,
-                    player_id: s.info.player_id,
-                    is_bot: s.info.bot,
-                    name: s.info.name.clone(),
-                    bot_level: s.info.bot_level.map(|l| l.name().to_string()),
-                })
-                .collect(),
-            secret_seed: Some(seed),
-            dice_scheme: m.dice_scheme(),
-        }));
+    let committed = state.writer().send(store::WriteOp::CreateMatch(new_match(
+        id, mode, &m, &seats, seed, now,
+    )));
     let (rx, stop) = register(state, id, listed);
     for s in &seats {
         if let Some(p) = s.info.player_id {
@@ -394,6 +329,89 @@ pub fn start_seeded(
     );
     state.tasks().spawn(Box::new(room).run());
     Ok(id)
+}
+
+/// The slot of `seat` in a new match for its occupant `occ`: a human (reached at
+/// its socket here, or its stand-in in a cluster), a bot of the configured
+/// strategy, or an empty seat.
+fn seat_slot(state: &AppState, seat: Seat, occ: Occupant) -> actor::SeatSlot {
+    let (info, kind, conn) = match occ {
+        Occupant::Human { player_id, name } => (
+            SeatInfo {
+                seat,
+                player_id: Some(player_id),
+                name,
+                bot: false,
+                left: false,
+                bot_level: None,
+            },
+            actor::SeatKind::Human(player_id),
+            state.reach(player_id),
+        ),
+        Occupant::Bot(kind) => (
+            SeatInfo {
+                seat,
+                player_id: None,
+                name: bot_name(seat),
+                bot: true,
+                left: false,
+                bot_level: level_of(kind),
+            },
+            actor::SeatKind::Bot(bots::configured(state.config(), kind)),
+            None,
+        ),
+        Occupant::Empty => (
+            SeatInfo {
+                seat,
+                player_id: None,
+                name: "(empty)".into(),
+                bot: false,
+                left: false,
+                bot_level: None,
+            },
+            actor::SeatKind::Empty,
+            None,
+        ),
+    };
+    actor::SeatSlot {
+        info,
+        kind,
+        conn,
+        away: false,
+        timeouts: 0,
+        applied: None,
+    }
+}
+
+/// The store's record of the new match `id` of `mode`: its rules, dice commitment and secret
+/// `seed`, start time (`now`, Unix ms) and `seats`.
+fn new_match(
+    id: Uuid,
+    mode: Mode,
+    m: &Match,
+    seats: &[actor::SeatSlot],
+    seed: Seed,
+    now: u64,
+) -> store::NewMatch {
+    store::NewMatch {
+        id,
+        mode,
+        rules: m.rules().clone(),
+        dice_commitment: m.commitment(),
+        started_at: clock::datetime(now),
+        seats: seats
+            .iter()
+            .map(|s| store::SeatEntry {
+                seat: s.info.seat,
+                player_id: s.info.player_id,
+                is_bot: s.info.bot,
+                name: s.info.name.clone(),
+                bot_level: s.info.bot_level.map(|l| l.name().to_string()),
+            })
+            .collect(),
+        secret_seed: Some(seed),
+        dice_scheme: m.dice_scheme(),
+    }
 }
 
 /// Why a stored running match could not be resumed.
@@ -438,7 +456,7 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
         _ => None,
     };
     let mut m = Match::resume_with(
-        stored.rules,
+        stored.rules.clone(),
         stored.mode,
         seed,
         stored.dice_scheme,
@@ -450,60 +468,12 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     for &(seat, _) in &stored.left {
         m.leave(seat);
     }
-    let left_seq = stored.left.iter().map(|&(_, seq)| seq).max().unwrap_or(0);
-    // The last message a client can have seen: the last stored turn's
-    // `turn_resolved` (seq s) and, unless that turn ended the match, its successor
-    // `turn_started` (s + 1); or a later stored chat line. A new match's first
-    // `turn_started` is seq 2 (server-seed scheme) or follows `dice_sealed`
-    // (contributed scheme: its stored seq + 1; only `match_started`, seq 1, before
-    // the seal).
-    let turns_seq = match (
-        stored.turns.last(),
-        stored.dice_scheme,
-        stored.dice_sealed_seq,
-    ) {
-        (Some(t), _, _) if m.is_over() => t.seq,
-        (Some(t), _, _) => t.seq + 1,
-        (None, engine::DiceScheme::ServerSeed, _) => 2,
-        (None, engine::DiceScheme::Contributed, Some(s)) => s + 1,
-        (None, engine::DiceScheme::Contributed, None) => 1,
-    };
-    let seq = turns_seq.max(stored.last_chat_seq).max(left_seq);
+    let seq = last_seen_seq(&stored, m.is_over());
     let left: Vec<Seat> = stored.left.iter().map(|&(seat, _)| seat).collect();
     let seats: Vec<actor::SeatSlot> = stored
         .seats
         .into_iter()
-        .map(|e| {
-            let gone = left.contains(&e.seat);
-            // A stored level names the seat's bot; a seat whose player left, and a
-            // bot stored before levels existed, play at the server's default.
-            let stored_level = e.bot_level.as_deref().and_then(protocol::BotLevel::parse);
-            let bot_kind = stored_level.map_or(state.config().bot_kind, kind_of);
-            let info = SeatInfo {
-                seat: e.seat,
-                player_id: e.player_id,
-                name: e.name,
-                bot: e.is_bot || gone,
-                left: gone,
-                bot_level: stored_level,
-            };
-            let (kind, conn) = match (e.is_bot || gone, e.player_id) {
-                (true, _) => (
-                    actor::SeatKind::Bot(bots::configured(state.config(), bot_kind)),
-                    None,
-                ),
-                (false, Some(p)) => (actor::SeatKind::Human(p), state.session(p)),
-                (false, None) => (actor::SeatKind::Empty, None),
-            };
-            actor::SeatSlot {
-                info,
-                kind,
-                conn,
-                away: false,
-                timeouts: 0,
-                applied: None,
-            }
-        })
+        .map(|e| resumed_slot(state, e, &left))
         .collect();
     let id = stored.id;
     // The store does not record whether the match came from a private lobby: a
@@ -530,6 +500,65 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     room.restore_contributions(&stored.contributions);
     state.tasks().spawn(Box::new(room).run());
     Ok(id)
+}
+
+/// The `seq` of the last message a client of the stored match can have seen (`over`:
+/// the re-played match has ended).
+fn last_seen_seq(stored: &store::RunningMatch, over: bool) -> u64 {
+    let left_seq = stored.left.iter().map(|&(_, seq)| seq).max().unwrap_or(0);
+    // The last message a client can have seen: the last stored turn's
+    // `turn_resolved` (seq s) and, unless that turn ended the match, its successor
+    // `turn_started` (s + 1); or a later stored chat line. A new match's first
+    // `turn_started` is seq 2 (server-seed scheme) or follows `dice_sealed`
+    // (contributed scheme: its stored seq + 1; only `match_started`, seq 1, before
+    // the seal).
+    let turns_seq = match (
+        stored.turns.last(),
+        stored.dice_scheme,
+        stored.dice_sealed_seq,
+    ) {
+        (Some(t), _, _) if over => t.seq,
+        (Some(t), _, _) => t.seq + 1,
+        (None, engine::DiceScheme::ServerSeed, _) => 2,
+        (None, engine::DiceScheme::Contributed, Some(s)) => s + 1,
+        (None, engine::DiceScheme::Contributed, None) => 1,
+    };
+    turns_seq.max(stored.last_chat_seq).max(left_seq)
+}
+
+/// The slot of the stored seat `e` of a resumed match (`left`: the seats whose
+/// player left, now played by bots): a bot of its stored level (or the server's
+/// default), a human reached at its socket here, or an empty seat.
+fn resumed_slot(state: &AppState, e: store::SeatEntry, left: &[Seat]) -> actor::SeatSlot {
+    let gone = left.contains(&e.seat);
+    // A stored level names the seat's bot; a seat whose player left, and a
+    // bot stored before levels existed, play at the server's default.
+    let stored_level = e.bot_level.as_deref().and_then(protocol::BotLevel::parse);
+    let bot_kind = stored_level.map_or(state.config().bot_kind, kind_of);
+    let info = SeatInfo {
+        seat: e.seat,
+        player_id: e.player_id,
+        name: e.name,
+        bot: e.is_bot || gone,
+        left: gone,
+        bot_level: stored_level,
+    };
+    let (kind, conn) = match (e.is_bot || gone, e.player_id) {
+        (true, _) => (
+            actor::SeatKind::Bot(bots::configured(state.config(), bot_kind)),
+            None,
+        ),
+        (false, Some(p)) => (actor::SeatKind::Human(p), state.session(p)),
+        (false, None) => (actor::SeatKind::Empty, None),
+    };
+    actor::SeatSlot {
+        info,
+        kind,
+        conn,
+        away: false,
+        timeouts: 0,
+        applied: None,
+    }
 }
 
 /// Resumes every match the store has as running (see [`resume`]). A match that
