@@ -143,7 +143,7 @@ export function credentialJSON(cred: WebAuthnCredential): Json {
 /** The shortest and longest password (characters, any script, no control characters). */
 export const PASSWORD_MIN_CHARS = 8;
 export const PASSWORD_MAX_CHARS = 128;
-/** The longest username (the names policy: 1–24 characters, any script). */
+/** The longest username or display name (the names policy: 1–24 characters, any script; characters are grapheme clusters, as `Intl.Segmenter` counts them, at most 64 code points). */
 export const USERNAME_MAX_CHARS = 24;
 
 /**

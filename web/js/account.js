@@ -41,6 +41,9 @@ function deadSession(e) {
 
 /** Characters as the server counts them (Unicode scalar values). */
 const chars = (s) => [...s].length;
+/** Characters of a name as the server counts them (protocol::text): grapheme clusters, so a conjunct such as "ক্ষি" is one. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const letters = (s) => [...graphemes.segment(s)].length;
 
 let hooks = null;
 /** The last `GET /api/v1/accounts/me`, sessions and passkeys lists shown (re-drawn on a language switch). */
@@ -105,7 +108,7 @@ export function translateRules() {
 /** A username and password checked as the server will (a message key, or null when fine). */
 function checkCredentials(username, password, { newPassword = false } = {}) {
   if (!username) return 'account.usernameMissing';
-  if (chars(username) > USERNAME_MAX_CHARS) return 'error.invalid_username';
+  if (letters(username) > USERNAME_MAX_CHARS) return 'error.invalid_username';
   return checkPassword(password, { newPassword });
 }
 
@@ -334,7 +337,7 @@ export function initAccount(h) {
     e.preventDefault();
     say('passkeys-ok', '');
     const name = $('passkey-name').value.trim() || t('passkey.defaultName');
-    if (chars(name) > USERNAME_MAX_CHARS) {
+    if (letters(name) > USERNAME_MAX_CHARS) {
       say('passkeys-error', t('error.invalid_name'));
       return;
     }

@@ -1327,8 +1327,11 @@ for (const [lang, locale, name] of [['en', 'en-GB', 'Tapper'], ['bn', 'bn-BD', '
   });
 }
 
-for (const [lang, locale, name] of [['en', 'en-GB', 'Bartholomew Featherstone'], ['bn', 'bn-BD', 'অনির্বাণ চট্টোপাধ্যায়'], ['hi', 'hi-IN', 'लक्ष्मीनारायण श्रीवास्तव']]) {
-  test(`${lang} at 390×844: the header stays two rows with a 24-character name (the name shortened, Account and Sign out beside it); in a match the name stays inside its yard`, { skip: SKIP, timeout: 60_000 }, async () => {
+// Long names: 24 characters in English; in Bengali and Hindi 16 characters of 36 code
+// points (conjuncts count as one character, as a reader counts them: such a name was
+// refused while the server counted code points).
+for (const [lang, locale, name] of [['en', 'en-GB', 'Bartholomew Featherstone'], ['bn', 'bn-BD', 'অর্ঘ্যদীপ বন্দ্যোপাধ্যায় রায়চৌধুরী'], ['hi', 'hi-IN', 'श्रीलक्ष्मीनारायण चट्टोपाध्याय शर्मा']]) {
+  test(`${lang} at 390×844: the header stays two rows with a long name (the name shortened, Account and Sign out beside it); in a match the name stays inside its yard`, { skip: SKIP, timeout: 60_000 }, async () => {
     await mkdir(ART, { recursive: true });
     const errors = [];
     const player = await openBrowser(`header-${lang}`, errors, { locale });

@@ -22,7 +22,8 @@ pub enum RestErrorCode {
     /// The request cannot be served as sent (for example a WebSocket upgrade request
     /// that announces a body); also any other 4xx without a code of its own.
     BadRequest,
-    /// A guest name is not 1..=24 printable characters, or starts or ends with a space.
+    /// A guest name is not 1..=24 printable characters (grapheme clusters, at most 64
+    /// code points), or starts or ends with a space.
     InvalidName,
     /// A path id (`match_id`, `player_id`) is not a UUID.
     InvalidId,

@@ -4,8 +4,15 @@
 //! Text is first normalized to NFC (so the same word is stored and compared the same
 //! way however it was typed); the checks and the length limits apply to the
 //! normalized text, which is what the server keeps and relays. Character properties
-//! come from ICU4X (`icu_properties`, `icu_normalizer`: Unicode's own data), not
-//! from hand-listed ranges. The text is refused when it holds:
+//! and boundaries come from ICU4X (`icu_properties`, `icu_normalizer`,
+//! `icu_segmenter`: Unicode's own data), not from hand-listed ranges.
+//!
+//! Lengths count *characters* as a reader does: extended grapheme clusters (UAX #29),
+//! so the Bengali conjunct "ক্ষি" (four code points) or "é" is one character, and a
+//! name in Bengali or Hindi gets as many letters as one in English. A second limit
+//! on code points bounds what stacked marks and emoji sequences can hold.
+//!
+//! The text is refused when it holds:
 //!
 //! * a control character (general category `Cc`, e.g. a tab or newline) or a line or
 //!   paragraph separator (`Zl`, `Zp`): text is one line;
@@ -35,10 +42,15 @@ use icu_properties::props::{
 };
 use icu_properties::{CodePointMapData, CodePointSetData};
 
-/// Longest guest name, characters (Unicode scalar values, after NFC).
+/// Longest guest name (or username), characters: extended grapheme clusters after
+/// NFC.
 pub const MAX_NAME_CHARS: usize = 24;
-/// Longest chat line, characters (Unicode scalar values, after NFC).
+/// Most code points (Unicode scalar values, after NFC) in a name.
+pub const MAX_NAME_CODE_POINTS: usize = 64;
+/// Longest chat line, characters: extended grapheme clusters after NFC.
 pub const MAX_CHAT_CHARS: usize = 280;
+/// Most code points (Unicode scalar values, after NFC) in a chat line.
+pub const MAX_CHAT_CODE_POINTS: usize = 1120;
 /// Most non-spacing or enclosing combining marks on one character: enough for
 /// Tibetan stacks and Hebrew vowel and cantillation marks, not for "Zalgo" text.
 pub const MAX_STACKED_MARKS: usize = 4;
@@ -50,12 +62,22 @@ const BRAILLE_BLANK: char = '\u{2800}';
 /// Why a text was refused. Code points are shown as `U+XXXX`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TextError {
-    /// Too short or too long (counted after NFC normalization).
+    /// Too short or too long (characters: grapheme clusters of the normalized
+    /// text).
     #[error("must be 1..={max} characters, got {got}")]
     Length {
         /// The limit.
         max: usize,
         /// Characters of the normalized text.
+        got: usize,
+    },
+    /// More code points than the limit (in fewer characters: long emoji sequences
+    /// or marks).
+    #[error("holds {got} code points, at most {max}")]
+    CodePoints {
+        /// The limit.
+        max: usize,
+        /// Code points of the normalized text.
         got: usize,
     },
     /// Nothing in the text renders visibly.
@@ -97,10 +119,10 @@ pub fn name(raw: &str) -> Result<String, TextError> {
     let edge = |c: Option<char>| c.is_some_and(|c| ws.contains(c));
     if edge(s.chars().next()) || edge(s.chars().next_back()) {
         // Checked first: a name of spaces is reported as such, not as blank.
-        check_length(&s, MAX_NAME_CHARS)?;
+        check_length(&s, NAME)?;
         return Err(TextError::EdgeSpace);
     }
-    check(&s, MAX_NAME_CHARS)?;
+    check(&s, NAME)?;
     Ok(s)
 }
 
@@ -110,7 +132,7 @@ pub fn name(raw: &str) -> Result<String, TextError> {
 /// Errors: [`TextError`], the first problem found.
 pub fn chat(raw: &str) -> Result<String, TextError> {
     let s = nfc(raw);
-    check(&s, MAX_CHAT_CHARS)?;
+    check(&s, CHAT)?;
     Ok(s)
 }
 
@@ -120,17 +142,55 @@ fn nfc(raw: &str) -> String {
         .into_owned()
 }
 
-fn check_length(s: &str, max: usize) -> Result<(), TextError> {
-    let got = s.chars().count();
-    if got == 0 || got > max {
-        return Err(TextError::Length { max, got });
+/// The length limits of one kind of text.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    /// Most characters (grapheme clusters).
+    chars: usize,
+    /// Most code points.
+    code_points: usize,
+}
+
+const NAME: Limits = Limits {
+    chars: MAX_NAME_CHARS,
+    code_points: MAX_NAME_CODE_POINTS,
+};
+
+const CHAT: Limits = Limits {
+    chars: MAX_CHAT_CHARS,
+    code_points: MAX_CHAT_CODE_POINTS,
+};
+
+/// The number of characters of `s`: its extended grapheme clusters (UAX #29).
+pub fn char_count(s: &str) -> usize {
+    // The breakpoints are 0, each boundary, and the end: one more than clusters.
+    icu_segmenter::GraphemeClusterSegmenter::new()
+        .segment_str(s)
+        .count()
+        .saturating_sub(1)
+}
+
+fn check_length(s: &str, limits: Limits) -> Result<(), TextError> {
+    let code_points = s.chars().count();
+    if code_points > limits.code_points {
+        return Err(TextError::CodePoints {
+            max: limits.code_points,
+            got: code_points,
+        });
+    }
+    let got = char_count(s);
+    if got == 0 || got > limits.chars {
+        return Err(TextError::Length {
+            max: limits.chars,
+            got,
+        });
     }
     Ok(())
 }
 
 /// The character checks of the module docs, on NFC text.
-fn check(s: &str, max: usize) -> Result<(), TextError> {
-    check_length(s, max)?;
+fn check(s: &str, limits: Limits) -> Result<(), TextError> {
+    check_length(s, limits)?;
     let gc = CodePointMapData::<GeneralCategory>::new();
     let bidi_control = CodePointSetData::new::<BidiControl>();
     let join_control = CodePointSetData::new::<JoinControl>();
@@ -280,12 +340,11 @@ mod tests {
         // e + COMBINING ACUTE is stored as the precomposed é.
         assert_eq!(name("Zoe\u{301}").as_deref(), Ok("Zo\u{E9}"));
         assert_eq!(chat("cafe\u{301}").as_deref(), Ok("caf\u{E9}"));
-        // Limits count the normalized text: U+0958 (क़) is a composition exclusion
-        // and becomes क + nukta, two characters.
-        assert_eq!(
-            name(&"\u{958}".repeat(13)),
-            Err(TextError::Length { max: 24, got: 26 })
-        );
+        // U+0958 (क़) is a composition exclusion and becomes क + nukta: two code
+        // points, one character.
+        assert_eq!(name("\u{958}").as_deref(), Ok("\u{915}\u{93C}"));
+        assert_eq!(char_count(&"\u{958}".repeat(13)), 13);
+        assert_eq!(name(&"\u{958}".repeat(24)).map(|n| char_count(&n)), Ok(24));
     }
 
     #[test]
@@ -360,6 +419,39 @@ mod tests {
         assert_eq!(chat("one\u{2028}two"), Err(TextError::Control(0x2028)));
         assert_eq!(chat("a\u{E000}"), Err(TextError::Unassigned(0xE000)));
         assert_eq!(chat("a\u{378}"), Err(TextError::Unassigned(0x378)));
+    }
+
+    /// Lengths count characters as a reader does (grapheme clusters, with Unicode
+    /// 15.1's Indic conjuncts): a Bengali full name of 25 code points is 10
+    /// characters and fits (it was refused when code points were counted); a ZWJ
+    /// emoji sequence is one character; 25 Bengali letters do not fit; ten family
+    /// emoji are 10 characters but 70 code points, over the 64 of a name.
+    #[test]
+    fn lengths_count_characters_as_a_reader_does() {
+        let bn = "অর্ঘ্যদীপ বন্দ্যোপাধ্যায়";
+        assert_eq!(bn.chars().count(), 25);
+        assert_eq!(char_count(bn), 10);
+        ok_name(bn);
+        let hi = "श्रीकृष्ण चट्टोपाध्याय";
+        assert_eq!(char_count(hi), 9);
+        ok_name(hi);
+        let family = "\u{1F469}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}";
+        assert_eq!(char_count(family), 1);
+        assert_eq!(
+            name(&"ক".repeat(25)),
+            Err(TextError::Length { max: 24, got: 25 })
+        );
+        assert_eq!(
+            name(&family.repeat(10)),
+            Err(TextError::CodePoints { max: 64, got: 70 })
+        );
+        assert_eq!(
+            chat(&"x".repeat(1121)),
+            Err(TextError::CodePoints {
+                max: 1120,
+                got: 1121
+            })
+        );
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! off the event-loop threads, and the sign-in budgets.
 //!
 //! * A **username** follows the names policy of display names
-//!   ([`protocol::text::name`]: 1–24 characters after NFC, any script) and is unique
+//!   ([`protocol::text::name`]: 1–24 characters, grapheme clusters, after NFC, any
+//!   script) and is unique
 //!   ignoring case: its key is the Unicode case fold of the NFC form, NFC again
 //!   ([`username_key`], ICU4X `icu_casemap`).
 //! * A **password** is 8–128 characters (Unicode scalar values after NFC, so the same

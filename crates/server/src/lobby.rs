@@ -429,6 +429,11 @@ impl Lobbies {
         self.lock().by_code.contains_key(code)
     }
 
+    /// The code of the lobby here that `player` is a member of.
+    pub fn code_of(&self, player: Uuid) -> Option<String> {
+        self.lock().by_player.get(&player).cloned()
+    }
+
     /// [`Lobbies::create`] with the join code `code` when it is still free here (a
     /// fresh one otherwise, or for `None`). Returns the code used.
     /// Errors: [`LobbyError::Busy`].

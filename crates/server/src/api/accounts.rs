@@ -44,7 +44,8 @@ pub(crate) struct Account {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Claim {
-    /// 1–24 characters by the names policy (any script), unique ignoring case.
+    /// 1–24 characters (grapheme clusters, at most 64 code points) by the names
+    /// policy (any script), unique ignoring case.
     pub username: String,
     /// 8–128 characters (after NFC), any script, no control characters.
     pub password: String,

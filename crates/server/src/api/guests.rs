@@ -19,7 +19,8 @@ use uuid::Uuid;
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct NewGuest {
-    /// Display name: 1–24 characters after NFC normalization, in any script, emoji
+    /// Display name: 1–24 characters after NFC normalization (grapheme clusters: a
+    /// conjunct such as "ক্ষি" or an emoji sequence is one; at most 64 code points), in any script, emoji
     /// included; refused when it renders blank or holds control, bidirectional or
     /// invisible format characters (ZWJ and ZWNJ are fine between two characters),
     /// more than 4 stacked combining marks, or white space at either end.
@@ -86,7 +87,7 @@ fn parse_new_guest(body: serde_json::Value) -> Result<NewGuest, ApiError> {
     request_body = NewGuest,
     responses(
         (status = 201, description = "The guest and its token (shown only this once).", body = GuestCreated),
-        (status = 400, description = "`invalid_name` (the name breaks the text policy: not 1–24 characters after NFC, blank, control, bidirectional or invisible format characters, stacked combining marks, white space at either end) or `bad_json`.", body = crate::api::openapi::ErrorBody),
+        (status = 400, description = "`invalid_name` (the name breaks the text policy: not 1–24 characters (grapheme clusters, at most 64 code points) after NFC, blank, control, bidirectional or invisible format characters, stacked combining marks, white space at either end) or `bad_json`.", body = crate::api::openapi::ErrorBody),
         (status = 429, description = "`rate_limited`: this client address created too many guests (`LUDO_GUESTS_PER_MINUTE`, `LUDO_GUEST_BURST`); `Retry-After` gives the seconds to wait.", body = crate::api::openapi::ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds until the next guest may be created."))),
         (status = 500, description = "`internal`: a store failure.", body = crate::api::openapi::ErrorBody),

@@ -58,7 +58,8 @@ pub(crate) struct PasskeyChallenge {
 pub(crate) struct NewPasskey {
     /// The id of the ceremony `POST /api/v1/accounts/me/passkey-challenges` started.
     pub ceremony_id: Uuid,
-    /// A name for the passkey, shown in the list (the names policy: 1–24 characters).
+    /// A name for the passkey, shown in the list (the names policy: 1–24 characters,
+    /// grapheme clusters).
     pub name: String,
     /// The `PublicKeyCredential` `navigator.credentials.create` gave, as JSON (its
     /// `toJSON()`: `id`, `rawId`, `type`, `response.attestationObject`,

@@ -368,12 +368,12 @@ impl Cluster {
                 return Ok(());
             }
             LobbyCmd::Back => {
-                // The member's newest socket gets the lobby's updates from now on.
-                if self.lobby_stand_ins.contains_key(&player) {
+                // The member's newest socket gets the lobby's updates from now on
+                // (also a member whose socket was on this node and is on another
+                // now).
+                return if lobbies.back(player, &proxy) {
                     self.lobby_stand_ins
                         .insert(player, (origin.clone(), conn, proxy.clone()));
-                }
-                return if lobbies.back(player, &proxy) {
                     Ok(())
                 } else {
                     Err(refused(&LobbyError::NotInLobby))

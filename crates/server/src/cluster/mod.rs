@@ -39,6 +39,7 @@
 
 pub(crate) mod closed;
 mod grace;
+mod handover;
 pub(crate) mod lobby;
 pub(crate) mod queue;
 pub(crate) mod remote;
@@ -292,6 +293,9 @@ pub struct Cluster {
     /// Stand-ins made here for remote sockets: (origin node, connection id) → their
     /// connection ids here ([`closed`]).
     stand_in_ids: dashmap::DashMap<(String, u64), Vec<u64>>,
+    /// Players who signed in here lately → when, and the notice of their hand-over
+    /// ([`handover`]).
+    arrivals: dashmap::DashMap<Uuid, (tokio::time::Instant, Arc<Notify>)>,
 }
 
 impl Cluster {
@@ -332,6 +336,7 @@ impl Cluster {
             lobby_stand_ins: dashmap::DashMap::new(),
             lobby_of: dashmap::DashMap::new(),
             stand_in_ids: dashmap::DashMap::new(),
+            arrivals: dashmap::DashMap::new(),
         }))
     }
 
@@ -429,6 +434,10 @@ impl Cluster {
         state.tasks().spawn(async move { me.moved_loop(st).await });
         let (me, st) = (self.clone(), state.clone());
         state.tasks().spawn(async move { me.hello_loop(st).await });
+        let (me, st) = (self.clone(), state.clone());
+        state
+            .tasks()
+            .spawn(async move { me.handover_loop(st).await });
         let (me, st) = (self.clone(), state.clone());
         state
             .tasks()
@@ -607,9 +616,14 @@ impl Cluster {
             let Ok(at) = at.parse::<u64>() else {
                 continue;
             };
-            state
+            let node = text.split(' ').next().unwrap_or_default();
+            if state
                 .registries()
-                .close_session_before(player, at, CloseReason::REPLACED);
+                .close_session_before(player, at, CloseReason::REPLACED)
+            {
+                // What the player waits in follows its socket (`handover`).
+                self.hand_over(&state, player, node);
+            }
         }
     }
 

@@ -133,6 +133,36 @@ pub(super) struct Requeue {
     conn: ConnHandle,
 }
 
+impl Requeue {
+    /// A player of this node queued with `name`, `mode`, since `since_ms` (Unix ms)
+    /// at `bot_level`, its socket here `conn`.
+    pub(super) fn new(
+        name: String,
+        mode: Mode,
+        since_ms: u64,
+        bot_level: protocol::BotLevel,
+        conn: ConnHandle,
+    ) -> Requeue {
+        Requeue {
+            name,
+            mode,
+            since_ms,
+            bot_level,
+            conn,
+        }
+    }
+
+    /// When it first queued (Unix ms).
+    pub(super) fn since_ms(&self) -> u64 {
+        self.since_ms
+    }
+
+    /// The bot level it asked for.
+    pub(super) fn bot_level(&self) -> protocol::BotLevel {
+        self.bot_level
+    }
+}
+
 /// The answer when no node runs the cluster's matchmaker.
 fn unavailable() -> Refused {
     Refused {
@@ -614,11 +644,12 @@ impl Cluster {
                 Some(answered)
             }
             QueueCmd::Leave { closed } => {
+                // Answered through the stand-in of the socket that asked (a newer
+                // socket than the one that queued, maybe on another node).
                 let (conn, answered) = if closed {
                     (None, None)
                 } else {
-                    let proxy = self.stand_in(player).unwrap_or_else(|| standin(self));
-                    let (c, a) = proxy.for_request();
+                    let (c, a) = standin(self).for_request();
                     (Some(c), Some(a))
                 };
                 let cmd = MmCmd::Leave { player, conn, req };
@@ -639,9 +670,11 @@ impl Cluster {
             }
             QueueCmd::Status => {
                 let proxy = standin(self);
-                // The player's newest socket gets the queue's updates from now on.
-                if let Some(mut s) = self.stand_ins.get_mut(&player) {
-                    *s = (origin.clone(), proxy.clone());
+                // The player's newest socket gets the queue's updates from now on
+                // (also a player who queued on this node and signed in on another).
+                if matches!(state.presence().get(player), Some(Busy::Queued(_))) {
+                    self.stand_ins
+                        .insert(player, (origin.clone(), proxy.clone()));
                 }
                 let cmd = MmCmd::Status {
                     player,

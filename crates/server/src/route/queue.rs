@@ -81,9 +81,9 @@ impl<'a> Queue<'a> {
         super::answer_of(conn, self.state.shutdown_token(), answered).await;
     }
 
-    /// `leave_queue` of `player` on `conn`: the matchmaker answers (`ack`, or
-    /// `not_queued`); `internal` when this node's matchmaker is gone, or the refusal
-    /// when the matchmaker node cannot be reached.
+    /// `leave_queue` of `player` on `conn`: the matchmaker answers `ack` (also when
+    /// the player was not queued); `internal` when this node's matchmaker is gone,
+    /// or the refusal when the matchmaker node cannot be reached.
     pub(crate) async fn leave(&self, player: Uuid, conn: &ConnHandle, req: Option<String>) {
         if let Some(c) = self.remote {
             let cmd = QueueCmd::Leave { closed: false };

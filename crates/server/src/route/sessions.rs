@@ -27,7 +27,17 @@ impl<'a> Sessions<'a> {
             .registries()
             .attach_session(player, conn, signed_in_ms, session);
         if let Some(c) = self.state.cluster() {
+            c.arrived(player);
             c.announce_hello(player, signed_in_ms);
+        }
+    }
+
+    /// Cluster: waits (briefly) until what `player` waits in on the node of an
+    /// older socket was handed over here (`Cluster::settled`), so that the
+    /// `already_busy` checks of its new socket see it. At once on a single node.
+    pub(crate) async fn settled(&self, player: Uuid) {
+        if let Some(c) = self.state.cluster() {
+            c.settled(player).await;
         }
     }
 
@@ -71,6 +81,7 @@ impl<'a> Sessions<'a> {
     pub(crate) async fn closed(&self, conn: &ConnHandle, player: Option<Uuid>) {
         if let Some(c) = self.state.cluster() {
             if let Some(p) = player {
+                c.departed(p);
                 c.socket_closed(conn.id(), p).await;
             }
             c.forget_conn(conn.id());

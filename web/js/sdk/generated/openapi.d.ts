@@ -508,7 +508,10 @@ export interface components {
         Claim: {
             /** @description 8–128 characters (after NFC), any script, no control characters. */
             password: string;
-            /** @description 1–24 characters by the names policy (any script), unique ignoring case. */
+            /**
+             * @description 1–24 characters (grapheme clusters, at most 64 code points) by the names
+             *     policy (any script), unique ignoring case.
+             */
             username: string;
         };
         /** @description `DELETE /api/v1/accounts/me` body: an account sends its password; a guest `{}`. */
@@ -785,7 +788,8 @@ export interface components {
         /** @description `POST /api/v1/guests` body. */
         NewGuest: {
             /**
-             * @description Display name: 1–24 characters after NFC normalization, in any script, emoji
+             * @description Display name: 1–24 characters after NFC normalization (grapheme clusters: a
+             *     conjunct such as "ক্ষি" or an emoji sequence is one; at most 64 code points), in any script, emoji
              *     included; refused when it renders blank or holds control, bidirectional or
              *     invisible format characters (ZWJ and ZWNJ are fine between two characters),
              *     more than 4 stacked combining marks, or white space at either end.
@@ -805,7 +809,10 @@ export interface components {
              *     `response.clientDataJSON`; bytes as base64url without padding).
              */
             credential: Record<string, never>;
-            /** @description A name for the passkey, shown in the list (the names policy: 1–24 characters). */
+            /**
+             * @description A name for the passkey, shown in the list (the names policy: 1–24 characters,
+             *     grapheme clusters).
+             */
             name: string;
         };
         /** @description A ceremony started (201): its id and the WebAuthn options to hand to the browser. */
@@ -1646,7 +1653,7 @@ export interface operations {
                     "application/json": components["schemas"]["GuestCreated"];
                 };
             };
-            /** @description `invalid_name` (the name breaks the text policy: not 1–24 characters after NFC, blank, control, bidirectional or invisible format characters, stacked combining marks, white space at either end) or `bad_json`. */
+            /** @description `invalid_name` (the name breaks the text policy: not 1–24 characters (grapheme clusters, at most 64 code points) after NFC, blank, control, bidirectional or invisible format characters, stacked combining marks, white space at either end) or `bad_json`. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -76,9 +76,12 @@ impl Session {
     /// that does not answer leaves the local check alone (a new match cannot start
     /// then anyway: `new_matches_open`). Single node: always true.
     ///
-    /// First, a member of a lobby on a node that died is in no lobby any more
+    /// First, what the player waits in on the node of an older socket is handed
+    /// over here (`Sessions::settled`, at most 200 ms after sign-in), and a member
+    /// of a lobby on a node that died is in no lobby any more
     /// (`LobbyDir::leave_if_gone`; issue 34.3).
     async fn free(&self, player: &store::Player, req: &Option<String>) -> bool {
+        self.state.sessions().settled(player.id).await;
         self.state.lobby_dir().leave_if_gone(player.id).await;
         match self.state.rooms().seated_elsewhere(player.id).await {
             Some(m) => {

@@ -22,7 +22,7 @@ impl Session {
             .await;
     }
 
-    /// `leave_queue`: the matchmaker answers (`ack`, or `not_queued`).
+    /// `leave_queue`: the matchmaker answers `ack` (also when not queued).
     pub(super) async fn leave_queue(&self, player: &store::Player, req: Option<String>) {
         self.state.queue().leave(player.id, &self.conn, req).await;
     }

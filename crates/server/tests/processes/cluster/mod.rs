@@ -27,6 +27,7 @@
 
 mod failover;
 mod faults;
+mod handover;
 mod lobbies;
 mod queue;
 mod sessions;

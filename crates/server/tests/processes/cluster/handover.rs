@@ -1,0 +1,156 @@
+//! A player's waiting state follows its socket to another node (breaker findings
+//! of 2026-12-06, `crate::cluster::handover` in the server).
+
+use super::*;
+
+/// A member of a lobby on n1, signed in through n2, opens a second socket on n3
+/// (the first is replaced, 4000). The new socket is still a member of that lobby
+/// (proto §4: "a new tab or a reconnect" gets its `lobby_state` after `welcome`):
+/// it gets the lobby's `lobby_state`, and its `create_lobby` is `already_busy`
+/// (before the hand-over it was accepted, and the player ended up seated in two
+/// running matches at once).
+#[tokio::test]
+async fn a_lobby_member_replaced_on_a_third_node_is_not_seated_twice() {
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            tokio::time::timeout(Duration::from_secs(120), replaced_member(url))
+                .await
+                .expect("the test ends within 2 minutes")
+        })
+    })
+    .await;
+}
+
+async fn replaced_member(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let nodes = cluster(&url, 3, 3000, dir.path()).await;
+    let (hid, htoken) = nodes[0].proc.guest("Host").await;
+    let mut host = Player::connect(&nodes[0].proc, hid, &htoken).await.0;
+    let (mid, mtoken) = nodes[1].proc.guest("Member").await;
+    let mut member = Player::connect(&nodes[1].proc, mid, &mtoken).await.0;
+    host.send(json!({"t": "create_lobby", "d": {"mode": "clash", "fill_with_bots": true}}))
+        .await;
+    let code = match host
+        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await
+        .msg
+    {
+        ServerMsg::LobbyState(l) => l.code,
+        _ => unreachable!(),
+    };
+    join_lobby(&mut member, &code, 2).await;
+
+    // The same player on n3: the socket on n2 is replaced.
+    let (mut again, active) = Player::connect(&nodes[2].proc, mid, &mtoken).await;
+    assert!(active.is_empty());
+    assert_eq!(closed(&mut member).await, Some(4000), "replaced");
+    match again
+        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await
+        .msg
+    {
+        ServerMsg::LobbyState(l) => assert_eq!(l.code, code, "the lobby it is in"),
+        _ => unreachable!(),
+    }
+
+    again
+        .send(json!({"t": "create_lobby", "id": "c", "d": {"mode": "journey", "fill_with_bots": true}}))
+        .await;
+    let answer = again
+        .until(|m| match m {
+            ServerMsg::Ack(a) => a.id == "c",
+            ServerMsg::Error(e) => e.in_reply_to.as_deref() == Some("c"),
+            _ => false,
+        })
+        .await
+        .msg;
+    let second_lobby = matches!(answer, ServerMsg::Ack(_));
+    if second_lobby {
+        // Show the harm: both lobbies start, and the player sits in both matches.
+        again.send(json!({"t": "start_lobby", "id": "s"})).await;
+        again
+            .until(|m| matches!(m, ServerMsg::MatchStarted(_)))
+            .await;
+        host.send(json!({"t": "start_lobby", "id": "s"})).await;
+        host.until(|m| matches!(m, ServerMsg::MatchStarted(_)))
+            .await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let seats: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id \
+         WHERE s.player_id = $1 AND m.status = 'running'",
+    )
+    .bind(mid)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+    assert!(
+        !second_lobby,
+        "create_lobby of a lobby member (its lobby on n1, its new socket on n3) was \
+         accepted; the player is now seated in {seats} running matches"
+    );
+}
+
+/// A player queued through one node that is not the matchmaker opens a second
+/// socket on another such node (the first is replaced, 4000). The new socket gets
+/// its `queue_status` (proto §4), and its `leave_queue` (id `l`) is answered `ack`
+/// (before, the matchmaker answered through the stand-in of the first socket,
+/// which is gone, and the request was never answered).
+#[tokio::test]
+async fn leave_queue_after_a_replacement_on_another_node_is_answered() {
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            tokio::time::timeout(Duration::from_secs(120), replaced_queued(url))
+                .await
+                .expect("the test ends within 2 minutes")
+        })
+    })
+    .await;
+}
+
+async fn replaced_queued(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let mut spec = Spec::new(&url, 3000);
+    spec.extra = vec![("LUDO_BOT_FILL_SECONDS", "60")];
+    let nodes = cluster_of(&spec, 3, dir.path()).await;
+    let mm = matchmaker_node(&pool).await;
+    let others: Vec<&Node> = nodes.iter().filter(|n| n.id != mm).collect();
+    let (x, y) = (&others[0].proc, &others[1].proc);
+    let (id, token) = x.guest("Queued").await;
+    let mut first = Player::connect(x, id, &token).await.0;
+    first
+        .send(json!({"t": "join_queue", "id": "q", "d": {"mode": "clash"}}))
+        .await;
+    first
+        .until(|m| matches!(m, ServerMsg::Ack(a) if a.id == "q"))
+        .await;
+    let (mut again, _) = Player::connect(y, id, &token).await;
+    assert_eq!(closed(&mut first).await, Some(4000), "replaced");
+    again
+        .until(|m| matches!(m, ServerMsg::QueueStatus(_)))
+        .await;
+    again.send(json!({"t": "leave_queue", "id": "l"})).await;
+    let answer = tokio::time::timeout(
+        Duration::from_secs(10),
+        again.until(|m| match m {
+            ServerMsg::Ack(a) => a.id == "l",
+            ServerMsg::Error(e) => e.in_reply_to.as_deref() == Some("l"),
+            _ => false,
+        }),
+    )
+    .await;
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+    let answer = answer
+        .expect("leave_queue (id l) on the new socket is answered within 10 s")
+        .msg;
+    assert!(matches!(answer, ServerMsg::Ack(_)), "{answer:?}");
+}
