@@ -82,6 +82,11 @@ impl Session {
     /// (`LobbyDir::leave_if_gone`; issue 34.3).
     async fn free(&self, player: &store::Player, req: &Option<String>) -> bool {
         self.state.sessions().settled(player.id).await;
+        if self.conn.is_closed() {
+            // Replaced by a newer socket meanwhile (4000): the request goes no
+            // further (the newer socket has what this one waited in).
+            return false;
+        }
         self.state.lobby_dir().leave_if_gone(player.id).await;
         match self.state.rooms().seated_elsewhere(player.id).await {
             Some(m) => {

@@ -154,3 +154,70 @@ async fn replaced_queued(url: String) {
         .msg;
     assert!(matches!(answer, ServerMsg::Ack(_)), "{answer:?}");
 }
+
+/// Two sockets of one player sign in on two nodes at the same moment (a phone
+/// and a laptop, or a reconnect racing the old socket) and each at once creates
+/// and starts a lobby with bots. Each node's `create_lobby` first waits for the
+/// hand-over of the player's other socket (at most 200 ms after sign-in); by then
+/// the older socket is replaced (4000) and its request goes no further. In each of
+/// five tries the player is seated in at most one running match (proto §4:
+/// `already_busy` when "seated in a running match"; before the hand-over, most
+/// tries seated it twice).
+#[tokio::test]
+async fn simultaneous_sign_ins_on_two_nodes_do_not_seat_a_player_twice() {
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            tokio::time::timeout(Duration::from_secs(120), simultaneous_sign_ins(url))
+                .await
+                .expect("the test ends within 2 minutes")
+        })
+    })
+    .await;
+}
+
+async fn simultaneous_sign_ins(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let nodes = cluster(&url, 2, 3000, dir.path()).await;
+    let mut twice = Vec::new();
+    for attempt in 0..5 {
+        let (id, token) = nodes[0].proc.guest(&format!("Racer{attempt}")).await;
+        let mut sockets = Vec::new();
+        for n in &nodes {
+            let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", n.proc.addr))
+                .await
+                .unwrap();
+            sockets.push(Player::from_socket(ws, id, &token));
+        }
+        let hello =
+            json!({"t": "hello", "d": {"token": token, "protocol_version": 3, "client": "race"}});
+        let create =
+            json!({"t": "create_lobby", "id": "c", "d": {"mode": "clash", "fill_with_bots": true}});
+        let start = json!({"t": "start_lobby", "id": "s"});
+        for msg in [&hello, &create, &start] {
+            for s in sockets.iter_mut() {
+                s.send(msg.clone()).await;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let seats: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id \
+             WHERE s.player_id = $1 AND m.status = 'running'",
+        )
+        .bind(id)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        if seats > 1 {
+            twice.push((attempt, seats));
+        }
+    }
+    pool.close().await;
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+    assert!(
+        twice.is_empty(),
+        "(attempt, running matches the player is seated in): {twice:?}"
+    );
+}
