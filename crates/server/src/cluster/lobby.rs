@@ -72,6 +72,10 @@ pub(crate) struct LobbyWire {
     pub req: Option<String>,
     /// What it asks.
     pub cmd: LobbyCmd,
+    /// Unix ms after which the owner must not apply it
+    /// ([`super::remote::apply_deadline_ms`]).
+    #[serde(default)]
+    pub deadline_ms: Option<u64>,
 }
 
 /// What a [`LobbyWire`] asks (as the client messages of the same names).
@@ -203,6 +207,7 @@ impl Cluster {
             player,
             req,
             cmd,
+            deadline_ms: Some(super::remote::apply_deadline_ms()),
         };
         let not_found = || refused(&LobbyError::NotFound(code.to_string()));
         let payload = serde_json::to_vec(&wire).map_err(|_| not_found())?;
@@ -221,10 +226,16 @@ impl Cluster {
                     message: "unreadable answer of the lobby's node".into(),
                 }),
             },
-            Ok(Err(e)) => {
+            // Only "no responders" means that no node has the lobby; a NATS
+            // timeout is an owner that did not answer.
+            Ok(Err(e)) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
                 tracing::debug!(code, error = %e, "no node has the lobby");
                 Err(not_found())
             }
+            Ok(Err(_)) => Err(Refused {
+                code: ErrorCode::Internal,
+                message: "the lobby's node did not answer in time".into(),
+            }),
             Err(_) => Err(Refused {
                 code: ErrorCode::Internal,
                 message: "the lobby's node did not answer in time".into(),
@@ -304,6 +315,11 @@ impl Cluster {
                     continue;
                 };
                 let answer = match serde_json::from_slice::<LobbyWire>(&msg.payload) {
+                    Ok(wire) if super::remote::past(wire.deadline_ms) => {
+                        // Its sender has answered the socket already: not applied.
+                        tracing::info!(code, player = %wire.player, "a lobby request came too late; not applied");
+                        continue;
+                    }
                     Ok(wire) => me.lobby_local(&st, &code, wire),
                     Err(_) => Err(Refused {
                         code: ErrorCode::Internal,
@@ -338,6 +354,7 @@ impl Cluster {
             player,
             req,
             cmd,
+            ..
         } = wire;
         let proxy = self.lobby_proxy(state, &origin, conn, player);
         self.remember_stand_in(&origin, conn, &proxy);

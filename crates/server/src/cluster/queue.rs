@@ -68,6 +68,10 @@ pub(crate) struct QueueWire {
     pub req: Option<String>,
     /// What it asks.
     pub cmd: QueueCmd,
+    /// Unix ms after which the matchmaker must not apply it
+    /// ([`super::remote::apply_deadline_ms`]).
+    #[serde(default)]
+    pub deadline_ms: Option<u64>,
 }
 
 /// What a [`QueueWire`] asks.
@@ -225,6 +229,7 @@ impl Cluster {
             player,
             req,
             cmd,
+            deadline_ms: Some(super::remote::apply_deadline_ms()),
         };
         let payload = serde_json::to_vec(&wire).map_err(|_| unavailable())?;
         if !self.messaging_up() {
@@ -583,6 +588,11 @@ impl Cluster {
                 tracing::warn!("unreadable queue request");
                 continue;
             };
+            if super::remote::past(wire.deadline_ms) {
+                // Its sender has answered the socket already: not applied.
+                tracing::info!(player = %wire.player, "a queue request came too late; not applied");
+                continue;
+            }
             let (me, st) = (self.clone(), state.clone());
             // One request at a time per socket is the sender's rule; requests of
             // different sockets may be answered in any order.
@@ -604,6 +614,7 @@ impl Cluster {
             player,
             req,
             cmd,
+            ..
         } = wire;
         let standin = |me: &Cluster| {
             let p = me.proxy(state, &origin, conn, state.shutdown_token().child_token());

@@ -41,6 +41,30 @@ use uuid::Uuid;
 
 /// How long a remote command waits for the owner's answer.
 pub(crate) const REMOTE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The deadline of a lobby or queue request sent now (Unix ms): its owner applies
+/// it only before then. [`REMOTE_TIMEOUT`] less a second, so that an answer applied
+/// in time reaches the sender before it gives up and answers the socket itself
+/// (breaker F4: a request refused while its owner was stalled was applied, and
+/// answered a second time, once the owner resumed). The wall clock, since the
+/// deadline crosses nodes.
+pub(crate) fn apply_deadline_ms() -> u64 {
+    wall_ms() + (REMOTE_TIMEOUT - Duration::from_secs(1)).as_millis() as u64
+}
+
+/// True when a request with `deadline_ms` ([`apply_deadline_ms`]) came too late to
+/// be applied (its sender has answered the socket already). A request of a node
+/// that sets none is always applied.
+pub(crate) fn past(deadline_ms: Option<u64>) -> bool {
+    deadline_ms.is_some_and(|d| wall_ms() > d)
+}
+
+/// Unix ms by this machine's wall clock.
+fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
 /// Header of a relayed frame: the connection ids (on the receiving node) it is
 /// for, comma-separated decimal.
 pub(crate) const TO_HEADER: &str = "Ludo-To";

@@ -296,3 +296,76 @@ async fn database_blip(db_name: String, url: String) {
         n.proc.kill9().await;
     }
 }
+
+/// A member on n2 of a lobby on n1 sends `leave_lobby` while n1 is stalled
+/// (SIGSTOP: a long GC-like pause, an overloaded VM). After 10 s n2 answers it
+/// `internal` (the owner did not answer; before, a NATS timeout could be read as
+/// `lobby_not_found` and free the member on n2). Once n1 runs again the request is
+/// past its deadline and not applied: no second answer within 5 s (before, n1
+/// applied it and answered `ack`: a refused request took effect; proto §4: a
+/// refused request "changes nothing"; breaker F4).
+#[tokio::test]
+async fn a_lobby_request_refused_for_a_stalled_owner_is_not_applied_later() {
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            tokio::time::timeout(Duration::from_secs(120), stalled_lobby_owner(url))
+                .await
+                .expect("the test ends within 2 minutes")
+        })
+    })
+    .await;
+}
+
+async fn stalled_lobby_owner(url: String) {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let dir = tempfile::tempdir().unwrap();
+    let nodes = cluster(&url, 2, 3000, dir.path()).await;
+    let (hid, htoken) = nodes[0].proc.guest("Host").await;
+    let mut host = Player::connect(&nodes[0].proc, hid, &htoken).await.0;
+    let (mid, mtoken) = nodes[1].proc.guest("Member").await;
+    let mut member = Player::connect(&nodes[1].proc, mid, &mtoken).await.0;
+    host.send(json!({"t": "create_lobby", "d": {"mode": "clash", "fill_with_bots": true}}))
+        .await;
+    let code = match host
+        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await
+        .msg
+    {
+        ServerMsg::LobbyState(l) => l.code,
+        _ => unreachable!(),
+    };
+    join_lobby(&mut member, &code, 2).await;
+
+    signal(&nodes[0].proc, "-STOP");
+    member.send(json!({"t": "leave_lobby", "id": "l"})).await;
+    let first = error_of(&mut member, "l").await;
+    assert_eq!(
+        first,
+        protocol::ErrorCode::Internal,
+        "the stalled owner's answer"
+    );
+    signal(&nodes[0].proc, "-CONT");
+    // Whatever else answers "l" within 5 s of the owner's resumption.
+    let mut again = Vec::new();
+    let until = Instant::now() + Duration::from_secs(5);
+    while let Ok(Some(Ok(m))) = tokio::time::timeout_at(until, member.ws.next()).await {
+        let Message::Text(t) = m else { continue };
+        let f = protocol::decode_server(t.as_str()).unwrap();
+        match f.msg {
+            ServerMsg::Ack(a) if a.id == "l" => again.push("ack".to_string()),
+            ServerMsg::Error(e) if e.in_reply_to.as_deref() == Some("l") => {
+                again.push(format!("{:?}", e.code))
+            }
+            _ => {}
+        }
+    }
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+    assert!(
+        again.is_empty(),
+        "leave_lobby was answered {first:?} while the owner was stopped, then again \
+         after it resumed: {again:?}"
+    );
+}
