@@ -16,7 +16,7 @@
 //!   (`--guests-per-minute`, `--guest-burst`; `governor`).
 //!
 //! The WebSocket `hello` deadline (`--hello-timeout-ms`) is enforced by the
-//! connection's reader (`crate::ws::connection`).
+//! connection's reader (`crate::ws::reader`).
 
 pub(crate) mod addr;
 pub(crate) mod body;

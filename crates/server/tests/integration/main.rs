@@ -24,6 +24,7 @@ mod contribution;
 mod edge;
 mod edge_process;
 mod keepalive;
+mod layers;
 mod leaving;
 mod lifecycle;
 mod matchmaking;
