@@ -75,7 +75,7 @@ impl Session {
         match_id: Uuid,
         req: Option<String>,
     ) {
-        if !self.new_matches_open(&req) || !self.free(player, &req).await {
+        if !self.new_matches_open(&req) {
             return;
         }
         let summary = match self.state.store().match_summary(match_id).await {
@@ -112,6 +112,11 @@ impl Session {
                 "the match is still running; offer a rematch after match_ended",
                 req,
             );
+            return;
+        }
+        // Checked after the match's own errors, in the documented order (in a
+        // cluster, a seat in another running match is `already_busy` only now).
+        if !self.free(player, &req).await {
             return;
         }
         let mut invited: Vec<Uuid> = summary
