@@ -617,11 +617,19 @@ impl Cluster {
                 continue;
             };
             let node = text.split(' ').next().unwrap_or_default();
-            if state
-                .registries()
-                .close_session_before(player, at, CloseReason::REPLACED)
-            {
-                // What the player waits in follows its socket (`handover`).
+            let replaced =
+                state
+                    .registries()
+                    .close_session_before(player, at, CloseReason::REPLACED);
+            // What the player waits in follows its socket (`handover`): from the
+            // node of the socket it replaced, and from a node that keeps a queue
+            // place or lobby seat for it while it is away (its socket there closed).
+            let kept = state.session(player).is_none()
+                && matches!(
+                    state.presence().get(player),
+                    Some(crate::presence::Busy::Queued(_) | crate::presence::Busy::Lobby)
+                );
+            if replaced || kept {
                 self.hand_over(&state, player, node);
             }
         }

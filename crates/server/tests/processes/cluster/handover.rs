@@ -221,3 +221,65 @@ async fn simultaneous_sign_ins(url: String) {
         "(attempt, running matches the player is seated in): {twice:?}"
     );
 }
+
+/// A member on n2 of a lobby on n1 drops (its socket closes: the seat is away for
+/// the lobby's grace) and signs in again on n3 within the grace. n3 gets the seat
+/// handed over: the new socket gets the lobby's `lobby_state` and its
+/// `create_lobby` is `already_busy` (before, n3 knew nothing of the lobby and the
+/// player could open a second one).
+#[tokio::test]
+async fn a_lobby_member_back_on_another_node_within_the_grace_keeps_its_seat() {
+    with_db("ludo_cluster", |url| {
+        Box::pin(async move {
+            tokio::time::timeout(Duration::from_secs(120), back_on_another_node(url))
+                .await
+                .expect("the test ends within 2 minutes")
+        })
+    })
+    .await;
+}
+
+async fn back_on_another_node(url: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let nodes = cluster(&url, 3, 3000, dir.path()).await;
+    let (hid, htoken) = nodes[0].proc.guest("Host").await;
+    let mut host = Player::connect(&nodes[0].proc, hid, &htoken).await.0;
+    let (mid, mtoken) = nodes[1].proc.guest("Member").await;
+    let mut member = Player::connect(&nodes[1].proc, mid, &mtoken).await.0;
+    host.send(json!({"t": "create_lobby", "d": {"mode": "clash", "fill_with_bots": true}}))
+        .await;
+    let code = match host
+        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await
+        .msg
+    {
+        ServerMsg::LobbyState(l) => l.code,
+        _ => unreachable!(),
+    };
+    join_lobby(&mut member, &code, 2).await;
+    drop(member);
+    // The host sees the member still there (away, within the grace).
+    let (mut again, _) = Player::connect(&nodes[2].proc, mid, &mtoken).await;
+    match again
+        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await
+        .msg
+    {
+        ServerMsg::LobbyState(l) => {
+            assert_eq!(l.code, code, "the lobby it is in");
+            assert_eq!(l.members.len(), 2);
+        }
+        _ => unreachable!(),
+    }
+    again
+        .send(json!({"t": "create_lobby", "id": "c", "d": {"mode": "journey"}}))
+        .await;
+    assert_eq!(
+        error_of(&mut again, "c").await,
+        protocol::ErrorCode::AlreadyBusy
+    );
+    drop(host);
+    for n in nodes {
+        n.proc.kill9().await;
+    }
+}
