@@ -46,7 +46,9 @@ pub struct ExpertConfig {
     /// whichever budget runs out first; a rollout in progress is finished (one
     /// rollout is well under a millisecond in a release build).
     pub time_budget: Option<Duration>,
-    /// The greedy search that ranks the candidates.
+    /// The greedy search that ranks the candidates; its weights also value the
+    /// positions the rollouts reach (the expert's own judgement, while the rollouts
+    /// play every seat with [`ExpertConfig::policy`]).
     pub ranking: GreedyConfig,
     /// The greedy search the rollouts play every turn with: the greedy bot's
     /// heuristic with a narrower search (beam 1, no random candidates). A weaker
@@ -221,7 +223,7 @@ impl ExpertBot {
                 Err(_) => break, // unreachable: the policy returns legal plans
             }
         }
-        let w: &Weights = &self.config.policy.weights;
+        let w: &Weights = &self.config.ranking.weights;
         let threat = ThreatMap::build(&pos, me, &self.tail.1, w);
         (evaluate(&pos, me, 0, &threat, rules, w), nodes + 1)
     }
