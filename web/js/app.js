@@ -182,7 +182,7 @@ async function renderRatings() {
     renderBotBoard(bots, (await api('/api/v1/leaderboard/bots')).bots ?? [], (x) => ratingText(x));
   } catch (e) {
     const tr = document.createElement('tr');
-    tr.append(Object.assign(document.createElement('td'), { colSpan: 6, textContent: errText(e) }));
+    tr.append(Object.assign(document.createElement('td'), { colSpan: 4, textContent: errText(e) }));
     bots.replaceChildren(tr);
   }
   if (!session) return;
