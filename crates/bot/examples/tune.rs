@@ -59,6 +59,18 @@ struct Args {
     /// Expert: node budget.
     #[arg(long)]
     nodes: Option<usize>,
+    /// Expert: beam of the rollout policy's guardian search (default 1).
+    #[arg(long)]
+    policy_beam: Option<usize>,
+    /// Expert: royal beam of the rollout policy (default 1).
+    #[arg(long)]
+    policy_royal_beam: Option<usize>,
+    /// Expert: random plans of the rollout policy (default 0).
+    #[arg(long)]
+    policy_random: Option<usize>,
+    /// Expert: standard errors a candidate must beat the greedy choice by.
+    #[arg(long)]
+    z: Option<f64>,
 }
 
 /// Sets the field `name` of `w` to `v`.
@@ -121,6 +133,18 @@ fn main() -> ExitCode {
     if let Some(n) = args.nodes {
         expert.node_budget = n;
     }
+    if let Some(b) = args.policy_beam {
+        expert.policy.beam = b;
+    }
+    if let Some(b) = args.policy_royal_beam {
+        expert.policy.royal_beam = b;
+    }
+    if let Some(r) = args.policy_random {
+        expert.policy.random_plans = r;
+    }
+    if let Some(z) = args.z {
+        expert.switch_z = z;
+    }
     let greedy = GreedyConfig {
         weights,
         ..GreedyConfig::default()
@@ -173,7 +197,7 @@ fn main() -> ExitCode {
     }
     let (lo, hi) = wilson_interval(firsts, args.matches);
     println!(
-        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?}: \
+        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}: \
          first={:.1} share={:.1}% ci95=[{:.1}%, {:.1}%] time={:.0}s",
         args.challenger,
         args.mode,
@@ -183,6 +207,10 @@ fn main() -> ExitCode {
         args.candidates,
         args.depth,
         args.nodes,
+        args.z,
+        args.policy_beam,
+        args.policy_royal_beam,
+        args.policy_random,
         firsts,
         100.0 * firsts / args.matches as f64,
         100.0 * lo,
