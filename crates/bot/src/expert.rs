@@ -34,7 +34,8 @@ use std::time::{Duration, Instant};
 /// How much the expert searches.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExpertConfig {
-    /// Best greedy candidates compared by rollouts (4).
+    /// Best greedy candidates compared by rollouts (6; 4 and 8 measured lower, see
+    /// `BENCHMARKS.md`).
     pub candidates: usize,
     /// Turns played in each rollout after the candidate (4: one round of the
     /// opponents' turns and the bot's own next turn, so the rolls it keeps are
@@ -73,7 +74,7 @@ pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_millis(20);
 impl Default for ExpertConfig {
     fn default() -> Self {
         ExpertConfig {
-            candidates: 4,
+            candidates: 6,
             depth: 4,
             node_budget: 16_000,
             time_budget: None,
