@@ -105,6 +105,11 @@ export class Rest extends RestBase {
     if (limit !== undefined) q.set('limit', String(limit));
     return this.call(`/api/v1/leaderboard?${q}`);
   }
+  /** `GET /api/v1/leaderboard/bots?mode`: the bot levels' ratings from bot-vs-bot matches (both modes without `mode`). */
+  botLeaderboard(mode?: string): Promise<Ok<'getBotLeaderboard'>> {
+    const q = mode === undefined ? '' : `?${new URLSearchParams({ mode })}`;
+    return this.call(`/api/v1/leaderboard/bots${q}`);
+  }
   /** `GET /api/v1/lobbies`: open public lobbies. */
   lobbies(): Promise<Ok<'listLobbies'>> {
     return this.call('/api/v1/lobbies');

@@ -14,7 +14,7 @@ import { PlanBuilder, dieSvg } from './plan.js';
 import { ReplayViewer } from './replay.js';
 import { SEATS } from './notation.js';
 import { initialState, stateFromPosition, removePlanRolls, standings } from './state.js';
-import { renderScoreboard, renderStandings, planText } from './ui.js';
+import { renderScoreboard, renderStandings, renderBotBoard, planText } from './ui.js';
 import { t, num, numList, clock, seatName, modeName, errorMessage, timeOfDay, dateTime, LANGUAGES, currentLanguage, setLanguage, initLanguage, onLanguageChange, seatShownName } from './i18n.js';
 
 
@@ -163,7 +163,7 @@ function renderOpenLobbies() {
   }
 }
 
-/** The rated leaderboards (`GET /api/v1/leaderboard`) and the player's own ratings (`GET /api/v1/players/{id}`). */
+/** The rated leaderboards (`GET /api/v1/leaderboard`), the bot levels' ratings (`GET /api/v1/leaderboard/bots`) and the player's own ratings (`GET /api/v1/players/{id}`). */
 async function renderRatings() {
   for (const mode of ['journey', 'clash']) {
     const ol = $(`board-${mode}`);
@@ -175,6 +175,15 @@ async function renderRatings() {
     } catch (e) {
       ol.replaceChildren(li(errText(e)));
     }
+  }
+  // The bot levels, rated apart from the players (`GET /api/v1/leaderboard/bots`).
+  const bots = $('bot-board').querySelector('tbody');
+  try {
+    renderBotBoard(bots, (await api('/api/v1/leaderboard/bots')).bots ?? [], (x) => ratingText(x));
+  } catch (e) {
+    const tr = document.createElement('tr');
+    tr.append(Object.assign(document.createElement('td'), { colSpan: 4, textContent: errText(e) }));
+    bots.replaceChildren(tr);
   }
   if (!session) return;
   try {

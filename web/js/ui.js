@@ -88,6 +88,42 @@ export function renderStandings(tbody, rows, names, you) {
   }
 }
 
+/**
+ * The bot levels' ratings (`GET /api/v1/leaderboard/bots`, `bots`) as table rows, in
+ * the answer's order (journey then clash, best rating first): a heading row per mode
+ * ("Journey · 500 matches between bots"), then a row per level: level, rating
+ * (μ − 3σ), μ, σ. One row saying so when there are none.
+ * @param {HTMLTableSectionElement} tbody
+ * @param {Array<{mode: string, level: string, rating: {mu: number, sigma: number, conservative: number}, matches: number}>} rows
+ * @param {(x: number) => string} rating formats a rating (one decimal, in the language)
+ */
+export function renderBotBoard(tbody, rows, rating) {
+  tbody.replaceChildren();
+  const wide = (text, cls = '') => {
+    const tr = document.createElement('tr');
+    if (cls) tr.className = cls;
+    const th = Object.assign(document.createElement('th'), { colSpan: 4, scope: 'colgroup', textContent: text });
+    tr.append(th);
+    tbody.append(tr);
+  };
+  if (!rows.length) wide(t('home.noBotRatings'));
+  let mode = null;
+  for (const r of rows) {
+    if (r.mode !== mode) {
+      mode = r.mode;
+      wide(t('home.botsMode', { mode: t(`mode.${r.mode}`), n: r.matches }), 'group');
+    }
+    const tr = document.createElement('tr');
+    tr.dataset.mode = r.mode;
+    tr.dataset.level = r.level;
+    cell(tr, t(`level.${r.level}`), 'th', '', 'col.level');
+    cell(tr, rating(r.rating.conservative), 'td', 'num total', 'col.rating');
+    cell(tr, rating(r.rating.mu), 'td', 'num', 'col.mu');
+    cell(tr, rating(r.rating.sigma), 'td', 'num', 'col.sigma');
+    tbody.append(tr);
+  }
+}
+
 /** A plan in words: "Forward · exit G1 · G2 ← 3+4 · royal 5 (first)". */
 export function planText(plan) {
   if (!plan) return t('plan.pass');

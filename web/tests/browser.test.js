@@ -732,6 +732,19 @@ test('a public lobby is listed on another phone and joined with its button; rati
     // The leaderboard card and the player's own ratings (new player: 0.0).
     await guest.page.waitForFunction(() => document.querySelector('#my-rating').textContent.includes('Journey'));
     assert.match(await guest.page.textContent('#my-rating'), /Journey 0\.0/);
+    // The bot levels' ratings, apart from the players (GET /api/v1/leaderboard/bots,
+    // served from crates/bot/ratings.json): journey then clash, best μ − 3σ first.
+    await guest.page.waitForFunction(() => document.querySelectorAll('#bot-board tbody tr[data-level]').length === 8);
+    const botRows = await guest.page.$$eval('#bot-board tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    const file = JSON.parse(await readFile(new URL('../../crates/bot/ratings.json', import.meta.url), 'utf8')).ratings;
+    const names = { journey: 'Journey', clash: 'Clash', beginner: 'Beginner', casual: 'Casual', greedy: 'Greedy', expert: 'Expert' };
+    const cons = (r) => r.mu - 3 * r.sigma;
+    const want = ['journey', 'clash'].flatMap((m) => {
+      const lines = file.filter((r) => r.mode === m).sort((a, b) => cons(b) - cons(a));
+      return [[`${names[m]} · ${lines[0].matches} matches between bots`], ...lines.map((r) => [names[r.level], cons(r).toFixed(1), r.mu.toFixed(1), r.sigma.toFixed(1)])];
+    });
+    assert.deepEqual(botRows, want);
+    assert.deepEqual(botRows.slice(0, 2), [['Journey · 500 matches between bots'], ['Expert', '32.0', '34.7', '0.9']]);
     // A public lobby: listed for the guest (private lobbies never are).
     await host.page.tap('#lobby-public');
     await host.page.tap('#lobby-create-btn');

@@ -54,7 +54,7 @@ test('plural messages have an "other" form and are chosen on {n}', () => {
 const SAME_WORDS = new Set([
   'seat.withName', 'seat.botLevel', 'turn.resolved', 'dir.forward', 'dir.backward', 'loc.yard', 'loc.home', 'loc.hp', 'loc.hpTile',
   'loc.tile', 'col.rolls', 'col.exits', 'col.exitCredits', 'fx.checkpoint', 'fx.midpoint', 'fx.home', 'board.piece',
-  'plan.credits', 'replay.seed', 'home.liveItem', 'home.mineReplay',
+  'plan.credits', 'replay.seed', 'home.liveItem', 'home.mineReplay', 'col.mu', 'col.sigma',
 ]);
 
 test('Bengali and Hindi messages are written in Bengali and Devanagari script', () => {

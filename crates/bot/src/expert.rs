@@ -15,9 +15,12 @@
 //! Rollout `r` uses the same dice for every candidate (common random numbers), so the
 //! candidates are compared on equal luck. Rollouts go round-robin over the candidates
 //! while the node budget (plans played, a deterministic bound, checked before each
-//! rollout) and the optional wall-clock budget last; the candidate with the best mean
-//! value is played (the greedy order breaks ties; the greedy choice is played when no
-//! rollout fits).
+//! rollout) and the optional wall-clock budget last. The greedy choice is played
+//! unless another candidate beats it clearly: its mean paired difference to the
+//! greedy choice (rollout by rollout, on the same dice) exceeds
+//! [`ExpertConfig::switch_z`] standard errors; among several such, the best mean
+//! difference wins (the greedy choice is also played when fewer than two rounds of
+//! rollouts fit).
 
 use crate::eval::{evaluate, Weights};
 use crate::greedy::{GreedyBot, GreedyConfig};
@@ -31,7 +34,8 @@ use std::time::{Duration, Instant};
 /// How much the expert searches.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExpertConfig {
-    /// Best greedy candidates compared by rollouts (4).
+    /// Best greedy candidates compared by rollouts (6; 4 and 8 measured lower, see
+    /// `BENCHMARKS.md`).
     pub candidates: usize,
     /// Turns played in each rollout after the candidate (4: one round of the
     /// opponents' turns and the bot's own next turn, so the rolls it keeps are
@@ -46,7 +50,16 @@ pub struct ExpertConfig {
     /// whichever budget runs out first; a rollout in progress is finished (one
     /// rollout is well under a millisecond in a release build).
     pub time_budget: Option<Duration>,
-    /// The greedy search that ranks the candidates.
+    /// How sure the rollouts must be before the expert plays another candidate than
+    /// the greedy choice (0.0): a candidate replaces it only when the mean of its
+    /// paired differences (same dice, rollout by rollout) exceeds `switch_z` standard
+    /// errors. 0.0 plays the best mean, however noisy, which measured best: 1 expert
+    /// against 3 greedy bots in clash (300 matches, seed 7) took 34.5 % of first
+    /// places with 0.0, 33.6 % with 1.0, 29.1 % with 2.0 (`BENCHMARKS.md`).
+    pub switch_z: f64,
+    /// The greedy search that ranks the candidates; its weights also value the
+    /// positions the rollouts reach (the expert's own judgement, while the rollouts
+    /// play every seat with [`ExpertConfig::policy`]).
     pub ranking: GreedyConfig,
     /// The greedy search the rollouts play every turn with: the greedy bot's
     /// heuristic with a narrower search (beam 1, no random candidates). A weaker
@@ -61,10 +74,11 @@ pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_millis(20);
 impl Default for ExpertConfig {
     fn default() -> Self {
         ExpertConfig {
-            candidates: 4,
+            candidates: 6,
             depth: 4,
             node_budget: 16_000,
             time_budget: None,
+            switch_z: 0.0,
             ranking: GreedyConfig::default(),
             policy: GreedyConfig {
                 beam: 1,
@@ -148,8 +162,8 @@ impl ExpertBot {
                 Err(_) => *pos,
             })
             .collect();
-        let mut sums = vec![0.0f64; ranked.len()];
-        let mut counts = vec![0u32; ranked.len()];
+        // values[i][r]: candidate i's value in rollout round r (the same dice for all).
+        let mut values: Vec<Vec<f64>> = vec![Vec::new(); ranked.len()];
         let (node_budget, time_budget) = (self.config.node_budget, self.config.time_budget);
         let budget_left =
             |nodes: usize| nodes < node_budget && time_budget.is_none_or(|t| started.elapsed() < t);
@@ -163,8 +177,7 @@ impl ExpertBot {
                     break 'search;
                 }
                 let (value, nodes) = self.rollout(*start, me, rules, Seed(seed));
-                sums[i] += value as f64;
-                counts[i] += 1;
+                values[i].push(value as f64);
                 stats.nodes += nodes;
                 stats.rollouts += 1;
             }
@@ -172,21 +185,7 @@ impl ExpertBot {
                 break; // unreachable: every rollout counts at least its leaf
             }
         }
-        // Best mean over the candidates that had a rollout; the earlier (greedier)
-        // candidate wins ties; the greedy choice when none had one.
-        let mut best: Option<(usize, f64)> = None;
-        for i in 0..sums.len() {
-            if counts[i] == 0 {
-                continue;
-            }
-            let mean = sums[i] / counts[i] as f64;
-            if best.is_none_or(|(_, m)| mean > m) {
-                best = Some((i, mean));
-            }
-        }
-        let Some((best, _)) = best else {
-            return (legal_or_pass(pos, rules, greedy_best), stats);
-        };
+        let best = choose_candidate(&values, self.config.switch_z);
         let plan = ranked[best].0.clone();
         (legal_or_pass(pos, rules, plan), stats)
     }
@@ -221,14 +220,73 @@ impl ExpertBot {
                 Err(_) => break, // unreachable: the policy returns legal plans
             }
         }
-        let w: &Weights = &self.config.policy.weights;
+        let w: &Weights = &self.config.ranking.weights;
         let threat = ThreatMap::build(&pos, me, &self.tail.1, w);
         (evaluate(&pos, me, 0, &threat, rules, w), nodes + 1)
     }
 }
 
+/// The candidate to play from the rollout values `values[i][r]` (candidate `i`,
+/// round `r`; candidate 0 is the greedy choice): among the candidates whose mean
+/// paired difference to candidate 0 over the rounds both completed exceeds `z`
+/// standard errors, the one with the best mean difference; 0 when none does (or
+/// with fewer than 2 rounds). With `z` 0 it is the best mean difference, when positive.
+pub(crate) fn choose_candidate(values: &[Vec<f64>], z: f64) -> usize {
+    let Some(base) = values.first() else {
+        return 0;
+    };
+    let mut best = (0usize, 0.0f64);
+    for (i, v) in values.iter().enumerate().skip(1) {
+        let n = v.len().min(base.len());
+        if n < 2 {
+            continue;
+        }
+        let d: Vec<f64> = (0..n).map(|r| v[r] - base[r]).collect();
+        let mean = d.iter().sum::<f64>() / n as f64;
+        let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let se = (var / n as f64).sqrt();
+        if mean > z * se && mean > best.1 {
+            best = (i, mean);
+        }
+    }
+    best.0
+}
+
 impl Strategy for ExpertBot {
     fn choose(&mut self, pos: &Position, rules: &RuleSet) -> Plan {
         self.choose_stats(pos, rules).0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::choose_candidate;
+
+    #[test]
+    fn another_candidate_replaces_the_greedy_choice_only_when_clearly_better() {
+        let greedy = vec![10.0, 20.0, 30.0, 40.0];
+        // Better by exactly 1 in every round: no spread, so significant at any z.
+        let steady = vec![11.0, 21.0, 31.0, 41.0];
+        // Better by 2 on average but noisy: differences +12, -8, +12, -8 (mean 2,
+        // standard error 5.77).
+        let noisy = vec![22.0, 12.0, 42.0, 32.0];
+        assert_eq!(choose_candidate(&[greedy.clone(), steady.clone()], 1.0), 1);
+        assert_eq!(choose_candidate(&[greedy.clone(), noisy.clone()], 1.0), 0);
+        assert_eq!(choose_candidate(&[greedy.clone(), noisy.clone()], 0.3), 1);
+        assert_eq!(choose_candidate(&[greedy.clone(), noisy.clone()], 0.0), 1);
+        // Both significant at z 0.3: the better mean difference wins.
+        assert_eq!(
+            choose_candidate(&[greedy.clone(), steady.clone(), noisy.clone()], 0.3),
+            2
+        );
+        assert_eq!(
+            choose_candidate(&[greedy.clone(), steady, noisy.clone()], 1.0),
+            1
+        );
+        // A worse candidate never replaces it; fewer than 2 paired rounds neither.
+        let worse: Vec<f64> = greedy.iter().map(|v| v - 1.0).collect();
+        assert_eq!(choose_candidate(&[greedy.clone(), worse], 0.0), 0);
+        assert_eq!(choose_candidate(&[greedy, vec![99.0]], 0.0), 0);
+        assert_eq!(choose_candidate(&[], 1.0), 0);
     }
 }

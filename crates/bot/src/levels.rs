@@ -64,8 +64,9 @@ pub fn wilson_interval(successes: f64, n: u32) -> (f64, f64) {
     ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
-/// The kinds of match `index` of a duel of `lineup`.
-pub(crate) fn rotated(lineup: [BotKind; 4], index: u32) -> [BotKind; 4] {
+/// The kinds of match `index` of a duel of `lineup` (seat `(k + index) % 4` gets
+/// `lineup[k]`).
+pub fn rotated(lineup: [BotKind; 4], index: u32) -> [BotKind; 4] {
     let r = (index % 4) as usize;
     let mut kinds = lineup;
     for (k, kind) in lineup.into_iter().enumerate() {

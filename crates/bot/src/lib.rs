@@ -16,6 +16,9 @@
 //!   wall-clock budget ([`ExpertConfig`]).
 //! * [`simulate`]: whole matches of greedy against random bots with [`engine::Match`];
 //!   [`duel_levels`]: any lineup of levels, with first-place shares and 95 % intervals.
+//! * [`PublishedRatings`]: the levels' Weng-Lin ratings from bot-vs-bot matches, as
+//!   `bot-duel --ratings-out` writes them to `crates/bot/ratings.json` ([`RATINGS_JSON`]),
+//!   which the server's leaderboard shows.
 //!
 //! Every strategy is deterministic for its seed, pure (no IO; no clock, except the
 //! expert's optional wall-clock budget) and `Send`, so a server can keep a
@@ -39,6 +42,7 @@ mod expert;
 mod greedy;
 mod levels;
 mod mixed;
+mod published;
 mod random_bot;
 mod rolls;
 mod sim;
@@ -47,12 +51,15 @@ mod threat;
 pub use eval::Weights;
 pub use expert::{ExpertBot, ExpertConfig, SearchStats, DEFAULT_TIME_BUDGET};
 pub use greedy::{GreedyBot, GreedyConfig};
-pub use levels::{duel_levels, level_ratings, wilson_interval, LevelDuel, LevelRating, LevelShare};
+pub use levels::{
+    duel_levels, level_ratings, rotated, wilson_interval, LevelDuel, LevelRating, LevelShare,
+};
 pub use mixed::MixedBot;
+pub use published::{published_lines, PublishedRating, PublishedRatings, RATINGS_JSON};
 pub use random_bot::RandomBot;
 pub use sim::{
-    lineup_seats, play_match, simulate, DuelConfig, DuelReport, Lineup, MatchRun, SimError,
-    TimeStats, MATCH_TURNS,
+    lineup_seats, match_seeds, play_match, play_match_with, play_spread, simulate, DuelConfig,
+    DuelReport, Lineup, MatchRun, SimError, TimeStats, MATCH_TURNS,
 };
 
 use engine::{Plan, Position, RuleSet};

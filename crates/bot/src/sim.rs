@@ -68,8 +68,23 @@ pub fn play_match(
     bot_seeds: [u64; 4],
     max_turns: u32,
 ) -> Result<MatchRun, SimError> {
-    let mut bots: Vec<Box<dyn Strategy + Send>> =
-        (0..4).map(|i| new_bot(kinds[i], bot_seeds[i])).collect();
+    let bots = [0, 1, 2, 3].map(|i| new_bot(kinds[i], bot_seeds[i]));
+    play_match_with(rules, mode, seed, kinds, bots, max_turns)
+}
+
+/// [`play_match`] with the four bots given (green, red, blue, yellow); `kinds` only
+/// labels them in the result and in errors. For experiments with bots of other
+/// configurations than [`new_bot`]'s.
+///
+/// Errors: as [`play_match`].
+pub fn play_match_with(
+    rules: &RuleSet,
+    mode: Mode,
+    seed: Seed,
+    kinds: [BotKind; 4],
+    mut bots: [Box<dyn Strategy + Send>; 4],
+    max_turns: u32,
+) -> Result<MatchRun, SimError> {
     let mut m = Match::new(rules.clone(), mode, seed, 0)?;
     let mut turns = 0;
     let mut choose_ns: [Vec<u64>; 4] = Default::default();
@@ -231,8 +246,9 @@ impl DuelReport {
     }
 }
 
-/// The dice seed and the four bot seeds of match `index` of a duel seeded with `seed`.
-pub(crate) fn match_seeds(seed: u64, index: u32) -> (Seed, [u64; 4]) {
+/// The dice seed and the four bot seeds of match `index` of a duel seeded with `seed`
+/// (what [`simulate`] and [`crate::duel_levels`] play match `index` with).
+pub fn match_seeds(seed: u64, index: u32) -> (Seed, [u64; 4]) {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     rng.set_stream(index as u64);
     let mut bytes = [0u8; 32];
@@ -259,11 +275,7 @@ fn duel_match(cfg: &DuelConfig, index: u32) -> Result<MatchRun, SimError> {
 /// does not depend on `threads`.
 ///
 /// Errors: the first [`SimError`] of the first thread that has one.
-pub(crate) fn play_spread<F>(
-    matches: u32,
-    threads: usize,
-    play: F,
-) -> Result<Vec<MatchRun>, SimError>
+pub fn play_spread<F>(matches: u32, threads: usize, play: F) -> Result<Vec<MatchRun>, SimError>
 where
     F: Fn(u32) -> Result<MatchRun, SimError> + Sync,
 {

@@ -176,6 +176,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/leaderboard/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bot levels' ratings from bot-vs-bot matches (Weng-Lin, as players are rated),
+         *     shown apart from the players' leaderboard.
+         */
+        get: operations["getBotLeaderboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lobbies": {
         parameters: {
             query?: never;
@@ -498,6 +518,11 @@ export interface components {
             /** @description The username; `null` for a guest that has not claimed an account. */
             username?: string | null;
         };
+        /** @description `GET /api/v1/leaderboard/bots` answer. */
+        BotLeaderboard: {
+            /** @description Journey first, then clash; in each mode the best `rating.conservative` first. */
+            bots: components["schemas"]["BotRatedRow"][];
+        };
         /**
          * @description How strong the bots are that fill empty seats, weakest first: `beginner` (a
          *     random legal plan on 3 turns in 4), `casual` (on 1 turn in 4, otherwise as
@@ -505,6 +530,33 @@ export interface components {
          *     the greedy bot's best plans by playing the next turns out with sampled dice).
          */
         BotLevel: "beginner" | "casual" | "greedy" | "expert";
+        /** @description One bot level's rating in one mode. */
+        BotRatedRow: {
+            /**
+             * @description UTC date of the run, `YYYY-MM-DD`.
+             * @example 2026-12-06
+             */
+            date: string;
+            level: components["schemas"]["BotLevel"];
+            /**
+             * Format: int32
+             * @description Bot-vs-bot matches the rating comes from (one bot of each level at every
+             *     table, seats rotating).
+             */
+            matches: number;
+            /**
+             * @description `journey` or `clash` (rule 1.4).
+             * @example clash
+             */
+            mode: string;
+            /** @description Skill points; ranked by `conservative` = μ − 3σ. */
+            rating: components["schemas"]["Rating"];
+            /**
+             * Format: int64
+             * @description Seed of those matches (`bot-duel --seed`): the run can be repeated.
+             */
+            seed: number;
+        };
         /** @description `POST /api/v1/accounts` body. */
         Claim: {
             /** @description 8–128 characters (after NFC), any script, no control characters. */
@@ -1790,6 +1842,50 @@ export interface operations {
             };
             /** @description `unavailable`: the database does not answer. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getBotLeaderboard: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `journey` or `clash` (rule 1.4); both modes when absent.
+                 * @example clash
+                 */
+                mode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every bot level's rating per mode. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotLeaderboard"];
+                };
+            };
+            /** @description `invalid_mode` (not journey/clash) or `bad_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: the server's bot ratings do not parse. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

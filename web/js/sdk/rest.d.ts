@@ -56,6 +56,8 @@ export declare class Rest extends RestBase {
     me(): Promise<Ok<'getMe'>>;
     /** `GET /api/v1/leaderboard?mode&limit`. */
     leaderboard(mode: string, limit?: number): Promise<Ok<'getLeaderboard'>>;
+    /** `GET /api/v1/leaderboard/bots?mode`: the bot levels' ratings from bot-vs-bot matches (both modes without `mode`). */
+    botLeaderboard(mode?: string): Promise<Ok<'getBotLeaderboard'>>;
     /** `GET /api/v1/lobbies`: open public lobbies. */
     lobbies(): Promise<Ok<'listLobbies'>>;
     /** `GET /api/v1/matches/live`: running matches to spectate. */

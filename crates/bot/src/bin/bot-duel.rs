@@ -13,6 +13,16 @@
 //! cargo run -p bot --release --bin bot-duel -- --levels expert,greedy,greedy,greedy --matches 500 --mode journey
 //! ```
 //!
+//! With `--ratings-out FILE` it also writes those ratings (mode, level, μ, σ, matches,
+//! lineup, turns, seed, date) to `FILE`, replacing the lines of the same mode and
+//! keeping the other mode's; the server's leaderboard shows `crates/bot/ratings.json`,
+//! written by (one run per mode; see `BENCHMARKS.md`, *Bot ratings*):
+//!
+//! ```text
+//! cargo run -p bot --release --bin bot-duel -- --levels beginner,casual,greedy,expert \
+//!     --mode journey --matches 200 --seed 32 --ratings-out crates/bot/ratings.json
+//! ```
+//!
 //! Otherwise, for each lineup (two greedy bots on opposite seats, two on neighbouring seats, one
 //! greedy bot against three random ones; seats rotate by match) it prints the greedy
 //! side's share of first places (rule 9.2; a first place shared by k seats counts 1/k
@@ -20,7 +30,8 @@
 //! hit the turn limit, the run time and the greedy bot's `choose` times.
 
 use bot::{
-    duel_levels, level_ratings, simulate, BotKind, DuelConfig, LevelDuel, Lineup, MATCH_TURNS,
+    duel_levels, level_ratings, published_lines, simulate, BotKind, DuelConfig, LevelDuel, Lineup,
+    PublishedRatings, MATCH_TURNS,
 };
 use clap::{Parser, ValueEnum};
 use engine::{Mode, RuleSet};
@@ -73,6 +84,10 @@ struct Args {
     /// separated, instead of the greedy-against-random lineups.
     #[arg(long, value_delimiter = ',')]
     levels: Option<Vec<BotKind>>,
+    /// With `--levels`: also write the kinds' Weng-Lin ratings to this JSON file
+    /// (replacing its lines of this mode; created when missing).
+    #[arg(long, requires = "levels")]
+    ratings_out: Option<std::path::PathBuf>,
     /// Worker threads (default: the machine's cores).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
@@ -145,7 +160,8 @@ fn main() -> ExitCode {
                 s.choose.max_us
             );
         }
-        for r in level_ratings(&runs) {
+        let ratings = level_ratings(&runs);
+        for r in &ratings {
             println!(
                 "{:<9} rating (Weng-Lin over these matches): mu={:.2} sigma={:.2} conservative={:.2}",
                 r.kind.name(),
@@ -153,6 +169,14 @@ fn main() -> ExitCode {
                 r.sigma,
                 r.conservative()
             );
+        }
+        if let Some(path) = args.ratings_out {
+            let date = chrono::Utc::now().format("%Y-%m-%d").to_string();
+            if let Err(e) = write_ratings(&path, &d, &ratings, &date) {
+                eprintln!("bot-duel: {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+            println!("ratings written to {}", path.display());
         }
         println!("total time={:.1}s", all.elapsed().as_secs_f64());
         return ExitCode::SUCCESS;
@@ -200,4 +224,21 @@ fn main() -> ExitCode {
     }
     println!("total time={:.1}s", all.elapsed().as_secs_f64());
     ExitCode::SUCCESS
+}
+
+/// Writes the ratings of duel `d` into the ratings file at `path` (read first when it
+/// exists: its lines of other modes stay).
+fn write_ratings(
+    path: &std::path::Path,
+    d: &LevelDuel,
+    ratings: &[bot::LevelRating],
+    date: &str,
+) -> Result<(), String> {
+    let mut file = match std::fs::read_to_string(path) {
+        Ok(text) => PublishedRatings::parse(&text).map_err(|e| e.to_string())?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => PublishedRatings::default(),
+        Err(e) => return Err(e.to_string()),
+    };
+    file.replace_mode(d.mode, published_lines(d, ratings, date));
+    std::fs::write(path, file.to_json()).map_err(|e| e.to_string())
 }

@@ -279,10 +279,15 @@ fn standings_or_null() -> RefOr<Schema> {
 }
 
 /// A reference to the protocol's rating schema.
-fn rating_ref() -> RefOr<Schema> {
+pub(crate) fn rating_ref() -> RefOr<Schema> {
     let mut r = Ref::from_schema_name("Rating");
     r.description = "Skill points; ranked by `conservative` = μ − 3σ.".into();
     r.into()
+}
+
+/// A reference to the protocol's `BotLevel` schema.
+pub(crate) fn bot_level_ref() -> RefOr<Schema> {
+    Ref::from_schema_name("BotLevel").into()
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ mod delivery;
 
 mod bad_input;
 mod bot_levels;
+mod bot_ratings;
 mod contribution;
 mod edge;
 mod edge_process;
