@@ -237,15 +237,7 @@ fn apply(state: &AppState, q: &mut Queues, cmd: MmCmd, wait: u64) {
             status(state, q, mode, wait);
         }
         MmCmd::Leave { player, conn, req } => {
-            for mode in MODES {
-                let queue = q.of(mode);
-                if let Some(i) = queue.iter().position(|w| w.player == player) {
-                    queue.remove(i);
-                    state.presence().release(player, Busy::Queued(mode));
-                    dequeued(state, player, mode);
-                    status(state, q, mode, wait);
-                }
-            }
+            leave(state, q, player, wait);
             if let Some(c) = conn {
                 c.ack(req);
             }
@@ -261,6 +253,20 @@ fn apply(state: &AppState, q: &mut Queues, cmd: MmCmd, wait: u64) {
         MmCmd::Status { player, conn } => back(state, q, player, &conn, wait),
         MmCmd::Drain { reply } => {
             let _ = reply.send(q.drain());
+        }
+    }
+}
+
+/// `player` leaves every queue it waits in (the others get their new
+/// `queue_status`).
+fn leave(state: &AppState, q: &mut Queues, player: Uuid, wait: u64) {
+    for mode in MODES {
+        let queue = q.of(mode);
+        if let Some(i) = queue.iter().position(|w| w.player == player) {
+            queue.remove(i);
+            state.presence().release(player, Busy::Queued(mode));
+            dequeued(state, player, mode);
+            status(state, q, mode, wait);
         }
     }
 }

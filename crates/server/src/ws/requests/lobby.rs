@@ -119,16 +119,23 @@ impl Session {
         if !self.free(player, &req).await {
             return;
         }
-        let mut invited: Vec<Uuid> = summary
-            .seats
-            .iter()
-            .filter_map(|s| s.player_id)
-            .filter(|p| *p != player.id)
-            .collect();
-        invited.dedup();
+        let invited = others(&summary, player.id);
         self.state
             .lobby_dir()
             .rematch(player, match_id, summary.mode, &invited, &self.conn, req)
             .await;
     }
+}
+
+/// The human players of the match `summary` other than `player` (each once): who a
+/// rematch offer of `player` invites.
+fn others(summary: &store::MatchSummary, player: Uuid) -> Vec<Uuid> {
+    let mut invited: Vec<Uuid> = summary
+        .seats
+        .iter()
+        .filter_map(|s| s.player_id)
+        .filter(|p| *p != player)
+        .collect();
+    invited.dedup();
+    invited
 }
