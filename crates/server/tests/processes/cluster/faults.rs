@@ -321,21 +321,8 @@ async fn stalled_lobby_owner(url: String) {
     use tokio_tungstenite::tungstenite::Message;
     let dir = tempfile::tempdir().unwrap();
     let nodes = cluster(&url, 2, 3000, dir.path()).await;
-    let (hid, htoken) = nodes[0].proc.guest("Host").await;
-    let mut host = Player::connect(&nodes[0].proc, hid, &htoken).await.0;
-    let (mid, mtoken) = nodes[1].proc.guest("Member").await;
-    let mut member = Player::connect(&nodes[1].proc, mid, &mtoken).await.0;
-    host.send(json!({"t": "create_lobby", "d": {"mode": "clash", "fill_with_bots": true}}))
-        .await;
-    let code = match host
-        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
-        .await
-        .msg
-    {
-        ServerMsg::LobbyState(l) => l.code,
-        _ => unreachable!(),
-    };
-    join_lobby(&mut member, &code, 2).await;
+    let (_host, mut member, _code) =
+        remote_member(&nodes, json!({"mode": "clash", "fill_with_bots": true})).await;
 
     signal(&nodes[0].proc, "-STOP");
     member.send(json!({"t": "leave_lobby", "id": "l"})).await;

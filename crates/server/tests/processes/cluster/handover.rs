@@ -25,21 +25,9 @@ async fn replaced_member(url: String) {
     let dir = tempfile::tempdir().unwrap();
     let pool = sqlx::PgPool::connect(&url).await.unwrap();
     let nodes = cluster(&url, 3, 3000, dir.path()).await;
-    let (hid, htoken) = nodes[0].proc.guest("Host").await;
-    let mut host = Player::connect(&nodes[0].proc, hid, &htoken).await.0;
-    let (mid, mtoken) = nodes[1].proc.guest("Member").await;
-    let mut member = Player::connect(&nodes[1].proc, mid, &mtoken).await.0;
-    host.send(json!({"t": "create_lobby", "d": {"mode": "clash", "fill_with_bots": true}}))
-        .await;
-    let code = match host
-        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
-        .await
-        .msg
-    {
-        ServerMsg::LobbyState(l) => l.code,
-        _ => unreachable!(),
-    };
-    join_lobby(&mut member, &code, 2).await;
+    let (mut host, mut member, code) =
+        remote_member(&nodes, json!({"mode": "clash", "fill_with_bots": true})).await;
+    let (mid, mtoken) = (member.player_id, member.token.clone());
 
     // The same player on n3: the socket on n2 is replaced.
     let (mut again, active) = Player::connect(&nodes[2].proc, mid, &mtoken).await;
@@ -242,23 +230,11 @@ async fn a_lobby_member_back_on_another_node_within_the_grace_keeps_its_seat() {
 async fn back_on_another_node(url: String) {
     let dir = tempfile::tempdir().unwrap();
     let nodes = cluster(&url, 3, 3000, dir.path()).await;
-    let (hid, htoken) = nodes[0].proc.guest("Host").await;
-    let mut host = Player::connect(&nodes[0].proc, hid, &htoken).await.0;
-    let (mid, mtoken) = nodes[1].proc.guest("Member").await;
-    let mut member = Player::connect(&nodes[1].proc, mid, &mtoken).await.0;
-    host.send(json!({"t": "create_lobby", "d": {"mode": "clash", "fill_with_bots": true}}))
-        .await;
-    let code = match host
-        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
-        .await
-        .msg
-    {
-        ServerMsg::LobbyState(l) => l.code,
-        _ => unreachable!(),
-    };
-    join_lobby(&mut member, &code, 2).await;
+    let (host, member, code) =
+        remote_member(&nodes, json!({"mode": "clash", "fill_with_bots": true})).await;
+    let (mid, mtoken) = (member.player_id, member.token.clone());
     drop(member);
-    // The host sees the member still there (away, within the grace).
+    // The member's seat is kept, away, for the lobby's grace.
     let (mut again, _) = Player::connect(&nodes[2].proc, mid, &mtoken).await;
     match again
         .until(|m| matches!(m, ServerMsg::LobbyState(_)))

@@ -12,27 +12,6 @@ async fn a_member_of_a_lobby_whose_node_died_is_free() {
     with_db("ludo_cluster", |url| Box::pin(lobby_node_died(url))).await;
 }
 
-/// A host on node 0 and a member on node 1 of the host's private clash lobby:
-/// (host, member, lobby code).
-async fn remote_member(nodes: &[Node]) -> (Player, Player, String) {
-    let (hid, htoken) = nodes[0].proc.guest("Host").await;
-    let mut host = Player::connect(&nodes[0].proc, hid, &htoken).await.0;
-    let (mid, mtoken) = nodes[1].proc.guest("Member").await;
-    let mut member = Player::connect(&nodes[1].proc, mid, &mtoken).await.0;
-    host.send(json!({"t": "create_lobby", "d": {"mode": "clash", "private": true}}))
-        .await;
-    let code = match host
-        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
-        .await
-        .msg
-    {
-        ServerMsg::LobbyState(l) => l.code,
-        _ => unreachable!(),
-    };
-    join_lobby(&mut member, &code, 2).await;
-    (host, member, code)
-}
-
 /// Sends `create_lobby` as request `c`.
 async fn send_create_lobby(member: &mut Player) {
     member
@@ -56,7 +35,8 @@ async fn own_lobby_answer(member: &mut Player, code: &str) -> ServerMsg {
 async fn lobby_node_died(url: String) {
     let dir = tempfile::tempdir().unwrap();
     let mut nodes = cluster(&url, 2, 3000, dir.path()).await;
-    let (host, mut member, code) = remote_member(&nodes).await;
+    let (host, mut member, code) =
+        remote_member(&nodes, json!({"mode": "clash", "private": true})).await;
     // While n1 lives, the member is busy in its lobby.
     member
         .send(json!({"t": "join_queue", "id": "q0", "d": {"mode": "clash"}}))
@@ -96,7 +76,8 @@ async fn unanswered_probe(url: String) {
     let dir = tempfile::tempdir().unwrap();
     let spec = Spec::new(&url, 3000);
     let mut nodes = cluster_of(&spec, 2, dir.path()).await;
-    let (host, mut member, code) = remote_member(&nodes).await;
+    let (host, mut member, code) =
+        remote_member(&nodes, json!({"mode": "clash", "private": true})).await;
     let nats = async_nats::connect(nats_url()).await.unwrap();
     let mut silent = nats
         .subscribe(format!("{}.lobby.{code}", spec.prefix))

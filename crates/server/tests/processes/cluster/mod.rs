@@ -397,3 +397,23 @@ async fn join_lobby(p: &mut Player, code: &str, members: usize) {
         other => panic!("expected the ack after the lobby's state, got {other:?}"),
     }
 }
+
+/// A host on node 0 and a member on node 1 of the host's lobby (`d`: the
+/// `create_lobby` data): (host, member, lobby code).
+async fn remote_member(nodes: &[Node], d: serde_json::Value) -> (Player, Player, String) {
+    let (hid, htoken) = nodes[0].proc.guest("Host").await;
+    let mut host = Player::connect(&nodes[0].proc, hid, &htoken).await.0;
+    let (mid, mtoken) = nodes[1].proc.guest("Member").await;
+    let mut member = Player::connect(&nodes[1].proc, mid, &mtoken).await.0;
+    host.send(json!({"t": "create_lobby", "d": d})).await;
+    let code = match host
+        .until(|m| matches!(m, ServerMsg::LobbyState(_)))
+        .await
+        .msg
+    {
+        ServerMsg::LobbyState(l) => l.code,
+        _ => unreachable!(),
+    };
+    join_lobby(&mut member, &code, 2).await;
+    (host, member, code)
+}
