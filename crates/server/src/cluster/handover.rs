@@ -13,7 +13,7 @@
 //!
 //! Until the hand-over arrives, a new socket's requests that depend on what the
 //! player is busy with (`join_queue`, `create_lobby`, `join_lobby`,
-//! `offer_rematch`) wait for it, at most [`SETTLE`] after its sign-in
+//! `offer_rematch`) wait for it, at most `SETTLE` (200 ms) after its sign-in
 //! ([`Cluster::settled`]).
 
 use super::lobby::LobbyCmd;
@@ -65,7 +65,7 @@ impl Cluster {
     }
 
     /// A socket of `player` signed in here: until a hand-over for it arrives (or
-    /// [`SETTLE`] passes), [`Cluster::settled`] waits.
+    /// `SETTLE` (200 ms) passes), [`Cluster::settled`] waits.
     pub fn arrived(&self, player: Uuid) {
         self.arrivals
             .insert(player, (Instant::now(), Arc::new(Notify::new())));
@@ -79,7 +79,7 @@ impl Cluster {
     }
 
     /// Waits until `player`'s hand-over from the node of its older socket arrived,
-    /// at most [`SETTLE`] after its sign-in here (at once when it arrived, or the
+    /// at most `SETTLE` (200 ms) after its sign-in here (at once when it arrived, or the
     /// time passed).
     pub async fn settled(&self, player: Uuid) {
         let Some((at, notify)) = self.arrivals.get(&player).map(|e| e.clone()) else {
