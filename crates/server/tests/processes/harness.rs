@@ -328,6 +328,9 @@ impl Player {
                 .expect("a frame in time")
                 .expect("socket open")
                 .expect("readable frame");
+            if let Message::Close(c) = &m {
+                panic!("the server closed the socket: {c:?}");
+            }
             let Message::Text(t) = m else { continue };
             let f = protocol::decode_server(t.as_str()).expect("a valid server frame");
             if let Some(seq) = f.seq {
