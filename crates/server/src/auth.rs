@@ -11,7 +11,7 @@
 //! not a human password, so there is nothing to guess from a leaked hash.
 
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::services::Services;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use rand::TryRngCore;
@@ -47,7 +47,7 @@ const TOUCH_EVERY_MS: u64 = 60_000;
 ///
 /// Errors: the store failed to read the session (or to delete an expired one).
 pub(crate) async fn session_of_token(
-    state: &AppState,
+    state: &Services,
     token: &str,
     client: Option<&str>,
 ) -> Result<Option<(store::Session, store::Player)>, store::StoreError> {
@@ -83,7 +83,7 @@ pub(crate) async fn session_of_token(
 /// After `sessions` of `player` were deleted from the store (signed out, a password
 /// change, a deleted account): closes the player's socket that signed in with one
 /// of them (4002) here, and (cluster) tells the other nodes to do the same.
-pub(crate) fn signed_out(state: &AppState, player: uuid::Uuid, sessions: &[uuid::Uuid]) {
+pub(crate) fn signed_out(state: &Services, player: uuid::Uuid, sessions: &[uuid::Uuid]) {
     if sessions.is_empty() {
         return;
     }
@@ -102,10 +102,10 @@ pub(crate) struct AuthSession {
     pub session: uuid::Uuid,
 }
 
-impl FromRequestParts<AppState> for AuthSession {
+impl FromRequestParts<Services> for AuthSession {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &Services) -> Result<Self, ApiError> {
         let header = parts
             .headers
             .get(axum::http::header::AUTHORIZATION)
@@ -131,10 +131,10 @@ impl FromRequestParts<AppState> for AuthSession {
 #[derive(Debug, Clone)]
 pub(crate) struct AuthPlayer(pub store::Player);
 
-impl FromRequestParts<AppState> for AuthPlayer {
+impl FromRequestParts<Services> for AuthPlayer {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &Services) -> Result<Self, ApiError> {
         AuthSession::from_request_parts(parts, state)
             .await
             .map(|a| AuthPlayer(a.player))

@@ -6,6 +6,10 @@ use clap::Parser;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+/// How long a passkey ceremony may take, in ms (5 minutes; the WebAuthn options'
+/// `timeout` too).
+pub(crate) const PASSKEY_CEREMONY_MS: u64 = 5 * 60 * 1000;
+
 /// Default listen address.
 pub(crate) const DEFAULT_BIND: &str = "127.0.0.1:8080";
 /// Rule 4.6 default: seconds per turn.
@@ -434,7 +438,28 @@ impl Config {
                 self.ping_seconds, self.idle_seconds
             ));
         }
-        crate::passkeys::relying_party(self).map(|_| ())
+        self.relying_party().map(|_| ())
+    }
+
+    /// The WebAuthn relying party of `config` (`--webauthn-rp-id`, `--webauthn-origin`).
+    ///
+    /// Errors: the reason, when the origin is not a URL or the id is not its host (or a
+    /// parent domain of it).
+    pub(crate) fn relying_party(&self) -> Result<webauthn_rs::prelude::Webauthn, String> {
+        let origin = webauthn_rs::prelude::Url::parse(&self.webauthn_origin)
+            .map_err(|e| format!("--webauthn-origin {:?}: {e}", self.webauthn_origin))?;
+        webauthn_rs::prelude::WebauthnBuilder::new(&self.webauthn_rp_id, &origin)
+            .and_then(|b| {
+                b.rp_name("Ludo")
+                    .timeout(std::time::Duration::from_millis(PASSKEY_CEREMONY_MS))
+                    .build()
+            })
+            .map_err(|e| {
+                format!(
+                    "--webauthn-rp-id {:?} does not fit --webauthn-origin {:?}: {e}",
+                    self.webauthn_rp_id, self.webauthn_origin
+                )
+            })
     }
 
     /// The persistence writer's settings: [`store::WriterConfig::default`] with the

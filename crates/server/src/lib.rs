@@ -54,6 +54,7 @@ mod cluster;
 mod config;
 mod edge;
 mod error;
+mod game;
 mod lobby;
 mod matchmaker;
 mod metrics;
@@ -61,11 +62,11 @@ mod passkeys;
 mod presence;
 pub mod room;
 mod route;
+mod services;
 mod state;
 mod wire;
 pub mod ws;
 
-pub use api::app;
 pub use api::openapi::document as openapi_document;
 pub use clock::Clock;
 pub use cluster::{Cluster, Settings as ClusterSettings};
@@ -82,6 +83,29 @@ use tokio::net::TcpListener;
 /// How long [`run`] waits for the store at start (migrations and resuming the
 /// running matches) before it serves anyway and keeps trying in the background.
 pub const BOOTSTRAP_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The whole application: REST resources (guests, accounts, sessions, matches,
+/// players, leaderboard, the OpenAPI document), `/healthz`, `/readyz`, `/metrics`,
+/// the WebSocket endpoint `/ws`, and the browser client's static files for every
+/// other path (`web`); wrapped in the edge's HTTP layers (`edge::http::layer`:
+/// security headers, `Origin` policy and CORS, body timeout, JSON error bodies) and
+/// compressed (gzip or Brotli, by `Accept-Encoding`). The composition: the one
+/// place besides [`run`] that sees both the [`AppState`]'s services and its edge.
+pub fn app(state: AppState) -> axum::Router {
+    let router = api::router().merge(ws::router());
+    let router = api::web::with_web(router, state.config());
+    edge::http::layer(router, state.config())
+        // gzip or Brotli by `Accept-Encoding`, for REST answers and static files alike
+        // (tower-http's default predicate skips bodies under 32 bytes, images and
+        // the WebSocket upgrade, which has no body).
+        .layer(
+            tower_http::compression::CompressionLayer::new()
+                .gzip(true)
+                .br(true),
+        )
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(state.services().clone())
+}
 
 /// Serves the application on `listener` (`edge::listener::serve`: TCP_NODELAY,
 /// header timeout and connection caps on every accepted socket) until `shutdown`
@@ -143,8 +167,14 @@ pub async fn run(
         });
     }
     tokio::spawn(stop);
-    let served =
-        edge::listener::serve(listener, api::app(state.clone()), state.clone(), token).await;
+    let served = edge::listener::serve(
+        listener,
+        app(state.clone()),
+        state.services().clone(),
+        state.edge().clone(),
+        token,
+    )
+    .await;
     state.shutdown().await;
     tracing::info!("shutdown complete");
     served
@@ -160,8 +190,8 @@ pub async fn bootstrap_store(state: &AppState) -> Result<usize, store::StoreErro
     // In a cluster the other nodes' running matches are theirs: resume only the
     // matches whose lease expired (or that have none), claiming them first.
     let resumed = match state.cluster() {
-        Some(c) => c.claim_and_resume(state).await?,
-        None => room::resume_all(state).await?,
+        Some(c) => c.claim_and_resume(state.game()).await?,
+        None => room::resume_all(state.game()).await?,
     };
     state.set_store_ready();
     if resumed > 0 {

@@ -19,9 +19,9 @@
 //! ([`Lobbies::set_remote`]), and so does the rematch look-up
 //! ([`Lobbies::remote_rematch`]).
 
+use crate::game::Game;
 use crate::presence::Busy;
 use crate::room::{self, Occupant};
-use crate::state::AppState;
 use crate::ws::ConnHandle;
 use engine::Mode;
 use protocol::{CreateLobby, ErrorCode, LobbyMember, LobbyState, ServerMsg};
@@ -206,11 +206,11 @@ impl Inner {
     }
 
     /// Opens a lobby hosted by `player` (presence claimed) with `code` when it is
-    /// free (a fresh code otherwise); returns its state.
+    /// free (a fresh code otherwise); returns its game.
     #[allow(clippy::too_many_arguments)]
     fn open(
         &mut self,
-        state: &AppState,
+        game: &Game,
         code: Option<String>,
         mode: Mode,
         private: bool,
@@ -236,7 +236,7 @@ impl Inner {
                 name: name.to_string(),
             }],
             opened: self.opened,
-            opened_ms: state.clock().now_ms(),
+            opened_ms: game.clock().now_ms(),
             rematch_of,
         };
         let ls = state_of(&code, &lobby);
@@ -373,16 +373,18 @@ fn state_of(code: &str, l: &Lobby) -> LobbyState {
 }
 
 /// Cluster: `player`, maybe a member on another node, is no longer in its lobby here.
-fn gone(state: &AppState, player: Uuid) {
-    state.lobby_dir().member_gone(player);
+fn gone(game: &Game, player: Uuid) {
+    if let Some(e) = game.elsewhere() {
+        e.lobby_gone(player);
+    }
 }
 
 /// Queues `lobby_state` (encoded once) to each member's live connection (here, or
 /// the stand-in of its socket on another node).
-fn tell(state: &AppState, ls: &LobbyState) {
+fn tell(game: &Game, ls: &LobbyState) {
     let frame = crate::ws::encode(None, &ServerMsg::LobbyState(ls.clone()));
     for m in &ls.members {
-        if let Some(c) = state.reach(m.player_id) {
+        if let Some(c) = game.reach(m.player_id) {
             c.send(frame.clone());
         }
     }
@@ -409,12 +411,12 @@ impl Lobbies {
     /// join code. Errors: [`LobbyError::Busy`].
     pub fn create(
         &self,
-        state: &AppState,
+        game: &Game,
         player: Uuid,
         name: &str,
         req: &CreateLobby,
     ) -> Result<String, LobbyError> {
-        self.create_with_code(state, player, name, req, None)
+        self.create_with_code(game, player, name, req, None)
     }
 
     /// A join code not open here now, for [`Lobbies::create_with_code`] and
@@ -439,20 +441,19 @@ impl Lobbies {
     /// Errors: [`LobbyError::Busy`].
     pub fn create_with_code(
         &self,
-        state: &AppState,
+        game: &Game,
         player: Uuid,
         name: &str,
         req: &CreateLobby,
         code: Option<String>,
     ) -> Result<String, LobbyError> {
-        state
-            .presence()
+        game.presence()
             .claim(player, Busy::Lobby)
             .map_err(|_| LobbyError::Busy)?;
         let ls = {
             let mut g = self.lock();
             let ls = g.open(
-                state,
+                game,
                 code,
                 req.mode,
                 req.private,
@@ -467,7 +468,7 @@ impl Lobbies {
             }
             ls
         };
-        tell(state, &ls);
+        tell(game, &ls);
         Ok(ls.code)
     }
 
@@ -475,13 +476,12 @@ impl Lobbies {
     /// `lobby_state` to every member. Errors: `Busy`, `NotFound`, `Full`.
     pub fn join(
         &self,
-        state: &AppState,
+        game: &Game,
         player: Uuid,
         name: &str,
         code: &str,
     ) -> Result<(), LobbyError> {
-        state
-            .presence()
+        game.presence()
             .claim(player, Busy::Lobby)
             .map_err(|_| LobbyError::Busy)?;
         let code = code.trim().to_ascii_uppercase();
@@ -507,11 +507,11 @@ impl Lobbies {
         };
         match res {
             Ok(ls) => {
-                tell(state, &ls);
+                tell(game, &ls);
                 Ok(())
             }
             Err(e) => {
-                state.presence().release(player, Busy::Lobby);
+                game.presence().release(player, Busy::Lobby);
                 Err(e)
             }
         }
@@ -520,12 +520,12 @@ impl Lobbies {
     /// Removes `player` from its lobby (the next member becomes host; an empty
     /// lobby is closed) and sends the new `lobby_state` to the others.
     /// Errors: [`LobbyError::NotInLobby`].
-    pub fn leave(&self, state: &AppState, player: Uuid) -> Result<(), LobbyError> {
+    pub fn leave(&self, game: &Game, player: Uuid) -> Result<(), LobbyError> {
         let left = self.lock().remove_member(player)?;
-        state.presence().release(player, Busy::Lobby);
-        gone(state, player);
+        game.presence().release(player, Busy::Lobby);
+        gone(game, player);
         if let Some(ls) = left {
-            tell(state, &ls);
+            tell(game, &ls);
         }
         Ok(())
     }
@@ -535,10 +535,10 @@ impl Lobbies {
     /// the player has not signed in again by then ([`Lobbies::back`]), it leaves the
     /// lobby as with [`Lobbies::leave`]. A grace of 0 leaves at once. No-op for a
     /// player in no lobby.
-    pub fn away(&self, state: &AppState, player: Uuid) {
-        let grace = state.config().lobby_grace();
+    pub fn away(&self, game: &Game, player: Uuid) {
+        let grace = game.config().lobby_grace();
         if grace.is_zero() {
-            let _ = self.leave(state, player);
+            let _ = self.leave(game, player);
             return;
         }
         let mark = {
@@ -551,19 +551,19 @@ impl Lobbies {
             g.away.insert(player, mark);
             mark
         };
-        let st = state.clone();
-        state.tasks().spawn(async move {
+        let game2 = game.clone();
+        game.tasks().spawn(async move {
             tokio::select! {
-                _ = tokio::time::sleep(grace) => st.lobbies().grace_over(&st, player, mark),
+                _ = tokio::time::sleep(grace) => game2.lobbies().grace_over(&game2, player, mark),
                 // A stopping server keeps nothing anyway.
-                _ = st.shutdown_token().cancelled() => {}
+                _ = game2.shutdown_token().cancelled() => {}
             }
         });
     }
 
     /// The grace period of the drop marked `mark` ran out: `player` leaves unless it
     /// came back (or dropped again, which set a newer mark) in the meantime.
-    fn grace_over(&self, state: &AppState, player: Uuid, mark: u64) {
+    fn grace_over(&self, game: &Game, player: Uuid, mark: u64) {
         let left = {
             let mut g = self.lock();
             if g.away.get(&player) != Some(&mark) {
@@ -575,10 +575,10 @@ impl Lobbies {
             }
         };
         tracing::debug!(player = %player, "lobby grace period over: member removed");
-        state.presence().release(player, Busy::Lobby);
-        gone(state, player);
+        game.presence().release(player, Busy::Lobby);
+        gone(game, player);
         if let Some(ls) = left {
-            tell(state, &ls);
+            tell(game, &ls);
         }
     }
 
@@ -601,7 +601,7 @@ impl Lobbies {
     /// The host starts its lobby's match: members take seats (at random), empty seats
     /// get bots if the lobby asked for them. The lobby closes; every member receives
     /// `match_started`. Errors: `NotInLobby`, `NotHost`, `TooFew`, `Start`.
-    pub fn start(&self, state: &AppState, player: Uuid) -> Result<Uuid, LobbyError> {
+    pub fn start(&self, game: &Game, player: Uuid) -> Result<Uuid, LobbyError> {
         let lobby = {
             let mut g = self.lock();
             let code = g
@@ -616,7 +616,7 @@ impl Lobbies {
             if l.members.len() < 2 && !l.fill_with_bots {
                 return Err(LobbyError::TooFew);
             }
-            if !state.accepting_new_matches() {
+            if !game.accepting_new_matches() {
                 return Err(LobbyError::StoreUnavailable);
             }
             let l = g.by_code.remove(&code).expect("present above");
@@ -649,16 +649,16 @@ impl Lobbies {
         occupants.resize(4, filler);
         // A private lobby's match is not listed for spectators (they need its id).
         let started =
-            room::start_listed(state, lobby.mode, occupants, !lobby.private).map_err(|e| {
+            room::start_listed(game, lobby.mode, occupants, !lobby.private).map_err(|e| {
                 tracing::error!(error = %e, "could not start a lobby match");
                 for m in &lobby.members {
-                    state.presence().release(m.player_id, Busy::Lobby);
+                    game.presence().release(m.player_id, Busy::Lobby);
                 }
                 LobbyError::Start
             });
         // The room holds the stand-ins of members on other nodes already.
         for m in &lobby.members {
-            gone(state, m.player_id);
+            gone(game, m.player_id);
         }
         started
     }
@@ -755,7 +755,7 @@ impl Lobbies {
     #[allow(clippy::too_many_arguments)]
     pub fn rematch(
         &self,
-        state: &AppState,
+        game: &Game,
         player: Uuid,
         name: &str,
         match_id: Uuid,
@@ -763,8 +763,7 @@ impl Lobbies {
         invited: &[Uuid],
         code: Option<String>,
     ) -> Result<Rematch, LobbyError> {
-        state
-            .presence()
+        game.presence()
             .claim(player, Busy::Lobby)
             .map_err(|_| LobbyError::Busy)?;
         let (ls, offer) = {
@@ -773,12 +772,12 @@ impl Lobbies {
             // open one lobby, and the second joins it.
             if let Some(code) = g.rematches.get(&match_id).cloned() {
                 drop(g);
-                state.presence().release(player, Busy::Lobby);
-                self.join(state, player, name, &code)?;
+                game.presence().release(player, Busy::Lobby);
+                self.join(game, player, name, &code)?;
                 return Ok(Rematch::Joined(code));
             }
             let ls = g.open(
-                state,
+                game,
                 code,
                 mode,
                 true,
@@ -798,11 +797,11 @@ impl Lobbies {
             });
             (ls, offer)
         };
-        tell(state, &ls);
+        tell(game, &ls);
         let frame = crate::ws::encode(None, &offer);
         for p in invited.iter().filter(|p| **p != player) {
             // (In a cluster, the node holding the player's socket delivers it.)
-            state.sessions().tell(*p, &frame);
+            game.tell(*p, &frame);
         }
         Ok(Rematch::Opened(ls.code))
     }

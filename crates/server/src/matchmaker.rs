@@ -6,7 +6,7 @@
 //! waiting humans get a match and bots take the empty seats. Seats are assigned at
 //! random by [`crate::room::start`].
 //!
-//! The wait is measured on the server's [`crate::clock::Clock`] (`state.clock()`),
+//! The wait is measured on the server's [`crate::clock::Clock`] (`game.clock()`),
 //! like turn timers: a player's wait starts at the clock's reading when its join is
 //! handled, and bots come when the clock reads that plus the bot-fill time — on a
 //! test's manual clock, exactly then (not a millisecond earlier) and at once.
@@ -15,9 +15,9 @@
 //! [`MmCmd::Join`], so "already busy" is decided atomically; the matchmaker frees it
 //! when the player leaves (or the room marks the player seated).
 
+use crate::game::Game;
 use crate::presence::Busy;
 use crate::room::{self, Occupant};
-use crate::state::AppState;
 use crate::ws::ConnHandle;
 use engine::Mode;
 use protocol::{ErrorCode, QueueStatus, ServerMsg};
@@ -117,7 +117,7 @@ impl MatchmakerHandle {
     }
 }
 
-/// The matchmaker's channel: the handle for [`AppState`] and the receiver for [`run`].
+/// The matchmaker's channel: the handle for [`Game`] and the receiver for [`run`].
 pub(crate) fn channel() -> (MatchmakerHandle, mpsc::Receiver<MmCmd>) {
     let (tx, rx) = mpsc::channel(MM_QUEUE);
     (MatchmakerHandle { tx }, rx)
@@ -158,12 +158,12 @@ const MODES: [Mode; 2] = [Mode::Journey, Mode::Clash];
 /// The matchmaker task: runs until the server shuts down. Each command is
 /// applied by [`apply`]; the waits that end (bot fill, an away player's grace)
 /// by [`due`].
-pub(crate) async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
-    let wait = state.config().bot_fill_wait().as_millis() as u64;
-    let clock = state.clock().clone();
-    let shutdown = state.shutdown_token().clone();
+pub(crate) async fn run(game: Game, mut rx: mpsc::Receiver<MmCmd>) {
+    let wait = game.config().bot_fill_wait().as_millis() as u64;
+    let clock = game.clock().clone();
+    let shutdown = game.shutdown_token().clone();
     let mut q = Queues {
-        grace_ms: state.config().queue_grace().as_millis() as u64,
+        grace_ms: game.config().queue_grace().as_millis() as u64,
         ..Queues::default()
     };
     loop {
@@ -175,10 +175,10 @@ pub(crate) async fn run(state: AppState, mut rx: mpsc::Receiver<MmCmd>) {
             biased;
             _ = shutdown.cancelled() => break,
             cmd = rx.recv() => match cmd {
-                Some(cmd) => apply(&state, &mut q, cmd, wait),
+                Some(cmd) => apply(&game, &mut q, cmd, wait),
                 None => break,
             },
-            _ = sleep_until(&clock, wake) => due(&state, &mut q, wait),
+            _ = sleep_until(&clock, wake) => due(&game, &mut q, wait),
         }
     }
 }
@@ -203,7 +203,7 @@ impl Queues {
 }
 
 /// Applies one command to the queues `q` (`wait`: the bot-fill wait, ms).
-fn apply(state: &AppState, q: &mut Queues, cmd: MmCmd, wait: u64) {
+fn apply(game: &Game, q: &mut Queues, cmd: MmCmd, wait: u64) {
     match cmd {
         MmCmd::Join {
             player,
@@ -214,7 +214,7 @@ fn apply(state: &AppState, q: &mut Queues, cmd: MmCmd, wait: u64) {
             since_ms,
             bot_level,
         } => {
-            let now = state.clock().now_ms();
+            let now = game.clock().now_ms();
             let since_ms = since_ms.map_or(now, |s| s.min(now));
             let queue = q.of(mode);
             // Oldest first (a player queued again keeps its place).
@@ -233,24 +233,24 @@ fn apply(state: &AppState, q: &mut Queues, cmd: MmCmd, wait: u64) {
                 },
             );
             conn.ack(req);
-            form_full(state, q, mode);
-            status(state, q, mode, wait);
+            form_full(game, q, mode);
+            status(game, q, mode, wait);
         }
         MmCmd::Leave { player, conn, req } => {
-            leave(state, q, player, wait);
+            leave(game, q, player, wait);
             if let Some(c) = conn {
                 c.ack(req);
             }
         }
         MmCmd::Away { player } => {
-            let now = state.clock().now_ms();
+            let now = game.clock().now_ms();
             for mode in MODES {
                 for w in q.of(mode).iter_mut().filter(|w| w.player == player) {
                     w.gone_ms = Some(now);
                 }
             }
         }
-        MmCmd::Status { player, conn } => back(state, q, player, &conn, wait),
+        MmCmd::Status { player, conn } => back(game, q, player, &conn, wait),
         MmCmd::Drain { reply } => {
             let _ = reply.send(q.drain());
         }
@@ -259,21 +259,21 @@ fn apply(state: &AppState, q: &mut Queues, cmd: MmCmd, wait: u64) {
 
 /// `player` leaves every queue it waits in (the others get their new
 /// `queue_status`).
-fn leave(state: &AppState, q: &mut Queues, player: Uuid, wait: u64) {
+fn leave(game: &Game, q: &mut Queues, player: Uuid, wait: u64) {
     for mode in MODES {
         let queue = q.of(mode);
         if let Some(i) = queue.iter().position(|w| w.player == player) {
             queue.remove(i);
-            state.presence().release(player, Busy::Queued(mode));
-            dequeued(state, player, mode);
-            status(state, q, mode, wait);
+            game.presence().release(player, Busy::Queued(mode));
+            dequeued(game, player, mode);
+            status(game, q, mode, wait);
         }
     }
 }
 
 /// A queued `player` is back on `conn` (a `hello`): its place is kept for good
 /// (no longer away), and `conn` gets its `queue_status`.
-fn back(state: &AppState, q: &mut Queues, player: Uuid, conn: &ConnHandle, wait: u64) {
+fn back(game: &Game, q: &mut Queues, player: Uuid, conn: &ConnHandle, wait: u64) {
     // The player is back: its place is kept for good.
     for mode in MODES {
         for w in q.of(mode).iter_mut().filter(|w| w.player == player) {
@@ -283,7 +283,7 @@ fn back(state: &AppState, q: &mut Queues, player: Uuid, conn: &ConnHandle, wait:
     let mode = MODES
         .into_iter()
         .find(|&m| q.of(m).iter().any(|w| w.player == player));
-    if let Some(st) = mode.and_then(|m| status_of(state, q, m, wait)) {
+    if let Some(st) = mode.and_then(|m| status_of(game, q, m, wait)) {
         conn.send_msg(None, &ServerMsg::QueueStatus(st));
     }
 }
@@ -308,8 +308,8 @@ impl Queues {
 
 /// The time [`Queues::wake_at`] named came: away players past their grace leave
 /// the queue, and a queue whose oldest player waited `wait` ms is filled with bots.
-fn due(state: &AppState, q: &mut Queues, wait: u64) {
-    let now = state.clock().now_ms();
+fn due(game: &Game, q: &mut Queues, wait: u64) {
+    let now = game.clock().now_ms();
     for mode in MODES {
         // Away past the grace period: out of the queue.
         let grace = q.grace_ms;
@@ -317,17 +317,17 @@ fn due(state: &AppState, q: &mut Queues, wait: u64) {
         q.of(mode).retain(|w| {
             let over = w.gone_ms.is_some_and(|g| g + grace <= now);
             if over {
-                state.presence().release(w.player, Busy::Queued(mode));
-                dequeued(state, w.player, mode);
+                game.presence().release(w.player, Busy::Queued(mode));
+                dequeued(game, w.player, mode);
             }
             !over
         });
         if q.of(mode).len() != before {
-            status(state, q, mode, wait);
+            status(game, q, mode, wait);
         }
         if q.of(mode).front().is_some_and(|w| w.since_ms + wait <= now) {
-            fill_with_bots(state, q, mode);
-            status(state, q, mode, wait);
+            fill_with_bots(game, q, mode);
+            status(game, q, mode, wait);
         }
     }
 }
@@ -342,39 +342,39 @@ async fn sleep_until(clock: &crate::clock::Clock, at_ms: Option<u64>) {
 
 /// Drops waiting players whose connection is gone, unless they are within their
 /// grace period (their presence is freed).
-fn prune(state: &AppState, q: &mut Queues, mode: Mode) {
-    let (now, grace) = (state.clock().now_ms(), q.grace_ms);
+fn prune(game: &Game, q: &mut Queues, mode: Mode) {
+    let (now, grace) = (game.clock().now_ms(), q.grace_ms);
     q.of(mode).retain(|w| {
-        let live = state.reach(w.player).is_some_and(|c| !c.is_closed())
+        let live = game.reach(w.player).is_some_and(|c| !c.is_closed())
             || w.gone_ms.is_some_and(|g| now < g + grace);
         if !live {
-            state.presence().release(w.player, Busy::Queued(mode));
-            dequeued(state, w.player, mode);
+            game.presence().release(w.player, Busy::Queued(mode));
+            dequeued(game, w.player, mode);
         }
         live
     });
 }
 
 /// Starts matches of four humans while four are waiting.
-fn form_full(state: &AppState, q: &mut Queues, mode: Mode) {
-    prune(state, q, mode);
+fn form_full(game: &Game, q: &mut Queues, mode: Mode) {
+    prune(game, q, mode);
     while q.of(mode).len() >= 4 {
         let four: Vec<Waiting> = q.of(mode).drain(..4).collect();
-        launch(state, mode, four);
+        launch(game, mode, four);
     }
 }
 
 /// The bot-fill wait ran out: the waiting humans (at most three) get a match with bots
 /// of the level the longest-waiting of them asked for.
-fn fill_with_bots(state: &AppState, q: &mut Queues, mode: Mode) {
-    form_full(state, q, mode);
+fn fill_with_bots(game: &Game, q: &mut Queues, mode: Mode) {
+    form_full(game, q, mode);
     let humans: Vec<Waiting> = q.of(mode).drain(..).collect();
     if !humans.is_empty() {
-        launch(state, mode, humans);
+        launch(game, mode, humans);
     }
 }
 
-fn launch(state: &AppState, mode: Mode, humans: Vec<Waiting>) {
+fn launch(game: &Game, mode: Mode, humans: Vec<Waiting>) {
     let mut occupants: Vec<Occupant> = humans
         .iter()
         .map(|w| Occupant::Human {
@@ -385,15 +385,15 @@ fn launch(state: &AppState, mode: Mode, humans: Vec<Waiting>) {
     // Only a match of fewer than four humans gets bots: those of its oldest player's level.
     let level = humans.first().map(|w| w.bot_level).unwrap_or_default();
     occupants.resize(4, Occupant::Bot(crate::room::kind_of(level)));
-    if let Err(e) = room::start(state, mode, occupants) {
+    if let Err(e) = room::start(game, mode, occupants) {
         tracing::error!(error = %e, "could not start a quick-play match");
         let code = match e {
             room::StartError::StoreUnavailable => ErrorCode::StoreUnavailable,
             _ => ErrorCode::Internal,
         };
         for w in &humans {
-            state.presence().release(w.player, Busy::Queued(mode));
-            if let Some(c) = state.reach(w.player) {
+            game.presence().release(w.player, Busy::Queued(mode));
+            if let Some(c) = game.reach(w.player) {
                 c.send_error(
                     code,
                     "the match could not be started; please queue again",
@@ -404,14 +404,14 @@ fn launch(state: &AppState, mode: Mode, humans: Vec<Waiting>) {
     }
     // The room holds the stand-ins of remote players already.
     for w in &humans {
-        dequeued(state, w.player, mode);
+        dequeued(game, w.player, mode);
     }
 }
 
 /// The `queue_status` of `mode` now (none when nobody waits there); `wait_ms` is the
 /// bot-fill time, and `bots_in_seconds` the oldest player's time left, rounded up.
-fn status_of(state: &AppState, q: &mut Queues, mode: Mode, wait_ms: u64) -> Option<QueueStatus> {
-    let now = state.clock().now_ms();
+fn status_of(game: &Game, q: &mut Queues, mode: Mode, wait_ms: u64) -> Option<QueueStatus> {
+    let now = game.clock().now_ms();
     let queue = q.of(mode);
     let front = queue.front()?;
     let left_ms = (front.since_ms + wait_ms).saturating_sub(now);
@@ -423,19 +423,21 @@ fn status_of(state: &AppState, q: &mut Queues, mode: Mode, wait_ms: u64) -> Opti
 }
 
 /// Sends `queue_status` to everyone waiting in `mode`.
-fn status(state: &AppState, q: &mut Queues, mode: Mode, wait_ms: u64) {
-    let Some(st) = status_of(state, q, mode, wait_ms) else {
+fn status(game: &Game, q: &mut Queues, mode: Mode, wait_ms: u64) {
+    let Some(st) = status_of(game, q, mode, wait_ms) else {
         return;
     };
     let frame = crate::ws::encode(None, &ServerMsg::QueueStatus(st));
     for w in q.of(mode).iter() {
-        if let Some(c) = state.reach(w.player) {
+        if let Some(c) = game.reach(w.player) {
             c.send(frame.clone());
         }
     }
 }
 
 /// Cluster: `player` (queued from another node, maybe) is out of the queue of `mode`.
-fn dequeued(state: &AppState, player: Uuid, mode: Mode) {
-    state.queue().dequeued(player, mode);
+fn dequeued(game: &Game, player: Uuid, mode: Mode) {
+    if let Some(e) = game.elsewhere() {
+        e.dequeued(player, mode);
+    }
 }

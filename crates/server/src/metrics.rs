@@ -32,12 +32,6 @@
 //! Histogram samples are folded into buckets every [`UPKEEP_EVERY`] (and at each
 //! scrape), so an unscraped server does not accumulate them.
 
-use crate::state::AppState;
-use axum::extract::State;
-use axum::http::header;
-use axum::response::IntoResponse;
-use axum::routing::get;
-use axum::Router;
 use engine::{Mode, TurnKind};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use std::sync::OnceLock;
@@ -68,7 +62,7 @@ static PROCESS: OnceLock<metrics_process::Collector> = OnceLock::new();
 
 /// The process collector (CPU seconds, resident memory, threads, descriptors),
 /// described to the recorder on first use.
-fn process() -> &'static metrics_process::Collector {
+pub(crate) fn process() -> &'static metrics_process::Collector {
     PROCESS.get_or_init(|| {
         let c = metrics_process::Collector::default();
         c.describe();
@@ -120,31 +114,6 @@ pub(crate) fn install() -> Option<&'static PrometheusHandle> {
             }
         })
         .as_ref()
-}
-
-/// `GET /metrics` (installs the recorder).
-pub(crate) fn router() -> Router<AppState> {
-    install();
-    Router::new().route("/metrics", get(scrape))
-}
-
-/// The Prometheus text exposition, with the scrape-time gauges refreshed.
-async fn scrape(State(state): State<AppState>) -> impl IntoResponse {
-    metrics::gauge!(SESSIONS).set(state.registries().session_count() as f64);
-    metrics::gauge!(LOBBIES).set(state.lobbies().len() as f64);
-    metrics::gauge!(store::BACKLOG_GAUGE).set(state.writer().backlog() as f64);
-    process().collect();
-    let body = install().map_or_else(String::new, |h| {
-        h.run_upkeep();
-        h.render()
-    });
-    (
-        [(
-            header::CONTENT_TYPE,
-            "text/plain; version=0.0.4; charset=utf-8",
-        )],
-        body,
-    )
 }
 
 /// A turn of `kind` was resolved (by a client, a bot, or the turn timer).

@@ -23,38 +23,16 @@ use std::sync::Mutex;
 use uuid::Uuid;
 use webauthn_rs::prelude::{
     CreationChallengeResponse, DiscoverableAuthentication, Passkey, PasskeyRegistration,
-    PublicKeyCredential, RegisterPublicKeyCredential, RequestChallengeResponse, Url, Webauthn,
-    WebauthnBuilder,
+    PublicKeyCredential, RegisterPublicKeyCredential, RequestChallengeResponse, Webauthn,
 };
 use webauthn_rs_proto::ResidentKeyRequirement;
 
 /// How long a ceremony may take, in ms (5 minutes; the options' `timeout` too).
-pub(crate) const CEREMONY_MS: u64 = 5 * 60 * 1000;
+pub(crate) const CEREMONY_MS: u64 = crate::config::PASSKEY_CEREMONY_MS;
 /// Most ceremonies held at once by one node.
 pub(crate) const MAX_CEREMONIES: usize = 10_000;
 /// Most passkeys one account may hold.
 pub(crate) const MAX_PASSKEYS: usize = 10;
-
-/// The WebAuthn relying party of `config` (`--webauthn-rp-id`, `--webauthn-origin`).
-///
-/// Errors: the reason, when the origin is not a URL or the id is not its host (or a
-/// parent domain of it).
-pub(crate) fn relying_party(config: &Config) -> Result<Webauthn, String> {
-    let origin = Url::parse(&config.webauthn_origin)
-        .map_err(|e| format!("--webauthn-origin {:?}: {e}", config.webauthn_origin))?;
-    WebauthnBuilder::new(&config.webauthn_rp_id, &origin)
-        .and_then(|b| {
-            b.rp_name("Ludo")
-                .timeout(std::time::Duration::from_millis(CEREMONY_MS))
-                .build()
-        })
-        .map_err(|e| {
-            format!(
-                "--webauthn-rp-id {:?} does not fit --webauthn-origin {:?}: {e}",
-                config.webauthn_rp_id, config.webauthn_origin
-            )
-        })
-}
 
 /// The credential id of a passkey as stored and shown: base64url without padding.
 pub(crate) fn credential_id(raw: &[u8]) -> String {
@@ -111,7 +89,7 @@ impl Passkeys {
     /// before start).
     pub(crate) fn new(config: &Config) -> Result<Passkeys, String> {
         Ok(Passkeys {
-            webauthn: relying_party(config)?,
+            webauthn: config.relying_party()?,
             ceremonies: Mutex::new(HashMap::new()),
         })
     }

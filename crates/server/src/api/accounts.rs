@@ -8,12 +8,12 @@
 //! by the names policy, unique ignoring case; a password is 8–128 characters,
 //! hashed with Argon2id off the event-loop threads.
 
+use super::extract::ClientIp;
 use crate::api::guests::validate_name;
 use crate::api::openapi::ErrorBody;
 use crate::auth::{new_token, signed_out, token_hash, AuthSession};
-use crate::edge::addr::ClientIp;
 use crate::error::{ApiError, ApiJson};
-use crate::state::AppState;
+use crate::services::Services;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
@@ -86,7 +86,7 @@ pub(crate) struct SignedOut {
 }
 
 /// Routes of this resource.
-pub(crate) fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<Services> {
     Router::new()
         .route("/api/v1/accounts", post(claim))
         .route(
@@ -158,7 +158,7 @@ async fn me(auth: AuthSession) -> ApiJson<Account> {
     )
 )]
 async fn claim(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     ClientIp(ip): ClientIp,
     auth: AuthSession,
     ApiJson(body): ApiJson<serde_json::Value>,
@@ -173,7 +173,7 @@ async fn claim(
         ));
     }
     if let Some(ip) = ip {
-        if let Err(retry_after) = state.edge().check_guest_budget(ip) {
+        if let Err(retry_after) = state.budgets().take_guest(ip) {
             return Err(ApiError::RateLimited {
                 message: "too many accounts created from this address; retry later".into(),
                 retry_after,
@@ -226,7 +226,7 @@ async fn claim(
     )
 )]
 async fn rename(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     auth: AuthSession,
     ApiJson(body): ApiJson<serde_json::Value>,
 ) -> Result<ApiJson<Account>, ApiError> {
@@ -259,7 +259,7 @@ async fn rename(
     )
 )]
 async fn change_password(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     auth: AuthSession,
     ApiJson(body): ApiJson<serde_json::Value>,
 ) -> Result<ApiJson<SignedOut>, ApiError> {
@@ -287,7 +287,7 @@ async fn change_password(
 
 /// 401 `bad_credentials` unless `given` (checked as a password first: a malformed
 /// one cannot match) matches the PHC string `stored`.
-async fn check_password(state: &AppState, stored: String, given: &str) -> Result<(), ApiError> {
+async fn check_password(state: &Services, stored: String, given: &str) -> Result<(), ApiError> {
     let ok = match crate::accounts::password(given) {
         Ok(p) => state.accounts().verify(Some(stored), p).await?,
         Err(_) => false,
@@ -324,7 +324,7 @@ async fn check_password(state: &AppState, stored: String, given: &str) -> Result
     )
 )]
 async fn delete_account(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     auth: AuthSession,
     ApiJson(body): ApiJson<serde_json::Value>,
 ) -> Result<StatusCode, ApiError> {

@@ -7,11 +7,16 @@
 //! (`before` or `before_id`), `invalid_mode`.
 
 use crate::error::ApiError;
+use crate::services::Services;
 use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::FromRequestParts;
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
+use axum::http::HeaderMap;
 use chrono::{DateTime, Utc};
 use engine::Mode;
 use protocol::RestErrorCode;
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
 use uuid::Uuid;
 
 /// Default number of rows of a history or leaderboard page.
@@ -117,10 +122,90 @@ pub(crate) fn parse_mode(raw: Option<&str>) -> Result<Mode, ApiError> {
     }
 }
 
+/// The client address of `peer`'s request with `headers`: `peer` itself unless it
+/// is one of `trusted`; then the right-most `X-Forwarded-For` entry (over all such
+/// headers) that is not itself a trusted proxy. A malformed entry ends the walk:
+/// the last trusted hop's address is used, since anything left of it could be forged.
+pub(crate) fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAddr {
+    if !trusted.contains(&peer) {
+        return peer;
+    }
+    let hops: Vec<&str> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .collect();
+    let mut client = peer;
+    for hop in hops.iter().rev() {
+        match hop.parse::<IpAddr>() {
+            Ok(ip) if trusted.contains(&ip) => client = ip,
+            Ok(ip) => return ip,
+            Err(_) => return client,
+        }
+    }
+    client
+}
+
+/// Extractor: the request's client address ([`client_ip`]); `None` when the request
+/// did not come through the edge's listener (no peer address known).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClientIp(pub Option<IpAddr>);
+
+impl FromRequestParts<Services> for ClientIp {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &Services) -> Result<Self, Infallible> {
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip());
+        Ok(ClientIp(peer.map(|p| {
+            client_ip(p, &parts.headers, &state.config().trusted_proxies)
+        })))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::HeaderValue;
     use chrono::TimeZone;
+
+    fn xff(values: &[&str]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for v in values {
+            h.append("x-forwarded-for", HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn forwarded_for_counts_only_from_a_trusted_proxy() {
+        let proxy = ip("10.0.0.1");
+        let trusted = [proxy, ip("10.0.0.2")];
+        let h = xff(&["203.0.113.9, 198.51.100.7"]);
+        // An untrusted peer: the header is ignored.
+        assert_eq!(client_ip(ip("192.0.2.5"), &h, &trusted), ip("192.0.2.5"));
+        // A trusted peer: the right-most entry (the one the proxy itself added).
+        assert_eq!(client_ip(proxy, &h, &trusted), ip("198.51.100.7"));
+        // Trusted hops are skipped; several headers are one list.
+        let h = xff(&["203.0.113.9", "198.51.100.7, 10.0.0.2"]);
+        assert_eq!(client_ip(proxy, &h, &trusted), ip("198.51.100.7"));
+        // No header, or only proxies: the last proxy.
+        assert_eq!(client_ip(proxy, &HeaderMap::new(), &trusted), proxy);
+        assert_eq!(
+            client_ip(proxy, &xff(&["10.0.0.2"]), &trusted),
+            ip("10.0.0.2")
+        );
+        // A malformed entry stops the walk at the last trusted hop.
+        assert_eq!(client_ip(proxy, &xff(&["1.2.3.4, junk"]), &trusted), proxy);
+    }
 
     fn code(e: ApiError) -> (u16, &'static str) {
         (e.status().as_u16(), e.code().as_str())

@@ -1,10 +1,10 @@
 //! Guest identity: `POST /api/v1/guests` creates a guest and returns its token once;
 //! `GET /api/v1/guests/me` returns the caller (bearer token).
 
+use super::extract::ClientIp;
 use crate::auth::{new_token, token_hash, AuthPlayer};
-use crate::edge::addr::ClientIp;
 use crate::error::{ApiError, ApiJson};
-use crate::state::AppState;
+use crate::services::Services;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
@@ -52,7 +52,7 @@ pub(crate) struct Me {
 }
 
 /// Routes of this resource.
-pub(crate) fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<Services> {
     Router::new()
         .route("/api/v1/guests", post(create))
         .route("/api/v1/guests/me", get(me))
@@ -95,14 +95,14 @@ fn parse_new_guest(body: serde_json::Value) -> Result<NewGuest, ApiError> {
     )
 )]
 async fn create(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<serde_json::Value>,
 ) -> Result<(StatusCode, ApiJson<GuestCreated>), ApiError> {
     let body = parse_new_guest(body)?;
     let name = validate_name(&body.name)?;
     if let Some(ip) = ip {
-        if let Err(retry_after) = state.edge().check_guest_budget(ip) {
+        if let Err(retry_after) = state.budgets().take_guest(ip) {
             metrics::counter!("ludo_guests_rate_limited_total").increment(1);
             return Err(ApiError::RateLimited {
                 message: "too many guests created from this address; retry later".into(),

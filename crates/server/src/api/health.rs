@@ -8,8 +8,10 @@
 
 use crate::api::openapi::ErrorBody;
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::services::Services;
 use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
@@ -43,7 +45,7 @@ pub(crate) struct Ready {
 }
 
 /// Routes of this resource.
-pub(crate) fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<Services> {
     Router::new()
         .route("/healthz", get(health))
         .route("/readyz", get(ready))
@@ -57,7 +59,7 @@ pub(crate) fn router() -> Router<AppState> {
     tag = "probes",
     responses((status = 200, description = "The server is alive.", body = Health))
 )]
-pub(crate) async fn health(State(state): State<AppState>) -> Json<Health> {
+pub(crate) async fn health(State(state): State<Services>) -> Json<Health> {
     Json(Health {
         status: "ok".into(),
         database: state.store().backend_name().into(),
@@ -78,7 +80,7 @@ pub(crate) async fn health(State(state): State<AppState>) -> Json<Health> {
         (status = 503, description = "`unavailable`: the store did not answer within 1 s, its schema is missing or old, or the persistence writer is failing or behind.", body = ErrorBody),
     )
 )]
-pub(crate) async fn ready(State(state): State<AppState>) -> Result<Json<Ready>, ApiError> {
+pub(crate) async fn ready(State(state): State<Services>) -> Result<Json<Ready>, ApiError> {
     if !state.store_ready() {
         tracing::warn!("readiness: store not migrated or matches not resumed yet");
         return Err(ApiError::Unavailable);
@@ -111,4 +113,29 @@ pub(crate) async fn ready(State(state): State<AppState>) -> Result<Json<Ready>, 
             Err(ApiError::Unavailable)
         }
     }
+}
+
+/// `GET /metrics` (installs the recorder).
+pub(crate) fn metrics_router() -> Router<Services> {
+    crate::metrics::install();
+    Router::new().route("/metrics", get(scrape_metrics))
+}
+
+/// The Prometheus text exposition, with the scrape-time gauges refreshed.
+async fn scrape_metrics(State(state): State<Services>) -> impl IntoResponse {
+    metrics::gauge!(crate::metrics::SESSIONS).set(state.registries().session_count() as f64);
+    metrics::gauge!(crate::metrics::LOBBIES).set(state.lobbies().len() as f64);
+    metrics::gauge!(store::BACKLOG_GAUGE).set(state.writer().backlog() as f64);
+    crate::metrics::process().collect();
+    let body = crate::metrics::install().map_or_else(String::new, |h| {
+        h.run_upkeep();
+        h.render()
+    });
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        body,
+    )
 }

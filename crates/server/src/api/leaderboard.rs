@@ -13,7 +13,7 @@ use crate::api::extract::{parse_limit, parse_mode, ApiQuery};
 use crate::api::model::{bot_level_ref, RatedRow};
 use crate::api::openapi::ErrorBody;
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::services::Services;
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -49,7 +49,7 @@ pub(crate) struct Leaderboard {
 }
 
 /// Routes of this resource.
-pub(crate) fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<Services> {
     Router::new()
         .route("/api/v1/leaderboard", get(leaderboard))
         .route("/api/v1/leaderboard/bots", get(bot_leaderboard))
@@ -71,7 +71,7 @@ pub(crate) fn router() -> Router<AppState> {
     )
 )]
 pub(crate) async fn leaderboard(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     ApiQuery(q): ApiQuery<LeaderboardQuery>,
 ) -> Result<Json<Leaderboard>, ApiError> {
     let mode = parse_mode(q.mode.as_deref())?;

@@ -3,7 +3,7 @@
 //! listed. Join one over the WebSocket with `join_lobby` and its code; a client that
 //! wants the list kept current sends `subscribe_lobbies` instead.
 
-use crate::state::AppState;
+use crate::services::Services;
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -34,7 +34,7 @@ fn lobby_infos() -> RefOr<Schema> {
 }
 
 /// Routes of this resource.
-pub(crate) fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<Services> {
     Router::new().route("/api/v1/lobbies", get(lobbies))
 }
 
@@ -49,7 +49,7 @@ pub(crate) fn router() -> Router<AppState> {
             (at most 100; private lobbies are never listed).", body = PublicLobbies),
     )
 )]
-pub(crate) async fn lobbies(State(state): State<AppState>) -> Json<PublicLobbies> {
+pub(crate) async fn lobbies(State(state): State<Services>) -> Json<PublicLobbies> {
     Json(PublicLobbies {
         lobbies: state.lobbies().public_list().lobbies,
     })

@@ -10,7 +10,7 @@ use crate::api::model::{MatchReplay, MatchSummary};
 use crate::api::openapi::ErrorBody;
 use crate::api::web;
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::services::Services;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
@@ -22,7 +22,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// Routes of this resource.
-pub(crate) fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<Services> {
     Router::new()
         .route("/api/v1/matches/{match_id}", get(summary))
         .route("/api/v1/matches/{match_id}/replay", get(replay))
@@ -60,7 +60,7 @@ pub(crate) struct LiveMatches {
         (status = 503, description = "`unavailable`: the database does not answer.", body = ErrorBody),
     )
 )]
-pub(crate) async fn live(State(state): State<AppState>) -> Result<Json<LiveMatches>, ApiError> {
+pub(crate) async fn live(State(state): State<Services>) -> Result<Json<LiveMatches>, ApiError> {
     // Copy the ids first: no registry guard may be held across the store's `.await`.
     // A private lobby's match is not listed (watching it needs its id). One store
     // call for all rooms (two queries up to 500 rooms), not one per room.
@@ -97,7 +97,7 @@ fn match_not_found(id: Uuid) -> ApiError {
     )
 )]
 pub(crate) async fn summary(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     ApiPath(id): ApiPath<Uuid>,
 ) -> Result<Json<MatchSummary>, ApiError> {
     let summary = state
@@ -147,7 +147,7 @@ pub(crate) async fn summary(
     )
 )]
 pub(crate) async fn replay(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     ApiPath(id): ApiPath<Uuid>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {

@@ -1,5 +1,5 @@
-//! HTTP routes. [`app`] composes one `router()` per resource; add a resource by
-//! adding a module with a `router() -> Router<AppState>` and merging it here.
+//! HTTP routes. [`router`] composes one `router()` per resource; add a resource by
+//! adding a module with a `router() -> Router<Services>` and merging it here.
 //! Every handler fails with [`crate::error::ApiError`] (`{"error":{"code","message"}}`).
 
 pub(crate) mod accounts;
@@ -17,13 +17,11 @@ pub(crate) mod sessions;
 pub(crate) mod web;
 
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::services::Services;
 use axum::http::{Method, Uri};
 use axum::routing::any;
 use axum::Router;
 use protocol::RestErrorCode;
-use tower_http::compression::CompressionLayer;
-use tower_http::trace::TraceLayer;
 
 /// 404 `not_found` with the JSON error body for any `/api/…` path no route claims
 /// (without it the web folder's plain 404 would answer).
@@ -42,34 +40,24 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
     )
 }
 
-/// The whole application: REST resources (guests, accounts, sessions, matches, players, leaderboard, the
-/// OpenAPI document), `/healthz`, `/readyz`, the WebSocket endpoint `/ws`, and the
-/// browser client's static files for every other path (`web`); wrapped in the
-/// edge's HTTP layers (`crate::edge::http::layer`: security headers, `Origin`
-/// policy and CORS, body timeout, JSON error bodies) and compressed (gzip or Brotli,
-/// by `Accept-Encoding`).
-pub fn app(state: AppState) -> Router {
-    let router = Router::new()
+/// The REST resources (guests, accounts, sessions, passkeys, matches, players,
+/// lobbies, leaderboard, the OpenAPI document), `/healthz`, `/readyz` and
+/// `/metrics`, with the JSON 404 for unclaimed `/api/…` paths and the JSON 405.
+/// The composition (`crate::app`) adds the WebSocket endpoint, the web client and
+/// the edge's layers.
+pub(crate) fn router() -> Router<Services> {
+    Router::new()
         .merge(guests::router())
         .merge(accounts::router())
         .merge(sessions::router())
         .merge(passkeys::router())
         .merge(health::router())
+        .merge(health::metrics_router())
         .merge(matches::router())
         .merge(players::router())
         .merge(leaderboard::router())
         .merge(lobbies::router())
         .merge(openapi::router())
-        .merge(crate::ws::router())
-        .merge(crate::metrics::router())
         .route("/api/{*rest}", any(api_not_found))
-        .method_not_allowed_fallback(method_not_allowed);
-    let router = web::with_web(router, state.config());
-    crate::edge::http::layer(router, state.config())
-        // gzip or Brotli by `Accept-Encoding`, for REST answers and static files alike
-        // (tower-http's default predicate skips bodies under 32 bytes, images and
-        // the WebSocket upgrade, which has no body).
-        .layer(CompressionLayer::new().gzip(true).br(true))
-        .layer(TraceLayer::new_for_http())
-        .with_state(state)
+        .method_not_allowed_fallback(method_not_allowed)
 }

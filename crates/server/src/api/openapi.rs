@@ -10,7 +10,7 @@
 use crate::api::{
     accounts, guests, health, leaderboard, lobbies, matches, passkeys, players, sessions,
 };
-use crate::state::AppState;
+use crate::services::Services;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
 use axum::routing::get;
@@ -236,7 +236,7 @@ pub fn document() -> String {
 static DOCUMENT: LazyLock<String> = LazyLock::new(document);
 
 /// Routes of this resource.
-pub(crate) fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<Services> {
     Router::new().route(OPENAPI_PATH, get(serve))
 }
 

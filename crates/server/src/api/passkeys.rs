@@ -18,15 +18,15 @@
 //! `invalid_credential` and changes nothing (a ceremony is used up by the first
 //! answer that reaches verification, though).
 
+use super::extract::ClientIp;
 use crate::api::accounts::parse_body;
 use crate::api::guests::validate_name;
 use crate::api::openapi::ErrorBody;
 use crate::api::sessions::{client_of, start_session, SessionCreated};
 use crate::auth::AuthSession;
-use crate::edge::addr::ClientIp;
 use crate::error::{ApiError, ApiJson};
 use crate::passkeys::{credential_id, MAX_PASSKEYS};
-use crate::state::AppState;
+use crate::services::Services;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{delete, post};
@@ -103,7 +103,7 @@ pub(crate) struct PasskeyList {
 }
 
 /// Routes of this resource.
-pub(crate) fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<Services> {
     Router::new()
         .route("/api/v1/accounts/me/passkey-challenges", post(start_adding))
         .route("/api/v1/accounts/me/passkeys", post(add).get(list))
@@ -138,7 +138,7 @@ fn malformed(e: impl std::fmt::Display) -> ApiError {
 /// The stored passkeys of `player`, parsed.
 ///
 /// Errors: 500 `internal` when a stored passkey does not parse.
-async fn passkeys_of(state: &AppState, player: Uuid) -> Result<Vec<Passkey>, ApiError> {
+async fn passkeys_of(state: &Services, player: Uuid) -> Result<Vec<Passkey>, ApiError> {
     state
         .store()
         .passkeys_of(player)
@@ -167,7 +167,7 @@ async fn passkeys_of(state: &AppState, player: Uuid) -> Result<Vec<Passkey>, Api
     )
 )]
 async fn start_adding(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     auth: AuthSession,
 ) -> Result<(StatusCode, ApiJson<PasskeyChallenge>), ApiError> {
     let Some(username) = auth.player.username.as_deref() else {
@@ -209,7 +209,7 @@ async fn start_adding(
     )
 )]
 async fn add(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     auth: AuthSession,
     ApiJson(body): ApiJson<serde_json::Value>,
 ) -> Result<(StatusCode, ApiJson<PasskeyInfo>), ApiError> {
@@ -271,7 +271,7 @@ async fn add(
     )
 )]
 async fn list(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     auth: AuthSession,
 ) -> Result<ApiJson<PasskeyList>, ApiError> {
     let passkeys = state
@@ -301,7 +301,7 @@ async fn list(
     )
 )]
 async fn remove(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     auth: AuthSession,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
@@ -327,7 +327,7 @@ async fn remove(
     )
 )]
 async fn start_sign_in(
-    State(state): State<AppState>,
+    State(state): State<Services>,
 ) -> Result<(StatusCode, ApiJson<PasskeyChallenge>), ApiError> {
     let (ceremony_id, options) = state.passkeys().start_sign_in(state.clock().now_ms())?;
     challenge(ceremony_id, options)
@@ -370,7 +370,7 @@ fn challenge(
     )
 )]
 async fn sign_in(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     ClientIp(ip): ClientIp,
     headers: HeaderMap,
     ApiJson(body): ApiJson<serde_json::Value>,

@@ -16,7 +16,7 @@ use crate::api::extract::{parse_before, parse_before_id, parse_limit, ApiPath, A
 use crate::api::model::{MatchSummary, PlayerProfile};
 use crate::api::openapi::ErrorBody;
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::services::Services;
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -60,7 +60,7 @@ pub(crate) struct MatchHistory {
 }
 
 /// Routes of this resource.
-pub(crate) fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<Services> {
     Router::new()
         .route("/api/v1/players/{player_id}", get(profile))
         .route("/api/v1/players/{player_id}/matches", get(matches))
@@ -89,7 +89,7 @@ pub(crate) fn router() -> Router<AppState> {
     )
 )]
 pub(crate) async fn profile(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     ApiPath(player_id): ApiPath<Uuid>,
 ) -> Result<Json<PlayerProfile>, ApiError> {
     match state.store().player_profile(player_id).await? {
@@ -128,7 +128,7 @@ pub(crate) async fn profile(
     )
 )]
 pub(crate) async fn matches(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     ApiPath(player_id): ApiPath<Uuid>,
     ApiQuery(q): ApiQuery<HistoryQuery>,
 ) -> Result<Json<MatchHistory>, ApiError> {

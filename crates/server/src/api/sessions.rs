@@ -9,12 +9,12 @@
 //! `bad_credentials`, same body) after the same work: the unknown one is verified
 //! against a dummy hash ([`crate::accounts::Accounts::verify`]).
 
+use super::extract::ClientIp;
 use crate::api::accounts::{parse_body, SignedOut};
 use crate::api::openapi::ErrorBody;
 use crate::auth::{new_token, signed_out, token_hash, AuthSession};
-use crate::edge::addr::ClientIp;
 use crate::error::{ApiError, ApiJson};
-use crate::state::AppState;
+use crate::services::Services;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{delete, post};
@@ -72,7 +72,7 @@ pub(crate) struct SessionList {
 }
 
 /// Routes of this resource.
-pub(crate) fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<Services> {
     Router::new()
         .route("/api/v1/sessions", post(sign_in).get(list))
         .route("/api/v1/sessions/others", delete(sign_out_others))
@@ -93,7 +93,7 @@ pub(crate) fn client_of(headers: &HeaderMap) -> String {
 /// Starts a session of `player` (a successful sign-in): a new token, stored as its
 /// hash, at the server clock's now.
 pub(crate) async fn start_session(
-    state: &AppState,
+    state: &Services,
     player: Uuid,
     client: String,
 ) -> Result<SessionCreated, ApiError> {
@@ -137,7 +137,7 @@ pub(crate) async fn start_session(
     )
 )]
 async fn sign_in(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     ClientIp(ip): ClientIp,
     headers: HeaderMap,
     ApiJson(body): ApiJson<serde_json::Value>,
@@ -189,7 +189,7 @@ async fn sign_in(
     )
 )]
 async fn list(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     auth: AuthSession,
 ) -> Result<ApiJson<SessionList>, ApiError> {
     let now = state.clock().now_ms();
@@ -233,7 +233,7 @@ async fn list(
     )
 )]
 async fn sign_out(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     auth: AuthSession,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
@@ -273,7 +273,7 @@ async fn sign_out(
     )
 )]
 async fn sign_out_others(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     auth: AuthSession,
 ) -> Result<ApiJson<SignedOut>, ApiError> {
     let gone = state

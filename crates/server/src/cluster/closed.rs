@@ -12,9 +12,9 @@
 //!   counts as away. A seat already attached to a newer socket is not touched.
 
 use super::Cluster;
+use crate::game::Game;
 use crate::presence::Busy;
 use crate::room::RoomCmd;
-use crate::state::AppState;
 use crate::ws::ConnHandle;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -68,10 +68,10 @@ impl Cluster {
 
     /// Every node: detaches the stand-ins of closed remote sockets from the rooms
     /// that seat them.
-    pub(super) async fn gone_loop(self: Arc<Self>, state: AppState) {
+    pub(super) async fn gone_loop(self: Arc<Self>, game: Game) {
         let Some(mut inbox) = self
             .listen(
-                &state,
+                &game,
                 self.subject("conn.gone"),
                 "cannot subscribe to socket closes",
             )
@@ -86,10 +86,10 @@ impl Cluster {
             let Some((_, ids)) = self.stand_in_ids.remove(&(g.origin, g.conn)) else {
                 continue;
             };
-            let Some(Busy::Seated(m)) = state.presence().get(g.player) else {
+            let Some(Busy::Seated(m)) = game.presence().get(g.player) else {
                 continue;
             };
-            let Some(room) = state.room(m) else {
+            let Some(room) = game.room(m) else {
                 continue;
             };
             for conn_id in ids {

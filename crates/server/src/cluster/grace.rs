@@ -18,7 +18,7 @@
 //! reach the database for longer than the grace loses them too.
 
 use super::Cluster;
-use crate::state::AppState;
+use crate::game::Game;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,10 +37,10 @@ impl Cluster {
     /// Answers `<prefix>.holds.<this node>`: of the match ids asked (a JSON array),
     /// those this node still runs with a lease it holds (a JSON array). A malformed
     /// question gets `[]`.
-    pub(super) async fn holds_loop(self: Arc<Self>, state: AppState) {
+    pub(super) async fn holds_loop(self: Arc<Self>, game: Game) {
         let Some(mut inbox) = self
             .listen(
-                &state,
+                &game,
                 self.holds_subject(self.node_id()),
                 "cannot subscribe to lease questions; other nodes claim this node's expired leases at once",
             )
@@ -53,7 +53,7 @@ impl Cluster {
             let asked: Vec<Uuid> = serde_json::from_slice(&msg.payload).unwrap_or_default();
             let runs: Vec<Uuid> = asked
                 .into_iter()
-                .filter(|id| self.leases.token(*id).is_some() && state.registries().runs_room(*id))
+                .filter(|id| self.leases.token(*id).is_some() && game.registries().runs_room(*id))
                 .collect();
             let body = serde_json::to_vec(&runs).unwrap_or_else(|_| b"[]".to_vec());
             if let Err(e) = self.nats.publish(reply, body.into()).await {
@@ -65,12 +65,12 @@ impl Cluster {
     /// The matches whose lease expired less than the grace ago and whose owner
     /// answered that it still runs them: not to be claimed now. Empty with a zero
     /// grace, or when the store cannot say (the claim that follows fails too).
-    pub(super) async fn spared(&self, state: &AppState) -> Vec<Uuid> {
+    pub(super) async fn spared(&self, game: &Game) -> Vec<Uuid> {
         let grace = self.settings.lease_grace;
         if grace.is_zero() {
             return Vec::new();
         }
-        let expired = match state
+        let expired = match game
             .store()
             .recently_expired(&self.leases, grace, ASK_LIMIT)
             .await

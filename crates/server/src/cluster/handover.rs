@@ -19,8 +19,9 @@
 use super::lobby::LobbyCmd;
 use super::queue::{QueueCmd, Requeue};
 use super::Cluster;
+use crate::game::Game;
+use crate::matchmaker::MmCmd;
 use crate::presence::Busy;
-use crate::state::AppState;
 use engine::Mode;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -103,12 +104,12 @@ impl Cluster {
     /// (a queue place it would re-queue, a lobby on a third node). What this node
     /// holds for others stays: its own lobby's member, its own queue (as the
     /// matchmaker).
-    pub(super) fn hand_over(&self, state: &AppState, player: Uuid, node: &str) {
-        let waiting = match state.presence().get(player) {
+    pub(super) fn hand_over(&self, game: &Game, player: Uuid, node: &str) {
+        let waiting = match game.presence().get(player) {
             Some(Busy::Queued(mode)) => {
                 let mine = self.queued_here.remove(&player).map(|(_, r)| r);
                 if !self.is_matchmaker() {
-                    state.presence().release(player, Busy::Queued(mode));
+                    game.presence().release(player, Busy::Queued(mode));
                 }
                 Waiting::Queued {
                     mode,
@@ -119,10 +120,10 @@ impl Cluster {
             Some(Busy::Lobby) => match self.remote_lobby(player) {
                 Some(code) => {
                     self.forget_remote_lobby(player);
-                    state.presence().release(player, Busy::Lobby);
+                    game.presence().release(player, Busy::Lobby);
                     Waiting::Lobby { code }
                 }
-                None => state
+                None => game
                     .lobbies()
                     .code_of(player)
                     .map_or(Waiting::Nothing, |code| Waiting::Lobby { code }),
@@ -140,10 +141,10 @@ impl Cluster {
     }
 
     /// Receives the hand-overs of this node's new sockets.
-    pub(super) async fn handover_loop(self: Arc<Self>, state: AppState) {
+    pub(super) async fn handover_loop(self: Arc<Self>, game: Game) {
         let subject = self.handover_subject(self.node_id());
         let Some(mut inbox) = self
-            .listen(&state, subject, "cannot subscribe to player hand-overs")
+            .listen(&game, subject, "cannot subscribe to player hand-overs")
             .await
         else {
             return;
@@ -153,16 +154,16 @@ impl Cluster {
                 continue;
             };
             let player = h.player;
-            self.take_over(&state, h).await;
+            self.take_over(&game, h).await;
             self.departed(player);
         }
     }
 
     /// Claims what `h.player` waits in for its socket here, and has the matchmaker
     /// or the lobby's node send their updates to it.
-    async fn take_over(&self, state: &AppState, h: Handover) {
+    async fn take_over(&self, game: &Game, h: Handover) {
         let player = h.player;
-        let Some(conn) = state.session(player) else {
+        let Some(conn) = game.session(player) else {
             return;
         };
         match h.waiting {
@@ -172,14 +173,14 @@ impl Cluster {
                 bot_level,
             } => {
                 if !self.is_matchmaker() {
-                    if state.presence().claim(player, Busy::Queued(mode)).is_err() {
+                    if game.presence().claim(player, Busy::Queued(mode)).is_err() {
                         return;
                     }
-                    let name = match state.store().player(player).await {
+                    let name = match game.store().player(player).await {
                         Ok(Some(p)) => p.name,
                         _ => String::new(),
                     };
-                    let since_ms = since_ms.unwrap_or_else(|| state.clock().now_ms());
+                    let since_ms = since_ms.unwrap_or_else(|| game.clock().now_ms());
                     let r = Requeue::new(name, mode, since_ms, bot_level, conn.clone());
                     self.queued_here.insert(player, r);
                     if let Err(r) = self
@@ -189,15 +190,16 @@ impl Cluster {
                         tracing::debug!(error = %r.message, "queue status not asked");
                     }
                 } else {
-                    state.queue().back(player, &conn).await;
+                    let cmd = MmCmd::Status { player, conn };
+                    let _ = game.matchmaker().send(cmd).await;
                 }
             }
             Waiting::Lobby { code } => {
-                if state.lobbies().is_open(&code) {
-                    state.lobby_dir().back(player, &conn).await;
+                if game.lobbies().is_open(&code) {
+                    game.lobbies().back(player, &conn);
                     return;
                 }
-                if state.presence().claim(player, Busy::Lobby).is_err() {
+                if game.presence().claim(player, Busy::Lobby).is_err() {
                     return;
                 }
                 self.lobby_of.insert(player, code.clone());
@@ -206,7 +208,7 @@ impl Cluster {
                     .await;
                 if asked.is_err_and(|r| r.code == protocol::ErrorCode::LobbyNotFound) {
                     self.forget_remote_lobby(player);
-                    state.presence().release(player, Busy::Lobby);
+                    game.presence().release(player, Busy::Lobby);
                 }
             }
             Waiting::Nothing => {}

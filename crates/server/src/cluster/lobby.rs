@@ -40,9 +40,9 @@
 
 use super::queue::Refused;
 use super::Cluster;
+use crate::game::Game;
 use crate::lobby::{LobbyError, NodeLobbies};
 use crate::presence::Busy;
-use crate::state::AppState;
 use crate::ws::ConnHandle;
 use futures_util::StreamExt;
 use protocol::ErrorCode;
@@ -263,10 +263,10 @@ impl Cluster {
 
     /// Every node: frees the local `Lobby` presence of players whose lobby on
     /// another node they are no longer in.
-    pub(super) async fn lobby_left_loop(self: Arc<Self>, state: AppState) {
+    pub(super) async fn lobby_left_loop(self: Arc<Self>, game: Game) {
         let subject = self.subject(&format!("lobby_left.{}", self.node_id()));
         let Some(mut inbox) = self
-            .listen(&state, subject, "cannot subscribe to lobby-left notices")
+            .listen(&game, subject, "cannot subscribe to lobby-left notices")
             .await
         else {
             return;
@@ -279,7 +279,7 @@ impl Cluster {
                 continue;
             };
             if self.lobby_of.remove(&player).is_some() {
-                state.presence().release(player, Busy::Lobby);
+                game.presence().release(player, Busy::Lobby);
             }
         }
     }
@@ -287,7 +287,7 @@ impl Cluster {
     /// Owner: answers requests for lobby `code` from other nodes while it is open
     /// here. Returns once the subscription is in place at the NATS server (call it
     /// before the code is shown to anyone); false when it could not be made.
-    pub async fn serve_lobby(self: &Arc<Self>, state: &AppState, code: String) -> bool {
+    pub async fn serve_lobby(self: &Arc<Self>, game: &Game, code: String) -> bool {
         let mut sub = match self.nats.subscribe(self.lobby_subject(&code)).await {
             Ok(s) => s,
             Err(e) => {
@@ -298,8 +298,8 @@ impl Cluster {
         if let Err(e) = self.nats.flush().await {
             tracing::warn!(code, error = %e, "lobby subscription not flushed");
         }
-        let (me, st) = (self.clone(), state.clone());
-        state.tasks().spawn(async move {
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks().spawn(async move {
             let token = st.shutdown_token().clone();
             let mut check =
                 tokio::time::interval_at(tokio::time::Instant::now() + OPEN_CHECK, OPEN_CHECK);
@@ -338,16 +338,16 @@ impl Cluster {
 
     /// The stand-in of `player`'s socket `conn` on node `origin`: the one the lobby
     /// already uses for it, or a new one.
-    fn lobby_proxy(&self, state: &AppState, origin: &str, conn: u64, player: Uuid) -> ConnHandle {
+    fn lobby_proxy(&self, game: &Game, origin: &str, conn: u64, player: Uuid) -> ConnHandle {
         match self.lobby_stand_ins.get(&player) {
             Some(s) if s.0 == origin && s.1 == conn => s.2.clone(),
-            _ => self.proxy(state, origin, conn, state.shutdown_token().child_token()),
+            _ => self.proxy(game, origin, conn, game.shutdown_token().child_token()),
         }
     }
 
     /// Owner: handles a remote socket's request for lobby `code`; a request with a
     /// `req` is answered (`ack` or error) through the socket's stand-in.
-    fn lobby_local(&self, state: &AppState, code: &str, wire: LobbyWire) -> Result<(), Refused> {
+    fn lobby_local(&self, game: &Game, code: &str, wire: LobbyWire) -> Result<(), Refused> {
         let LobbyWire {
             origin,
             conn,
@@ -356,16 +356,16 @@ impl Cluster {
             cmd,
             ..
         } = wire;
-        let proxy = self.lobby_proxy(state, &origin, conn, player);
+        let proxy = self.lobby_proxy(game, &origin, conn, player);
         self.remember_stand_in(&origin, conn, &proxy);
-        let lobbies = state.lobbies();
+        let lobbies = game.lobbies();
         let done = match cmd {
             LobbyCmd::Join { name } => {
                 // The stand-in is in place before the join's `lobby_state` is sent.
                 let before = self
                     .lobby_stand_ins
                     .insert(player, (origin.clone(), conn, proxy.clone()));
-                let joined = lobbies.join(state, player, &name, code);
+                let joined = lobbies.join(game, player, &name, code);
                 if joined.is_err() {
                     match before {
                         Some(b) => {
@@ -378,10 +378,10 @@ impl Cluster {
                 }
                 joined
             }
-            LobbyCmd::Leave => lobbies.leave(state, player),
-            LobbyCmd::Start => lobbies.start(state, player).map(|_| ()),
+            LobbyCmd::Leave => lobbies.leave(game, player),
+            LobbyCmd::Start => lobbies.start(game, player).map(|_| ()),
             LobbyCmd::Away => {
-                lobbies.away(state, player);
+                lobbies.away(game, player);
                 return Ok(());
             }
             LobbyCmd::Back => {
@@ -407,8 +407,8 @@ impl Cluster {
     /// Every node: announces its public lobbies and rematch lobbies at every change
     /// and every [`ANNOUNCE`], takes in the other nodes' announcements, and forgets
     /// those not renewed for [`ANNOUNCED_FOR`].
-    pub(super) async fn lobbies_loop(self: Arc<Self>, state: AppState) {
-        let token = state.shutdown_token().clone();
+    pub(super) async fn lobbies_loop(self: Arc<Self>, game: Game) {
+        let token = game.shutdown_token().clone();
         let subject = self.subject("lobbies.list");
         let Some(mut sub) = self
             .subscribe_or_log(subject.clone(), "cannot subscribe to lobby lists")
@@ -416,20 +416,20 @@ impl Cluster {
         else {
             return;
         };
-        let changed = state.lobbies().changed();
+        let changed = game.lobbies().changed();
         let mut tick = tokio::time::interval(ANNOUNCE);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut heard: std::collections::HashMap<String, Instant> = Default::default();
         loop {
             tokio::select! {
                 _ = token.cancelled() => break,
-                _ = changed.notified() => self.announce_lobbies(&state, &subject).await,
+                _ = changed.notified() => self.announce_lobbies(&game, &subject).await,
                 _ = tick.tick() => {
-                    self.announce_lobbies(&state, &subject).await;
+                    self.announce_lobbies(&game, &subject).await;
                     heard.retain(|node, at| {
                         let fresh = at.elapsed() < ANNOUNCED_FOR;
                         if !fresh {
-                            state.lobbies().forget_remote(node);
+                            game.lobbies().forget_remote(node);
                         }
                         fresh
                     });
@@ -443,7 +443,7 @@ impl Cluster {
                         continue;
                     }
                     heard.insert(a.node.clone(), Instant::now());
-                    state.lobbies().set_remote(&a.node, a.lobbies);
+                    game.lobbies().set_remote(&a.node, a.lobbies);
                 }
             }
         }
@@ -460,10 +460,10 @@ impl Cluster {
         }
     }
 
-    async fn announce_lobbies(&self, state: &AppState, subject: &str) {
+    async fn announce_lobbies(&self, game: &Game, subject: &str) {
         let a = Announcement {
             node: self.node_id().to_string(),
-            lobbies: state.lobbies().announcement(),
+            lobbies: game.lobbies().announcement(),
         };
         let Ok(payload) = serde_json::to_vec(&a) else {
             return;
@@ -492,10 +492,10 @@ impl Cluster {
 
     /// Every node: queues the frames of [`Cluster::tell_player`] to the local
     /// sockets of their players.
-    pub(super) async fn player_frame_loop(self: Arc<Self>, state: AppState) {
+    pub(super) async fn player_frame_loop(self: Arc<Self>, game: Game) {
         let Some(mut inbox) = self
             .listen(
-                &state,
+                &game,
                 self.subject("player.frame"),
                 "cannot subscribe to player frames",
             )
@@ -507,7 +507,7 @@ impl Cluster {
             let Ok(f) = serde_json::from_slice::<PlayerFrame>(&msg.payload) else {
                 continue;
             };
-            if let Some(c) = state.session(f.player) {
+            if let Some(c) = game.session(f.player) {
                 c.send(f.frame.into());
             }
         }

@@ -45,8 +45,8 @@ pub(crate) mod queue;
 pub(crate) mod remote;
 
 use crate::config::Config;
-use crate::state::AppState;
-use crate::ws::CloseReason;
+use crate::game::Game;
+use crate::ws::{CloseReason, ConnHandle};
 use std::sync::Arc;
 use std::time::Duration;
 use store::{Leases, Store, StoreError};
@@ -394,11 +394,11 @@ impl Cluster {
 
     /// One of the node's listeners: `subject`'s messages until `state` shuts down;
     /// `None`, logged with `what`, when NATS refuses the subscription.
-    async fn listen(&self, state: &AppState, subject: String, what: &str) -> Option<Inbox> {
+    async fn listen(&self, game: &Game, subject: String, what: &str) -> Option<Inbox> {
         let sub = self.subscribe_or_log(subject, what).await?;
         Some(Inbox {
             sub,
-            token: state.shutdown_token().clone(),
+            token: game.shutdown_token().clone(),
         })
     }
 
@@ -417,63 +417,50 @@ impl Cluster {
 
     /// Starts the node's background tasks on `state`'s tracker: lease renewal, the
     /// takeover scan and the release-notice listener. They stop at shutdown.
-    pub fn spawn_tasks(self: &Arc<Self>, state: &AppState) {
-        let (me, st) = (self.clone(), state.clone());
-        state.tasks().spawn(async move { me.renew_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state
-            .tasks()
+    pub fn spawn_tasks(self: &Arc<Self>, game: &Game) {
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks().spawn(async move { me.renew_loop(st).await });
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks()
             .spawn(async move { me.takeover_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state.tasks().spawn(async move { me.notice_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state
-            .tasks()
-            .spawn(async move { me.forward_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state.tasks().spawn(async move { me.moved_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state.tasks().spawn(async move { me.hello_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state
-            .tasks()
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks().spawn(async move { me.notice_loop(st).await });
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks().spawn(async move { me.forward_loop(st).await });
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks().spawn(async move { me.moved_loop(st).await });
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks().spawn(async move { me.hello_loop(st).await });
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks()
             .spawn(async move { me.handover_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state
-            .tasks()
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks()
             .spawn(async move { me.signed_out_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state
-            .tasks()
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks()
             .spawn(async move { me.matchmaker_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state
-            .tasks()
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks()
             .spawn(async move { me.dequeued_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state
-            .tasks()
-            .spawn(async move { me.elected_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state
-            .tasks()
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks().spawn(async move { me.elected_loop(st).await });
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks()
             .spawn(async move { me.lobby_left_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state
-            .tasks()
-            .spawn(async move { me.lobbies_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state
-            .tasks()
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks().spawn(async move { me.lobbies_loop(st).await });
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks()
             .spawn(async move { me.player_frame_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state.tasks().spawn(async move { me.gone_loop(st).await });
-        let (me, st) = (self.clone(), state.clone());
-        state.tasks().spawn(async move { me.holds_loop(st).await });
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks().spawn(async move { me.gone_loop(st).await });
+        let (me, st) = (self.clone(), game.clone());
+        game.tasks().spawn(async move { me.holds_loop(st).await });
     }
 
-    async fn renew_loop(self: Arc<Self>, state: AppState) {
-        let token = state.shutdown_token().clone();
+    async fn renew_loop(self: Arc<Self>, game: Game) {
+        let token = game.shutdown_token().clone();
         let mut tick = tokio::time::interval(self.settings.lease / 3);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -481,11 +468,11 @@ impl Cluster {
                 _ = token.cancelled() => return,
                 _ = tick.tick() => {}
             }
-            match state.store().renew_leases(&self.leases).await {
+            match game.store().renew_leases(&self.leases).await {
                 Ok(lost) => {
                     for (id, t) in lost {
                         if self.leases.forget(id, t) {
-                            lose_room(&state, id);
+                            lose_room(&game, id);
                         }
                     }
                 }
@@ -497,26 +484,26 @@ impl Cluster {
         }
     }
 
-    async fn takeover_loop(self: Arc<Self>, state: AppState) {
-        let token = state.shutdown_token().clone();
+    async fn takeover_loop(self: Arc<Self>, game: Game) {
+        let token = game.shutdown_token().clone();
         loop {
             tokio::select! {
                 _ = token.cancelled() => return,
                 _ = tokio::time::sleep(SCAN) => {}
                 _ = self.scan_now.notified() => {}
             }
-            if !state.store_ready() || token.is_cancelled() {
+            if !game.store_ready() || token.is_cancelled() {
                 continue;
             }
-            if let Err(e) = self.claim_and_resume(&state).await {
+            if let Err(e) = self.claim_and_resume(&game).await {
                 tracing::warn!(node = self.node_id(), error = %e, "takeover scan failed");
             }
         }
     }
 
-    async fn notice_loop(self: Arc<Self>, state: AppState) {
+    async fn notice_loop(self: Arc<Self>, game: Game) {
         use futures_util::StreamExt;
-        let token = state.shutdown_token().clone();
+        let token = game.shutdown_token().clone();
         let mut sub = match self.nats.subscribe(self.subject("cluster.released")).await {
             Ok(s) => s,
             Err(e) => {
@@ -576,10 +563,10 @@ impl Cluster {
         );
     }
 
-    async fn signed_out_loop(self: Arc<Self>, state: AppState) {
+    async fn signed_out_loop(self: Arc<Self>, game: Game) {
         let Some(mut inbox) = self
             .listen(
-                &state,
+                &game,
                 self.subject("player.signed_out"),
                 "cannot subscribe to sign-out notices",
             )
@@ -593,14 +580,14 @@ impl Cluster {
                 continue;
             };
             let ids: Vec<Uuid> = ids.split(',').filter_map(|i| i.parse().ok()).collect();
-            state.registries().close_signed_out(player, &ids);
+            game.registries().close_signed_out(player, &ids);
         }
     }
 
-    async fn hello_loop(self: Arc<Self>, state: AppState) {
+    async fn hello_loop(self: Arc<Self>, game: Game) {
         let Some(mut inbox) = self
             .listen(
-                &state,
+                &game,
                 self.subject("player.hello"),
                 "cannot subscribe to sign-in notices",
             )
@@ -618,19 +605,18 @@ impl Cluster {
             };
             let node = text.split(' ').next().unwrap_or_default();
             let replaced =
-                state
-                    .registries()
+                game.registries()
                     .close_session_before(player, at, CloseReason::REPLACED);
             // What the player waits in follows its socket (`handover`): from the
             // node of the socket it replaced, and from a node that keeps a queue
             // place or lobby seat for it while it is away (its socket there closed).
-            let kept = state.session(player).is_none()
+            let kept = game.session(player).is_none()
                 && matches!(
-                    state.presence().get(player),
+                    game.presence().get(player),
                     Some(crate::presence::Busy::Queued(_) | crate::presence::Busy::Lobby)
                 );
             if replaced || kept {
-                self.hand_over(&state, player, node);
+                self.hand_over(&game, player, node);
             }
         }
     }
@@ -641,18 +627,18 @@ impl Cluster {
     /// and resumes each here. Returns how many were resumed.
     ///
     /// Errors: the store could not be reached (nothing was claimed then).
-    pub async fn claim_and_resume(&self, state: &AppState) -> Result<usize, StoreError> {
+    pub async fn claim_and_resume(&self, game: &Game) -> Result<usize, StoreError> {
         let mut resumed = 0;
-        let spared = self.spared(state).await;
+        let spared = self.spared(game).await;
         loop {
-            let claimed = state
+            let claimed = game
                 .store()
                 .claim_expired(&self.leases, CLAIM_BATCH, &spared)
                 .await?;
             let n = claimed.len();
             for (id, t) in claimed {
                 metrics::counter!(TAKEOVERS_COUNTER).increment(1);
-                if resume_claimed(state, state.store(), id, t).await {
+                if resume_claimed(game, game.store(), id, t).await {
                     resumed += 1;
                     self.announce_moved(id).await;
                 } else {
@@ -694,15 +680,15 @@ impl Cluster {
 
 /// Resumes claimed match `id` (token `t`) here. False when it has ended meanwhile or
 /// cannot be resumed (logged).
-async fn resume_claimed(state: &AppState, store: &Store, id: Uuid, t: i64) -> bool {
-    if state.registries().runs_room(id) {
+async fn resume_claimed(game: &Game, store: &Store, id: Uuid, t: i64) -> bool {
+    if game.registries().runs_room(id) {
         // A room of an older lease of ours is still stopping: let it go; the claim
         // expires unrenewed and the match is claimed again at a later scan.
-        lose_room(state, id);
+        lose_room(game, id);
         return false;
     }
     match store.running_match(id).await {
-        Ok(Some(stored)) => match crate::room::resume(state, stored) {
+        Ok(Some(stored)) => match crate::room::resume(game, stored) {
             Ok(_) => {
                 tracing::info!(match_id = %id, token = t, "match taken over");
                 true
@@ -721,8 +707,8 @@ async fn resume_claimed(state: &AppState, store: &Store, id: Uuid, t: i64) -> bo
 }
 
 /// Stops this node's room of match `id`: another node owns it now.
-fn lose_room(state: &AppState, id: Uuid) {
-    if let Some(room) = state.room(id) {
+fn lose_room(game: &Game, id: Uuid) {
+    if let Some(room) = game.room(id) {
         metrics::counter!(LOST_COUNTER).increment(1);
         tracing::warn!(match_id = %id, "room lease lost: another node runs the match now; room stops");
         room.stop();
@@ -798,5 +784,29 @@ mod tests {
             Err(ClusterError::BadName { .. })
         ));
         assert!(Config::try_parse_from(["ludo-server", "--lease-ms", "10"]).is_err());
+    }
+}
+
+/// The other nodes as the game side sees them ([`crate::game::Elsewhere`]): set by
+/// the composition when this node joins the cluster, so rooms, lobbies and the
+/// matchmaker tell the cluster what happened without importing it.
+impl crate::game::Elsewhere for Arc<Cluster> {
+    fn serve_room(&self, game: &Game, match_id: Uuid, room: crate::room::RoomHandle) {
+        Cluster::serve_room(self, game, match_id, room);
+    }
+    fn unlist(&self, match_id: Uuid) {
+        self.leases.unlist(match_id);
+    }
+    fn tell_player(&self, player: Uuid, frame: &crate::ws::Frame) {
+        Cluster::tell_player(self, player, frame);
+    }
+    fn stand_in(&self, player: Uuid) -> Option<ConnHandle> {
+        Cluster::stand_in(self, player).or_else(|| self.lobby_stand_in(player))
+    }
+    fn lobby_gone(&self, player: Uuid) {
+        Cluster::lobby_gone(self, player);
+    }
+    fn dequeued(&self, player: Uuid, mode: engine::Mode) {
+        Cluster::dequeued(self, player, mode);
     }
 }

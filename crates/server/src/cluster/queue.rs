@@ -37,9 +37,9 @@
 //!   that check, the other nodes' by theirs.
 
 use super::Cluster;
+use crate::game::Game;
 use crate::matchmaker::MmCmd;
 use crate::presence::Busy;
-use crate::state::AppState;
 use crate::ws::ConnHandle;
 use engine::Mode;
 use futures_util::StreamExt;
@@ -289,10 +289,10 @@ impl Cluster {
 
     /// Every node: frees the local `Queued` presence of players the matchmaker node
     /// took out of its queue.
-    pub(super) async fn dequeued_loop(self: Arc<Self>, state: AppState) {
+    pub(super) async fn dequeued_loop(self: Arc<Self>, game: Game) {
         let subject = self.subject(&format!("mm.dequeued.{}", self.node_id()));
         let Some(mut inbox) = self
-            .listen(&state, subject, "cannot subscribe to dequeue notices")
+            .listen(&game, subject, "cannot subscribe to dequeue notices")
             .await
         else {
             return;
@@ -300,15 +300,15 @@ impl Cluster {
         while let Some(msg) = inbox.next().await {
             if let Ok(d) = serde_json::from_slice::<Dequeued>(&msg.payload) {
                 self.queued_here.remove(&d.player);
-                state.presence().release(d.player, Busy::Queued(d.mode));
+                game.presence().release(d.player, Busy::Queued(d.mode));
             }
         }
     }
 
     /// Every node: takes or renews the matchmaker role every third of the lease,
     /// and serves `<prefix>.matchmaker` while it holds it.
-    pub(super) async fn matchmaker_loop(self: Arc<Self>, state: AppState) {
-        let token = state.shutdown_token().clone();
+    pub(super) async fn matchmaker_loop(self: Arc<Self>, game: Game) {
+        let token = game.shutdown_token().clone();
         let mut tick = tokio::time::interval(self.settings.lease / 3);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut serving: Option<tokio_util::sync::CancellationToken> = None;
@@ -317,7 +317,7 @@ impl Cluster {
                 _ = token.cancelled() => break,
                 _ = tick.tick() => {}
             }
-            let held = match state
+            let held = match game
                 .store()
                 .claim_role(MATCHMAKER_ROLE, self.node_id(), self.settings.lease)
                 .await
@@ -339,12 +339,11 @@ impl Cluster {
                         "this node is the cluster's matchmaker"
                     );
                     self.mm_leader.store(true, Ordering::SeqCst);
-                    let (me, st, s) = (self.clone(), state.clone(), stop.clone());
-                    state
-                        .tasks()
+                    let (me, st, s) = (self.clone(), game.clone(), stop.clone());
+                    game.tasks()
                         .spawn(async move { me.serve_matchmaker(st, sub, s).await });
                     serving = Some(stop);
-                    self.requeue_here(&state).await;
+                    self.requeue_here(&game).await;
                     self.announce_elected().await;
                 }
                 (false, true) => {
@@ -353,7 +352,7 @@ impl Cluster {
                     if let Some(s) = serving.take() {
                         s.cancel();
                     }
-                    self.hand_over_queue(&state).await;
+                    self.hand_over_queue(&game).await;
                 }
                 _ => {}
             }
@@ -381,7 +380,7 @@ impl Cluster {
 
     /// The new matchmaker (this node): queues this node's players that were
     /// queued at the previous one into its own queue, with their first queue time.
-    async fn requeue_here(&self, state: &AppState) {
+    async fn requeue_here(&self, game: &Game) {
         let here: Vec<(Uuid, Requeue)> = self
             .queued_here
             .iter()
@@ -389,7 +388,7 @@ impl Cluster {
             .collect();
         for (player, r) in here {
             self.queued_here.remove(&player);
-            if state.presence().get(player) != Some(Busy::Queued(r.mode)) || r.conn.is_closed() {
+            if game.presence().get(player) != Some(Busy::Queued(r.mode)) || r.conn.is_closed() {
                 continue;
             }
             let cmd = MmCmd::Join {
@@ -401,8 +400,8 @@ impl Cluster {
                 since_ms: Some(r.since_ms),
                 bot_level: r.bot_level,
             };
-            if state.matchmaker().send(cmd).await.is_err() {
-                state.presence().release(player, Busy::Queued(r.mode));
+            if game.matchmaker().send(cmd).await.is_err() {
+                game.presence().release(player, Busy::Queued(r.mode));
             }
         }
     }
@@ -411,9 +410,9 @@ impl Cluster {
     /// (so it forms no more matches). Its own sockets' players are remembered to
     /// be queued at the new matchmaker (by the next check); the stand-ins of other
     /// nodes' players are dropped here (their nodes queue them again there).
-    async fn hand_over_queue(&self, state: &AppState) {
+    async fn hand_over_queue(&self, game: &Game) {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        if state
+        if game
             .matchmaker()
             .send(MmCmd::Drain { reply: tx })
             .await
@@ -423,7 +422,7 @@ impl Cluster {
         }
         let Ok(drained) = rx.await else { return };
         for d in drained {
-            match (self.stand_ins.remove(&d.player), state.session(d.player)) {
+            match (self.stand_ins.remove(&d.player), game.session(d.player)) {
                 (None, Some(conn)) => {
                     self.queued_here.insert(
                         d.player,
@@ -438,7 +437,7 @@ impl Cluster {
                 }
                 // Another node's player (or one whose socket is gone): free here.
                 _ => {
-                    state.presence().release(d.player, Busy::Queued(d.mode));
+                    game.presence().release(d.player, Busy::Queued(d.mode));
                 }
             }
         }
@@ -466,8 +465,8 @@ impl Cluster {
     /// matchmaker whether it holds them, and queues again those it does not (an
     /// election this node did not hear of, or a matchmaker that lost its role
     /// without dying and emptied its queue).
-    pub(super) async fn elected_loop(self: Arc<Self>, state: AppState) {
-        let token = state.shutdown_token().clone();
+    pub(super) async fn elected_loop(self: Arc<Self>, game: Game) {
+        let token = game.shutdown_token().clone();
         let Some(mut sub) = self
             .subscribe_or_log(
                 self.subject("mm.elected"),
@@ -524,7 +523,7 @@ impl Cluster {
             for (player, r) in here {
                 let still = self.queued_here.contains_key(&player);
                 if !still
-                    || state.presence().get(player) != Some(Busy::Queued(r.mode))
+                    || game.presence().get(player) != Some(Busy::Queued(r.mode))
                     || r.conn.is_closed()
                 {
                     self.queued_here.remove(&player);
@@ -572,7 +571,7 @@ impl Cluster {
 
     async fn serve_matchmaker(
         self: Arc<Self>,
-        state: AppState,
+        game: Game,
         mut sub: async_nats::Subscriber,
         stop: tokio_util::sync::CancellationToken,
     ) {
@@ -593,7 +592,7 @@ impl Cluster {
                 tracing::info!(player = %wire.player, "a queue request came too late; not applied");
                 continue;
             }
-            let (me, st) = (self.clone(), state.clone());
+            let (me, st) = (self.clone(), game.clone());
             // One request at a time per socket is the sender's rule; requests of
             // different sockets may be answered in any order.
             tokio::spawn(async move {
@@ -607,7 +606,7 @@ impl Cluster {
 
     /// Matchmaker node: handles a remote socket's queue request; `join_queue` and
     /// `leave_queue` are answered (`ack`) through the stand-in.
-    async fn queue_local(&self, state: &AppState, wire: QueueWire) -> Result<(), Refused> {
+    async fn queue_local(&self, game: &Game, wire: QueueWire) -> Result<(), Refused> {
         let QueueWire {
             origin,
             conn,
@@ -617,7 +616,7 @@ impl Cluster {
             ..
         } = wire;
         let standin = |me: &Cluster| {
-            let p = me.proxy(state, &origin, conn, state.shutdown_token().child_token());
+            let p = me.proxy(game, &origin, conn, game.shutdown_token().child_token());
             me.remember_stand_in(&origin, conn, &p);
             p
         };
@@ -628,7 +627,7 @@ impl Cluster {
                 since_ms,
                 bot_level,
             } => {
-                if let Err(b) = state.presence().claim(player, Busy::Queued(mode)) {
+                if let Err(b) = game.presence().claim(player, Busy::Queued(mode)) {
                     return Err(Refused {
                         code: ErrorCode::AlreadyBusy,
                         message: b.text().into(),
@@ -647,9 +646,9 @@ impl Cluster {
                     since_ms,
                     bot_level,
                 };
-                if state.matchmaker().send(cmd).await.is_err() {
+                if game.matchmaker().send(cmd).await.is_err() {
                     self.stand_ins.remove(&player);
-                    state.presence().release(player, Busy::Queued(mode));
+                    game.presence().release(player, Busy::Queued(mode));
                     return Err(unavailable());
                 }
                 Some(answered)
@@ -664,7 +663,7 @@ impl Cluster {
                     (Some(c), Some(a))
                 };
                 let cmd = MmCmd::Leave { player, conn, req };
-                if state.matchmaker().send(cmd).await.is_err() {
+                if game.matchmaker().send(cmd).await.is_err() {
                     return Err(unavailable());
                 }
                 answered
@@ -683,7 +682,7 @@ impl Cluster {
                 let proxy = standin(self);
                 // The player's newest socket gets the queue's updates from now on
                 // (also a player who queued on this node and signed in on another).
-                if matches!(state.presence().get(player), Some(Busy::Queued(_))) {
+                if matches!(game.presence().get(player), Some(Busy::Queued(_))) {
                     self.stand_ins
                         .insert(player, (origin.clone(), proxy.clone()));
                 }
@@ -691,7 +690,7 @@ impl Cluster {
                     player,
                     conn: proxy,
                 };
-                if state.matchmaker().send(cmd).await.is_err() {
+                if game.matchmaker().send(cmd).await.is_err() {
                     return Err(unavailable());
                 }
                 None

@@ -28,8 +28,8 @@
 //!   their clients reconnect and attach to the new owner.
 
 use super::{Cluster, MOVED};
+use crate::game::Game;
 use crate::room::{RoomCmd, RoomHandle};
-use crate::state::AppState;
 use crate::ws::outbound::{Relay, Relayed};
 use crate::ws::{CloseReason, ConnHandle};
 use futures_util::StreamExt;
@@ -429,10 +429,10 @@ impl Cluster {
 
     /// Origin side: queues the frames owners relay to this node's sockets (the same
     /// bytes to every socket named), and closes a socket when its proxy closed.
-    pub(super) async fn forward_loop(self: Arc<Self>, state: AppState) {
+    pub(super) async fn forward_loop(self: Arc<Self>, game: Game) {
         let subject = self.relay_subject(self.node_id(), ">");
         let Some(mut inbox) = self
-            .listen(&state, subject, "cannot subscribe to remote frames")
+            .listen(&game, subject, "cannot subscribe to remote frames")
             .await
         else {
             return;
@@ -474,10 +474,10 @@ impl Cluster {
 
     /// Every node: a match was resumed by another node; close the sockets this node
     /// routed to it (1012) so their clients reconnect and attach to the new owner.
-    pub(super) async fn moved_loop(self: Arc<Self>, state: AppState) {
+    pub(super) async fn moved_loop(self: Arc<Self>, game: Game) {
         let Some(mut inbox) = self
             .listen(
-                &state,
+                &game,
                 self.subject("cluster.moved"),
                 "cannot subscribe to moved notices",
             )
@@ -499,8 +499,8 @@ impl Cluster {
                 // When this node took the match over, the sockets of its seated
                 // players are the resumed room's already (each got a snapshot):
                 // only the others reconnect.
-                let kept = if state.registries().runs_room(id) {
-                    state.registries().seated_sessions(id)
+                let kept = if game.registries().runs_room(id) {
+                    game.registries().seated_sessions(id)
                 } else {
                     Default::default()
                 };
@@ -525,10 +525,10 @@ impl Cluster {
     }
 
     /// Owner side: serves remote commands for the room of `match_id` while it runs.
-    pub fn serve_room(self: &Arc<Self>, state: &AppState, match_id: Uuid, room: RoomHandle) {
+    pub fn serve_room(self: &Arc<Self>, game: &Game, match_id: Uuid, room: RoomHandle) {
         let me = self.clone();
-        let st = state.clone();
-        state.tasks().spawn(async move {
+        let st = game.clone();
+        game.tasks().spawn(async move {
             let subject = me.room_subject(match_id);
             let mut sub = match me.nats.subscribe(subject).await {
                 Ok(s) => s,
@@ -625,13 +625,13 @@ impl Cluster {
     /// player): frames queued to it are published to that node, in order.
     pub(super) fn proxy(
         &self,
-        state: &AppState,
+        game: &Game,
         origin: &str,
         conn: u64,
         done: tokio_util::sync::CancellationToken,
     ) -> ConnHandle {
-        self.relay(state, origin, "queue", done)
-            .conn(state.next_conn_id(), conn)
+        self.relay(game, origin, "queue", done)
+            .conn(game.next_conn_id(), conn)
     }
 
     /// A relay to node `origin`, publishing on `<prefix>.node.<origin>.<tail>` until
@@ -639,12 +639,12 @@ impl Cluster {
     /// in order, then (each after the frames queued before it) the closes.
     pub(super) fn relay(
         &self,
-        state: &AppState,
+        game: &Game,
         origin: &str,
         tail: &str,
         done: tokio_util::sync::CancellationToken,
     ) -> Arc<Relay> {
-        let (relay, mut frames, mut closes) = Relay::new(state.config().outbound_queue);
+        let (relay, mut frames, mut closes) = Relay::new(game.config().outbound_queue);
         let subject = self.relay_subject(origin, tail);
         let nats = self.nats.clone();
         tokio::spawn(async move {

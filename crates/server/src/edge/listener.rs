@@ -16,7 +16,9 @@
 //! an upgraded WebSocket keeps it until the socket closes.
 
 use super::addr::AddrGuard;
-use crate::state::AppState;
+use super::EdgeState;
+use crate::services::Services;
+use crate::ws::AddressHold;
 use axum::extract::ConnectInfo;
 use axum::Router;
 use hyper::body::Incoming;
@@ -53,13 +55,13 @@ pub(crate) struct ConnSlot {
     per_ip: std::sync::Mutex<Option<AddrGuard>>,
 }
 
-impl ConnSlot {
+impl AddressHold for ConnSlot {
     /// Gives back this connection's share of the per-address cap now (the global
     /// cap's permit is kept until the connection closes): a socket signed in as the
     /// holder of a seat in a running match, or of a lobby place, no longer counts
     /// against its address, so any number of such players behind one address (a
     /// carrier's NAT) get back in.
-    pub(crate) fn release_address_share(&self) {
+    fn release_address_share(&self) {
         let share = self.per_ip.lock().map(|mut g| g.take());
         drop(share);
     }
@@ -75,19 +77,21 @@ fn is_resource_exhaustion(e: &io::Error) -> bool {
 
 /// Serves `router` on `listener` until `stop` is cancelled; then stops accepting and
 /// asks every HTTP connection to finish its current request and close (upgraded
-/// sockets watch the same token themselves). Connection tasks are tracked by
-/// `state.tasks()`. Errors: none so far (accept failures are logged and retried).
+/// sockets watch the same token themselves). `edge` holds the caps; connection tasks
+/// are tracked by `services.tasks()`. Errors: none so far (accept failures are
+/// logged and retried).
 pub(crate) async fn serve(
     listener: TcpListener,
     router: Router,
-    state: AppState,
+    services: Services,
+    edge: Arc<EdgeState>,
     stop: CancellationToken,
 ) -> io::Result<()> {
     let mut backoff = ACCEPT_BACKOFF_MIN;
-    let trusted = state.config().trusted_proxies.clone();
+    let trusted = services.config().trusted_proxies.clone();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(state.config().header_timeout())
+        .header_read_timeout(services.config().header_timeout())
         .keep_alive(true);
     loop {
         let accepted = tokio::select! {
@@ -116,7 +120,6 @@ pub(crate) async fn serve(
                 continue;
             }
         };
-        let edge = state.edge();
         let Ok(permit) = edge.connection_permits().clone().try_acquire_owned() else {
             refuse(tcp, "max_connections", REFUSED);
             continue;
@@ -140,12 +143,12 @@ pub(crate) async fn serve(
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
         let svc = {
-            let slot = slot.clone();
+            let hold: Arc<dyn AddressHold> = slot.clone();
             router
                 .clone()
                 .map_request(move |mut req: axum::http::Request<Incoming>| {
                     req.extensions_mut().insert(ConnectInfo(peer));
-                    req.extensions_mut().insert(slot.clone());
+                    req.extensions_mut().insert(hold.clone());
                     req
                 })
         };
@@ -153,7 +156,7 @@ pub(crate) async fn serve(
             .serve_connection(TokioIo::new(tcp), TowerToHyperService::new(svc))
             .with_upgrades();
         let stop = stop.clone();
-        state.tasks().spawn(async move {
+        services.tasks().spawn(async move {
             let _slot = slot;
             tokio::pin!(conn);
             tokio::select! {

@@ -141,6 +141,18 @@ impl EdgeState {
     }
 }
 
+/// The budgets the socket tier and REST ask (issue 33.2: they reach the edge's
+/// counters only through [`crate::services::Budgets`]).
+impl crate::services::Budgets for EdgeState {
+    fn take_guest(&self, ip: IpAddr) -> Result<(), Duration> {
+        self.check_guest_budget(ip)
+    }
+    fn hold_forwarded_socket(&self, ip: IpAddr) -> Option<Box<dyn Send + Sync>> {
+        let hold = self.ws_per_ip.try_acquire(ip)?;
+        Some(Box::new(hold))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

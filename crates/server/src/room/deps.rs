@@ -1,10 +1,10 @@
 //! [`RoomDeps`]: what a room needs from the rest of the server, and nothing more.
-//! Built from the [`AppState`] in one place ([`RoomDeps::of`]); a room never sees
+//! Built from the [`Game`] in one place ([`RoomDeps::of`]); a room never sees
 //! the whole state (connections, lobbies, the matchmaker, the edge).
 
 use crate::clock::Clock;
+use crate::game::{Game, Registries};
 use crate::presence::Busy;
-use crate::state::{AppState, Registries};
 use std::sync::Arc;
 use std::time::Duration;
 use store::{Store, WriterHandle};
@@ -62,13 +62,13 @@ pub(crate) struct RoomSettings {
 }
 
 impl RoomDeps {
-    /// The dependencies of a room of the server `state`.
-    pub(crate) fn of(state: &AppState) -> RoomDeps {
-        let config = state.config();
+    /// The dependencies of a room of the server's game side `game`.
+    pub(crate) fn of(game: &Game) -> RoomDeps {
+        let config = game.config();
         RoomDeps {
-            clock: state.clock().clone(),
-            writer: state.writer().clone(),
-            store: state.store().clone(),
+            clock: game.clock().clone(),
+            writer: game.writer().clone(),
+            store: game.store().clone(),
             settings: RoomSettings {
                 resync_frames: config.resync_frames,
                 abandon_ms: u64::from(config.abandon_seconds) * 1000,
@@ -81,10 +81,10 @@ impl RoomDeps {
                 bot_nodes: config.bot_nodes,
                 contribution_window_ms: u64::from(config.contribution_window_ms),
             },
-            bots: state.bot_pool().clone(),
-            shutdown: state.shutdown_token().clone(),
-            clustered: state.rooms().spread(),
-            registries: state.registries().clone(),
+            bots: game.bot_pool().clone(),
+            shutdown: game.shutdown_token().clone(),
+            clustered: game.clustered(),
+            registries: game.registries().clone(),
         }
     }
 

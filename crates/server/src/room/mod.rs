@@ -28,7 +28,7 @@ pub(crate) use deps::RoomDeps;
 pub use history::History;
 
 use crate::clock;
-use crate::state::AppState;
+use crate::game::Game;
 use crate::ws::ConnHandle;
 use engine::{Match, Mode, Plan, Seat, Seed};
 use protocol::SeatInfo;
@@ -253,19 +253,19 @@ fn bot_name(seat: Seat) -> String {
 /// room, which sends `match_started` and `turn_started`. Returns the match id.
 ///
 /// Errors: [`StartError`]; nothing is registered then.
-pub fn start(state: &AppState, mode: Mode, occupants: Vec<Occupant>) -> Result<Uuid, StartError> {
-    start_listed(state, mode, occupants, true)
+pub fn start(game: &Game, mode: Mode, occupants: Vec<Occupant>) -> Result<Uuid, StartError> {
+    start_listed(game, mode, occupants, true)
 }
 
 /// [`start`], with `listed` false for a match that `GET /api/v1/matches/live` must
 /// not show (a private lobby's; spectators need its id).
 pub fn start_listed(
-    state: &AppState,
+    game: &Game,
     mode: Mode,
     occupants: Vec<Occupant>,
     listed: bool,
 ) -> Result<Uuid, StartError> {
-    start_seeded(state, mode, occupants, listed, new_seed()?)
+    start_seeded(game, mode, occupants, listed, new_seed()?)
 }
 
 /// [`start_listed`] with a given seed instead of a fresh one from the operating
@@ -275,7 +275,7 @@ pub fn start_listed(
 ///
 /// Errors: [`StartError`]; nothing is registered then.
 pub fn start_seeded(
-    state: &AppState,
+    game: &Game,
     mode: Mode,
     mut occupants: Vec<Occupant>,
     listed: bool,
@@ -284,57 +284,57 @@ pub fn start_seeded(
     if occupants.len() > 4 {
         return Err(StartError::TooMany(occupants.len()));
     }
-    if !state.accepting_new_matches() {
+    if !game.accepting_new_matches() {
         return Err(StartError::StoreUnavailable);
     }
     occupants.resize(4, Occupant::Empty);
     occupants.shuffle(&mut rand::rng());
-    let now = state.clock().now_ms();
+    let now = game.clock().now_ms();
     // A new match takes its players' dice contributions (issue 31): nothing is rolled
     // until the room seals them. A contribution window of 0 turns them off: the seed
     // alone keys the dice (scheme `server_seed`, as before).
-    let m = if state.config().contribution_window_ms == 0 {
-        Match::new(state.config().rules(), mode, seed, now)?
+    let m = if game.config().contribution_window_ms == 0 {
+        Match::new(game.config().rules(), mode, seed, now)?
     } else {
-        Match::new_contributed(state.config().rules(), mode, seed, now)?
+        Match::new_contributed(game.config().rules(), mode, seed, now)?
     };
     let id = Uuid::new_v4();
     let seats: Vec<actor::SeatSlot> = Seat::ALL
         .into_iter()
         .zip(occupants)
-        .map(|(seat, occ)| seat_slot(state, seat, occ))
+        .map(|(seat, occ)| seat_slot(game, seat, occ))
         .collect();
-    if !listed {
-        state.rooms().unlist(id);
+    if let (false, Some(e)) = (listed, game.elsewhere()) {
+        e.unlist(id);
     }
-    let committed = state.writer().send(store::WriteOp::CreateMatch(new_match(
+    let committed = game.writer().send(store::WriteOp::CreateMatch(new_match(
         id, mode, &m, &seats, seed, now,
     )));
-    let (rx, stop) = register(state, id, listed);
+    let (rx, stop) = register(game, id, listed);
     for s in &seats {
         if let Some(p) = s.info.player_id {
-            state.presence().seat(p, id);
+            game.presence().seat(p, id);
         }
     }
     metrics::gauge!("ludo_rooms_active").increment(1.0);
     tracing::info!(match_id = %id, mode = mode.name(), "match started");
     let room = actor::Room::new(
         id,
-        RoomDeps::of(state),
+        RoomDeps::of(game),
         m,
         seats,
         rx,
         stop,
         actor::Beginning::New(committed),
     );
-    state.tasks().spawn(Box::new(room).run());
+    game.tasks().spawn(Box::new(room).run());
     Ok(id)
 }
 
 /// The slot of `seat` in a new match for its occupant `occ`: a human (reached at
 /// its socket here, or its stand-in in a cluster), a bot of the configured
 /// strategy, or an empty seat.
-fn seat_slot(state: &AppState, seat: Seat, occ: Occupant) -> actor::SeatSlot {
+fn seat_slot(game: &Game, seat: Seat, occ: Occupant) -> actor::SeatSlot {
     let (info, kind, conn) = match occ {
         Occupant::Human { player_id, name } => (
             SeatInfo {
@@ -346,7 +346,7 @@ fn seat_slot(state: &AppState, seat: Seat, occ: Occupant) -> actor::SeatSlot {
                 bot_level: None,
             },
             actor::SeatKind::Human(player_id),
-            state.reach(player_id),
+            game.reach(player_id),
         ),
         Occupant::Bot(kind) => (
             SeatInfo {
@@ -357,7 +357,7 @@ fn seat_slot(state: &AppState, seat: Seat, occ: Occupant) -> actor::SeatSlot {
                 left: false,
                 bot_level: level_of(kind),
             },
-            actor::SeatKind::Bot(bots::configured(state.config(), kind)),
+            actor::SeatKind::Bot(bots::configured(game.config(), kind)),
             None,
         ),
         Occupant::Empty => (
@@ -436,7 +436,7 @@ pub enum ResumeError {
 /// `seq` its clients can have seen. Returns the match id.
 ///
 /// Errors: [`ResumeError`]; nothing is registered then.
-pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, ResumeError> {
+pub fn resume(game: &Game, stored: store::RunningMatch) -> Result<Uuid, ResumeError> {
     let seed = stored.secret_seed.ok_or(ResumeError::NoSeed)?;
     if stored.seats.len() != 4
         || stored
@@ -447,7 +447,7 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     {
         return Err(ResumeError::Seats);
     }
-    let now = state.clock().now_ms();
+    let now = game.clock().now_ms();
     let log: Vec<engine::TurnRecord> = stored.turns.iter().map(|t| t.record.clone()).collect();
     let clock_used = stored.turns.last().map_or(0, |t| t.clock_ms);
     let sealed = stored.dice_sealed_seq.is_some();
@@ -473,15 +473,15 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     let seats: Vec<actor::SeatSlot> = stored
         .seats
         .into_iter()
-        .map(|e| resumed_slot(state, e, &left))
+        .map(|e| resumed_slot(game, e, &left))
         .collect();
     let id = stored.id;
     // The store does not record whether the match came from a private lobby: a
     // resumed match is not listed, so a private one is never shown.
-    let (rx, stop) = register(state, id, false);
+    let (rx, stop) = register(game, id, false);
     for s in &seats {
         if let (Some(p), false) = (s.info.player_id, s.info.left) {
-            state.presence().seat(p, id);
+            game.presence().seat(p, id);
         }
     }
     metrics::gauge!("ludo_rooms_active").increment(1.0);
@@ -489,7 +489,7 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     tracing::info!(match_id = %id, turns = m.turns_played(), seq, "match resumed");
     let mut room = actor::Room::new(
         id,
-        RoomDeps::of(state),
+        RoomDeps::of(game),
         m,
         seats,
         rx,
@@ -498,7 +498,7 @@ pub fn resume(state: &AppState, stored: store::RunningMatch) -> Result<Uuid, Res
     );
     // Contributions accepted (and stored) before the stop, while the window was open.
     room.restore_contributions(&stored.contributions);
-    state.tasks().spawn(Box::new(room).run());
+    game.tasks().spawn(Box::new(room).run());
     Ok(id)
 }
 
@@ -529,12 +529,12 @@ fn last_seen_seq(stored: &store::RunningMatch, over: bool) -> u64 {
 /// The slot of the stored seat `e` of a resumed match (`left`: the seats whose
 /// player left, now played by bots): a bot of its stored level (or the server's
 /// default), a human reached at its socket here, or an empty seat.
-fn resumed_slot(state: &AppState, e: store::SeatEntry, left: &[Seat]) -> actor::SeatSlot {
+fn resumed_slot(game: &Game, e: store::SeatEntry, left: &[Seat]) -> actor::SeatSlot {
     let gone = left.contains(&e.seat);
     // A stored level names the seat's bot; a seat whose player left, and a
     // bot stored before levels existed, play at the server's default.
     let stored_level = e.bot_level.as_deref().and_then(protocol::BotLevel::parse);
-    let bot_kind = stored_level.map_or(state.config().bot_kind, kind_of);
+    let bot_kind = stored_level.map_or(game.config().bot_kind, kind_of);
     let info = SeatInfo {
         seat: e.seat,
         player_id: e.player_id,
@@ -545,10 +545,10 @@ fn resumed_slot(state: &AppState, e: store::SeatEntry, left: &[Seat]) -> actor::
     };
     let (kind, conn) = match (e.is_bot || gone, e.player_id) {
         (true, _) => (
-            actor::SeatKind::Bot(bots::configured(state.config(), bot_kind)),
+            actor::SeatKind::Bot(bots::configured(game.config(), bot_kind)),
             None,
         ),
-        (false, Some(p)) => (actor::SeatKind::Human(p), state.session(p)),
+        (false, Some(p)) => (actor::SeatKind::Human(p), game.session(p)),
         (false, None) => (actor::SeatKind::Empty, None),
     };
     actor::SeatSlot {
@@ -565,15 +565,15 @@ fn resumed_slot(state: &AppState, e: store::SeatEntry, left: &[Seat]) -> actor::
 /// cannot be resumed is logged and left as it is. Returns how many were resumed.
 ///
 /// Errors: the store could not be read.
-pub async fn resume_all(state: &AppState) -> Result<usize, store::StoreError> {
-    let running = state.store().running_matches().await?;
+pub async fn resume_all(game: &Game) -> Result<usize, store::StoreError> {
+    let running = game.store().running_matches().await?;
     let mut resumed = 0;
     for stored in running {
         let id = stored.id;
-        if state.registries().runs_room(id) {
+        if game.registries().runs_room(id) {
             continue;
         }
-        match resume(state, stored) {
+        match resume(game, stored) {
             Ok(_) => resumed += 1,
             Err(e) => tracing::error!(match_id = %id, error = %e, "running match not resumed"),
         }
@@ -585,7 +585,7 @@ pub async fn resume_all(state: &AppState) -> Result<usize, store::StoreError> {
 /// find it: its command queue ([`ROOM_QUEUE`] deep) and stop token. `listed`: shown
 /// in `GET /api/v1/matches/live`. Returns the queue's receiving end and the token.
 fn register(
-    state: &AppState,
+    game: &Game,
     id: Uuid,
     listed: bool,
 ) -> (
@@ -594,7 +594,7 @@ fn register(
 ) {
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
     let stop = tokio_util::sync::CancellationToken::new();
-    state.registries().register_room(
+    game.registries().register_room(
         id,
         RoomHandle {
             tx,
@@ -602,6 +602,8 @@ fn register(
             stop: stop.clone(),
         },
     );
-    state.rooms().serve(id);
+    if let (Some(e), Some(room)) = (game.elsewhere(), game.room(id)) {
+        e.serve_room(game, id, room);
+    }
     (rx, stop)
 }

@@ -3,9 +3,9 @@
 
 use crate::cluster::lobby::LobbyCmd;
 use crate::cluster::Cluster;
+use crate::game::Game;
 use crate::lobby::{LobbyError, Rematch};
 use crate::presence::Busy;
-use crate::state::AppState;
 use crate::ws::ConnHandle;
 use protocol::{CreateLobby, ErrorCode};
 use std::sync::Arc;
@@ -19,17 +19,14 @@ use uuid::Uuid;
 /// code and text, `LobbyError`).
 #[derive(Clone, Copy)]
 pub(crate) struct LobbyDir<'a> {
-    state: &'a AppState,
+    game: &'a Game,
     cluster: Option<&'a Arc<Cluster>>,
 }
 
 impl<'a> LobbyDir<'a> {
-    /// The lobbies as `state` reaches them.
-    pub(crate) fn new(state: &'a AppState) -> LobbyDir<'a> {
-        LobbyDir {
-            state,
-            cluster: state.cluster(),
-        }
+    /// The lobbies as this node (`game`, in `cluster` if any) reaches them.
+    pub(crate) fn new(game: &'a Game, cluster: Option<&'a Arc<Cluster>>) -> LobbyDir<'a> {
+        LobbyDir { game, cluster }
     }
 
     /// A member of a lobby on a node that died is in no lobby any more: its
@@ -39,7 +36,7 @@ impl<'a> LobbyDir<'a> {
         let Some(c) = self.cluster else {
             return;
         };
-        if self.state.presence().get(player) == Some(Busy::Lobby)
+        if self.game.presence().get(player) == Some(Busy::Lobby)
             && c.remote_lobby_gone(player).await
         {
             tracing::info!(player = %player, "the node of the player's lobby is gone: lobby left");
@@ -57,8 +54,8 @@ impl<'a> LobbyDir<'a> {
         req: Option<String>,
     ) {
         let code = self.served_code().await;
-        let made = self.state.lobbies().create_with_code(
-            self.state,
+        let made = self.game.lobbies().create_with_code(
+            self.game,
             player.id,
             &player.name,
             c,
@@ -66,7 +63,7 @@ impl<'a> LobbyDir<'a> {
         );
         if let (Ok(used), Some(cl)) = (&made, self.cluster) {
             if Some(used) != code.as_ref() {
-                cl.serve_lobby(self.state, used.clone()).await;
+                cl.serve_lobby(self.game, used.clone()).await;
             }
         }
         answer(conn, made.map(drop), req);
@@ -83,9 +80,9 @@ impl<'a> LobbyDir<'a> {
         req: Option<String>,
     ) {
         let joined = self
-            .state
+            .game
             .lobbies()
-            .join(self.state, player.id, &player.name, code);
+            .join(self.game, player.id, &player.name, code);
         match joined {
             Err(LobbyError::NotFound(code)) if self.cluster.is_some() => {
                 self.join_remote(player, code, conn, req).await
@@ -97,13 +94,13 @@ impl<'a> LobbyDir<'a> {
     /// `leave_lobby`: `ack`, or the lobby's error (a lobby on another node answers
     /// through its owner).
     pub(crate) async fn leave(&self, player: Uuid, conn: &ConnHandle, req: Option<String>) {
-        match self.state.lobbies().leave(self.state, player) {
+        match self.game.lobbies().leave(self.game, player) {
             Err(LobbyError::NotInLobby) if self.remote_code(player).is_some() => {
                 if self.ask_owner(player, LobbyCmd::Leave, conn, req).await {
                     if let Some(c) = self.cluster {
                         c.forget_remote_lobby(player);
                     }
-                    self.state.presence().release(player, Busy::Lobby);
+                    self.game.presence().release(player, Busy::Lobby);
                 }
             }
             left => answer(conn, left, req),
@@ -113,7 +110,7 @@ impl<'a> LobbyDir<'a> {
     /// `start_lobby` (host only): `ack`, or the lobby's error (a lobby on another
     /// node answers through its owner).
     pub(crate) async fn start(&self, player: Uuid, conn: &ConnHandle, req: Option<String>) {
-        match self.state.lobbies().start(self.state, player) {
+        match self.game.lobbies().start(self.game, player) {
             Err(LobbyError::NotInLobby) if self.remote_code(player).is_some() => {
                 self.ask_owner(player, LobbyCmd::Start, conn, req).await;
             }
@@ -136,13 +133,13 @@ impl<'a> LobbyDir<'a> {
     ) {
         if let Some(code) = self
             .cluster
-            .and_then(|_| self.state.lobbies().remote_rematch(match_id))
+            .and_then(|_| self.game.lobbies().remote_rematch(match_id))
         {
             return self.join_remote(player, code, conn, req).await;
         }
         let code = self.served_code().await;
-        match self.state.lobbies().rematch(
-            self.state,
+        match self.game.lobbies().rematch(
+            self.game,
             player.id,
             &player.name,
             match_id,
@@ -152,7 +149,7 @@ impl<'a> LobbyDir<'a> {
         ) {
             Ok(Rematch::Opened(used)) => {
                 if let (Some(cl), false) = (self.cluster, Some(&used) == code.as_ref()) {
-                    cl.serve_lobby(self.state, used).await;
+                    cl.serve_lobby(self.game, used).await;
                 }
                 conn.ack(req)
             }
@@ -165,7 +162,7 @@ impl<'a> LobbyDir<'a> {
     /// (from the lobby's owner when that is another node), and its seat is no
     /// longer away.
     pub(crate) async fn back(&self, player: Uuid, conn: &ConnHandle) {
-        if self.state.lobbies().back(player, conn) {
+        if self.game.lobbies().back(player, conn) {
             return;
         }
         if let (Some(c), Some(code)) = (self.cluster, self.remote_code(player)) {
@@ -184,7 +181,7 @@ impl<'a> LobbyDir<'a> {
     /// The current socket `conn` of lobby member `player` closed: its seat is away
     /// for the lobby's grace period (told to the lobby's owner on another node).
     pub(crate) async fn away(&self, player: Uuid, conn: &ConnHandle) {
-        self.state.lobbies().away(self.state, player);
+        self.game.lobbies().away(self.game, player);
         if let (Some(c), Some(code)) = (self.cluster, self.remote_code(player)) {
             let asked = c
                 .lobby_remote(&code, player, LobbyCmd::Away, None, conn)
@@ -192,14 +189,6 @@ impl<'a> LobbyDir<'a> {
             if asked.is_err_and(|r| r.code == ErrorCode::LobbyNotFound) {
                 self.vanished(player);
             }
-        }
-    }
-
-    /// Cluster: `player`, maybe a member on another node, is no longer in its
-    /// lobby here (its stand-in is dropped). Nothing on a single node.
-    pub(crate) fn member_gone(&self, player: Uuid) {
-        if let Some(c) = self.cluster {
-            c.lobby_gone(player);
         }
     }
 
@@ -212,8 +201,8 @@ impl<'a> LobbyDir<'a> {
     /// ([`Cluster::serve_lobby`]); `None` on a single node.
     async fn served_code(&self) -> Option<String> {
         let c = self.cluster?;
-        let code = self.state.lobbies().fresh_code();
-        c.serve_lobby(self.state, code.clone()).await;
+        let code = self.game.lobbies().fresh_code();
+        c.serve_lobby(self.game, code.clone()).await;
         Some(code)
     }
 
@@ -248,7 +237,7 @@ impl<'a> LobbyDir<'a> {
         if let Some(c) = self.cluster {
             if c.remote_lobby(player).is_some() {
                 c.forget_remote_lobby(player);
-                self.state.presence().release(player, Busy::Lobby);
+                self.game.presence().release(player, Busy::Lobby);
             }
         }
     }
@@ -266,7 +255,7 @@ impl<'a> LobbyDir<'a> {
         let Some(c) = self.cluster else {
             return;
         };
-        let presence = self.state.presence();
+        let presence = self.game.presence();
         if let Err(b) = presence.claim(player.id, Busy::Lobby) {
             conn.send_error(ErrorCode::AlreadyBusy, b.text(), req);
             return;

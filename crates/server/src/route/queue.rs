@@ -3,9 +3,9 @@
 
 use crate::cluster::queue::QueueCmd;
 use crate::cluster::Cluster;
+use crate::game::Game;
 use crate::matchmaker::MmCmd;
 use crate::presence::Busy;
-use crate::state::AppState;
 use crate::ws::ConnHandle;
 use protocol::ErrorCode;
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use uuid::Uuid;
 /// The quick-play queue as this node reaches it.
 #[derive(Clone, Copy)]
 pub(crate) struct Queue<'a> {
-    state: &'a AppState,
+    game: &'a Game,
     /// Cluster, on a node that is not the matchmaker: the matchmaker node is asked
     /// (its answer reaches the socket through a stand-in). `None`: this node's
     /// matchmaker.
@@ -22,12 +22,12 @@ pub(crate) struct Queue<'a> {
 }
 
 impl<'a> Queue<'a> {
-    /// The queue as `state` reaches it now (the matchmaker role may move between
-    /// nodes: make a new one per use).
-    pub(crate) fn new(state: &'a AppState) -> Queue<'a> {
+    /// The queue as this node (`game`, in `cluster` if any) reaches it now (the
+    /// matchmaker role may move between nodes: make a new one per use).
+    pub(crate) fn new(game: &'a Game, cluster: Option<&'a Arc<Cluster>>) -> Queue<'a> {
         Queue {
-            state,
-            remote: state.cluster().filter(|c| !c.is_matchmaker()),
+            game,
+            remote: cluster.filter(|c| !c.is_matchmaker()),
         }
     }
 
@@ -44,7 +44,7 @@ impl<'a> Queue<'a> {
         conn: &ConnHandle,
         req: Option<String>,
     ) {
-        let presence = self.state.presence();
+        let presence = self.game.presence();
         if let Err(b) = presence.claim(player.id, Busy::Queued(mode)) {
             conn.send_error(ErrorCode::AlreadyBusy, b.text(), req);
             return;
@@ -73,12 +73,12 @@ impl<'a> Queue<'a> {
             since_ms: None,
             bot_level,
         };
-        if self.state.matchmaker().send(cmd).await.is_err() {
+        if self.game.matchmaker().send(cmd).await.is_err() {
             presence.release(player.id, Busy::Queued(mode));
             conn.send_error(ErrorCode::Internal, "matchmaking is not available", req);
             return;
         }
-        super::answer_of(conn, self.state.shutdown_token(), answered).await;
+        super::answer_of(conn, self.game.shutdown_token(), answered).await;
     }
 
     /// `leave_queue` of `player` on `conn`: the matchmaker answers `ack` (also when
@@ -90,7 +90,7 @@ impl<'a> Queue<'a> {
             match c.queue_remote(player, cmd, req.clone(), conn).await {
                 Ok(()) => {
                     c.forget_queued(player);
-                    let presence = self.state.presence();
+                    let presence = self.game.presence();
                     if let Some(b @ Busy::Queued(_)) = presence.get(player) {
                         presence.release(player, b);
                     }
@@ -105,19 +105,11 @@ impl<'a> Queue<'a> {
             conn: Some(rconn),
             req: req.clone(),
         };
-        if self.state.matchmaker().send(cmd).await.is_err() {
+        if self.game.matchmaker().send(cmd).await.is_err() {
             conn.send_error(ErrorCode::Internal, "matchmaking is not available", req);
             return;
         }
-        super::answer_of(conn, self.state.shutdown_token(), answered).await;
-    }
-
-    /// Cluster, on the matchmaker node: `player` (queued from another node, maybe)
-    /// is out of the queue of `mode`; its node is told. Nothing on a single node.
-    pub(crate) fn dequeued(&self, player: Uuid, mode: engine::Mode) {
-        if let Some(c) = self.state.cluster() {
-            c.dequeued(player, mode);
-        }
+        super::answer_of(conn, self.game.shutdown_token(), answered).await;
     }
 
     /// A queued `player`'s new socket `conn` (a `hello`): it gets its
@@ -134,7 +126,7 @@ impl<'a> Queue<'a> {
             player,
             conn: conn.clone(),
         };
-        let _ = self.state.matchmaker().send(cmd).await;
+        let _ = self.game.matchmaker().send(cmd).await;
     }
 
     /// The current socket `conn` of `player`, queued in `mode`, closed. This node's
@@ -145,11 +137,11 @@ impl<'a> Queue<'a> {
             c.forget_queued(player);
             let cmd = QueueCmd::Leave { closed: true };
             let _ = c.queue_remote(player, cmd, None, conn).await;
-            self.state.presence().release(player, Busy::Queued(mode));
+            self.game.presence().release(player, Busy::Queued(mode));
             return;
         }
         // A blip keeps the queue place (`--queue-grace-seconds`).
-        let cmd = if self.state.config().queue_grace().is_zero() {
+        let cmd = if self.game.config().queue_grace().is_zero() {
             MmCmd::Leave {
                 player,
                 conn: None,
@@ -158,6 +150,6 @@ impl<'a> Queue<'a> {
         } else {
             MmCmd::Away { player }
         };
-        let _ = self.state.matchmaker().send(cmd).await;
+        let _ = self.game.matchmaker().send(cmd).await;
     }
 }

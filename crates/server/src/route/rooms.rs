@@ -2,8 +2,8 @@
 
 use crate::cluster::queue::Refused;
 use crate::cluster::Cluster;
+use crate::game::Game;
 use crate::room::{RoomCmd, RoomHandle};
-use crate::state::AppState;
 use crate::ws::ConnHandle;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -12,7 +12,8 @@ use uuid::Uuid;
 /// nodes (through [`Cluster::route`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Rooms<'a> {
-    state: &'a AppState,
+    game: &'a Game,
+    cluster: Option<&'a Arc<Cluster>>,
 }
 
 /// One match's room.
@@ -51,26 +52,25 @@ pub(crate) enum Absent {
 
 impl<'a> Rooms<'a> {
     /// The rooms as `state` reaches them.
-    pub(crate) fn new(state: &'a AppState) -> Rooms<'a> {
-        Rooms { state }
+    pub(crate) fn new(game: &'a Game, cluster: Option<&'a Arc<Cluster>>) -> Rooms<'a> {
+        Rooms { game, cluster }
     }
 
     /// The room of `match_id`: this node's; otherwise, in a cluster, the node that
     /// runs it ([`RoomRef::Remote`]: asked when a command is sent, and there may be
     /// none); `None` on a single node that does not run it.
     pub(crate) fn find(&self, match_id: Uuid) -> Option<RoomRef<'a>> {
-        if let Some(room) = self.state.room(match_id) {
+        if let Some(room) = self.game.room(match_id) {
             return Some(RoomRef::Local(room));
         }
-        self.state
-            .cluster()
+        self.cluster
             .map(|cluster| RoomRef::Remote { cluster, match_id })
     }
 
     /// Where `match_id` is when no room answered for it ([`Absent`]); a store that
     /// cannot be read counts as not having it (logged).
     pub(crate) async fn absent(&self, match_id: Uuid) -> Absent {
-        let status = match self.state.store().match_summary(match_id).await {
+        let status = match self.game.store().match_summary(match_id).await {
             Ok(m) => m.map(|m| m.status),
             Err(e) => {
                 tracing::warn!(error = %e, match_id = %match_id, "match look-up failed");
@@ -78,41 +78,18 @@ impl<'a> Rooms<'a> {
             }
         };
         match status {
-            Some(store::MatchStatus::Running) if self.state.cluster().is_some() => Absent::Moving,
+            Some(store::MatchStatus::Running) if self.cluster.is_some() => Absent::Moving,
             Some(_) => Absent::Stored,
             None => Absent::Unknown,
-        }
-    }
-
-    /// True in a cluster: a match may run on another node, and one this node stops
-    /// may be resumed by another (so its sockets are told it moved, not ended).
-    pub(crate) fn spread(&self) -> bool {
-        self.state.cluster().is_some()
-    }
-
-    /// Cluster: the room of `match_id`, just registered here, is served to the
-    /// other nodes (their players' commands reach it over NATS). Nothing on a
-    /// single node.
-    pub(crate) fn serve(&self, match_id: Uuid) {
-        if let (Some(c), Some(handle)) = (self.state.cluster(), self.state.room(match_id)) {
-            c.serve_room(self.state, match_id, handle);
-        }
-    }
-
-    /// Cluster: the match `match_id` (private) is not listed by any node's
-    /// `GET /api/v1/matches`. Nothing on a single node (its own rooms know).
-    pub(crate) fn unlist(&self, match_id: Uuid) {
-        if let Some(c) = self.state.cluster() {
-            c.leases().unlist(match_id);
         }
     }
 
     /// The ids of the running public matches `GET /api/v1/matches` lists: this
     /// node's rooms, or in a cluster every node's (from the store, at most `limit`).
     pub(crate) async fn listed(&self, limit: u32) -> Result<Vec<Uuid>, store::StoreError> {
-        match self.state.cluster() {
-            Some(_) => self.state.store().listed_matches(limit).await,
-            None => Ok(self.state.registries().listed_rooms()),
+        match self.cluster {
+            Some(_) => self.game.store().listed_matches(limit).await,
+            None => Ok(self.game.registries().listed_rooms()),
         }
     }
 
@@ -120,13 +97,13 @@ impl<'a> Rooms<'a> {
     /// presence knows here, or, in a cluster, the one the store has on another node.
     pub(crate) async fn seated(&self, player: Uuid) -> Vec<Uuid> {
         let mut active: Vec<Uuid> = self
-            .state
+            .game
             .presence()
             .active_match(player)
             .into_iter()
             .collect();
-        if active.is_empty() && self.state.cluster().is_some() {
-            match self.state.store().running_match_of(player).await {
+        if active.is_empty() && self.cluster.is_some() {
+            match self.game.store().running_match_of(player).await {
                 Ok(Some(m)) => active.push(m),
                 Ok(None) => {}
                 Err(e) => tracing::warn!(error = %e, "running match of the player not read"),
@@ -140,9 +117,9 @@ impl<'a> Rooms<'a> {
     /// node's (`Store::running_match_of`). `None` on a single node, and when the
     /// store does not answer (logged: a new match cannot start then anyway).
     pub(crate) async fn seated_elsewhere(&self, player: Uuid) -> Option<Uuid> {
-        self.state.cluster()?;
-        match self.state.store().running_match_of(player).await {
-            Ok(Some(m)) if self.state.room(m).is_none() => Some(m),
+        self.cluster?;
+        match self.game.store().running_match_of(player).await {
+            Ok(Some(m)) if self.game.room(m).is_none() => Some(m),
             Ok(_) => None,
             Err(e) => {
                 tracing::debug!(error = %e, "seat look-up failed; local presence decides");

@@ -23,10 +23,9 @@ mod socket;
 
 pub use outbound::{encode, Batch, CloseReason, ConnHandle, Frame};
 
-use crate::edge::addr::ClientIp;
-use crate::edge::listener::ConnSlot;
+use crate::api::extract::ClientIp;
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::services::Services;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
 use axum::http::request::Parts;
@@ -47,8 +46,19 @@ use tokio::net::TcpStream;
 /// buffer as it arrives, so the size costs no correctness, only memory per socket.
 pub const READ_BUFFER_BYTES: usize = 512;
 
+/// A connection's hold on the edge's per-address cap, lent by the edge's listener in
+/// each request's extensions (`Arc<dyn AddressHold>`): the upgraded socket keeps it
+/// until it closes. Implemented by the edge's connection slot; the socket tier does
+/// not see the edge's counters (issue 33.3).
+pub(crate) trait AddressHold: Send + Sync {
+    /// Gives back this connection's share of the per-address cap now, keeping its
+    /// place under the global cap (issue 37: a player who holds a seat or a lobby
+    /// place behind a carrier's NAT gets back in).
+    fn release_address_share(&self);
+}
+
 /// `GET /ws`.
-pub fn router() -> Router<AppState> {
+pub fn router() -> Router<Services> {
     Router::new().route("/ws", get(upgrade))
 }
 
@@ -58,12 +68,12 @@ pub fn router() -> Router<AppState> {
 /// `--max-connections-per-ip` sockets (direct clients are capped per address when
 /// their connection is accepted). A browser `Origin` other than the server's own or
 /// `--allowed-origins` was already refused (403) by `edge::http`. The upgraded socket
-/// keeps its connection slot ([`ConnSlot`]) until it closes.
+/// keeps its connection's hold ([`AddressHold`]) until it closes.
 async fn upgrade(
-    State(state): State<AppState>,
+    State(state): State<Services>,
     ConnectInfoOpt(peer): ConnectInfoOpt,
     ClientIp(client): ClientIp,
-    slot: Option<Extension<Arc<ConnSlot>>>,
+    slot: Option<Extension<Arc<dyn AddressHold>>>,
     mut req: Request,
 ) -> Result<Response, ApiError> {
     // A handshake is a GET without a body (RFC 6455 §4.1); a body announced and
@@ -97,7 +107,7 @@ async fn upgrade(
         })?;
     // A proxied client: count its sockets against its own (forwarded) address.
     let proxied = match (peer, client) {
-        (Some(p), Some(c)) if p != c => match state.edge().ws_per_ip().try_acquire(c) {
+        (Some(p), Some(c)) if p != c => match state.budgets().hold_forwarded_socket(c) {
             Some(g) => Some(g),
             None => {
                 metrics::counter!("ludo_connections_refused_total", "cap" => "ws_per_ip")

@@ -17,7 +17,7 @@ use super::socket::{SocketIo, SocketOut};
 use crate::clock::TokioClock;
 use crate::presence::Busy;
 use crate::room::RoomCmd;
-use crate::state::AppState;
+use crate::services::Services;
 use futures_util::StreamExt;
 use governor::middleware::NoOpMiddleware;
 use governor::state::{InMemoryState, NotKeyed};
@@ -45,10 +45,10 @@ type Socket = WebSocketStream<SocketIo>;
 /// cap. A `hello` from the holder of a seat in a running match or of a lobby place
 /// gives both per-address shares back ([`AddressShare::release`]).
 pub(crate) struct AddressShare {
-    /// The TCP connection's slot (`None` off the edge's listener, as in tests).
-    pub(crate) slot: Option<std::sync::Arc<crate::edge::listener::ConnSlot>>,
-    /// The forwarded client's share (`--trusted-proxies`).
-    pub(crate) proxied: Option<crate::edge::addr::AddrGuard>,
+    /// The TCP connection's hold (`None` off the edge's listener, as in tests).
+    pub(crate) slot: Option<std::sync::Arc<dyn super::AddressHold>>,
+    /// The forwarded client's share (`--trusted-proxies`), given back when dropped.
+    pub(crate) proxied: Option<Box<dyn Send + Sync>>,
 }
 
 impl AddressShare {
@@ -69,7 +69,7 @@ impl AddressShare {
 pub(crate) async fn serve(
     tcp: TcpStream,
     read_buf: axum::body::Bytes,
-    state: AppState,
+    state: Services,
     share: AddressShare,
 ) {
     let (rd, wr) = tcp.into_split();
@@ -123,7 +123,7 @@ type Budget = RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<st
 
 /// The reader's state.
 pub(super) struct Session {
-    pub(super) state: AppState,
+    pub(super) state: Services,
     pub(super) conn: ConnHandle,
     /// Set by a good `hello`.
     pub(super) player: Option<store::Player>,
@@ -141,7 +141,7 @@ pub(super) struct Session {
 }
 
 impl Session {
-    pub(super) fn new(state: AppState, conn: ConnHandle, share: AddressShare) -> Session {
+    pub(super) fn new(state: Services, conn: ConnHandle, share: AddressShare) -> Session {
         let cfg = state.config();
         let rate = NonZeroU32::new(cfg.rate_per_second).unwrap_or(NonZeroU32::MIN);
         let burst = NonZeroU32::new(cfg.rate_burst).unwrap_or(NonZeroU32::MIN);

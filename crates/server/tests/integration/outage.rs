@@ -32,7 +32,7 @@ async fn outage(direct: Store, db_url: String) {
 
     let mut ana = srv.player("Ana").await;
     let id = room::start(
-        &srv.state,
+        srv.state.game(),
         Mode::Clash,
         vec![
             human(&ana),

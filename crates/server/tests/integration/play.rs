@@ -397,7 +397,7 @@ async fn four_players_who_finish_end_the_match_all_finished() {
             name: c.name.clone(),
         })
         .collect();
-    let id = server::room::start_seeded(&s.state, mode, occupants, false, seed).unwrap();
+    let id = server::room::start_seeded(s.state.game(), mode, occupants, false, seed).unwrap();
     let mut started = Vec::new();
     for c in clients.iter_mut() {
         started.push(expect_started(c).await);

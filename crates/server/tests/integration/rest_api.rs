@@ -54,7 +54,7 @@ async fn play_match(
         Occupant::Bot(bot::BotKind::Greedy),
         Occupant::Bot(bot::BotKind::Greedy),
     ];
-    let id = room::start(&srv.state, Mode::Journey, occupants).expect("room starts");
+    let id = room::start(srv.state.game(), Mode::Journey, occupants).expect("room starts");
     let (sa, sb) = (expect_started(&mut a).await, expect_started(&mut b).await);
     assert_eq!((sa.match_id, sb.match_id), (id, id));
 

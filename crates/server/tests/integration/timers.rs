@@ -204,7 +204,7 @@ async fn a_plan_read_at_the_deadline_times_out_even_when_the_room_sees_it_first(
             name: format!("S{i}"),
         })
         .collect();
-    let id = server::room::start(&s.state, engine::Mode::Clash, occupants).unwrap();
+    let id = server::room::start(s.state.game(), engine::Mode::Clash, occupants).unwrap();
     let mut turn = None;
     for st in seats.iter_mut() {
         if let ServerMsg::TurnStarted(t) =

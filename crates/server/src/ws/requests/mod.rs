@@ -105,7 +105,6 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::AppState;
     use crate::ws::reader::AddressShare;
     use crate::ws::{ConnHandle, Frame};
     use protocol::{Inbound, ServerMsg};
@@ -127,7 +126,9 @@ mod tests {
         let store = store::Store::connect(Some(&url)).await.unwrap();
         store.migrate().await.unwrap();
         let writer = store::spawn_writer(store.clone());
-        let state = AppState::new(crate::Config::default(), store, writer);
+        let state = crate::AppState::new(crate::Config::default(), store, writer)
+            .services()
+            .clone();
         state.set_store_ready();
         let (tx, sent) = mpsc::channel(16);
         let share = AddressShare {
