@@ -10,10 +10,16 @@
 //!
 //! # Layout
 //! * `config`: [`Config`], the clap flags (each with an environment variable).
-//! * `state`: [`AppState`], the room, session and presence registries behind
-//!   intent-named methods, the store, the persistence writer, the shutdown token and
-//!   task tracker.
-//! * `api`: HTTP routes composed by [`app`] (`/api/v1/guests`, `/api/v1/matches`,
+//! * `state`: [`AppState`], the composition root: the `Services` (the handles the
+//!   socket tier and REST take) and the edge's caps and budgets.
+//! * `services`: `Services` — the game side, the cluster membership, accounts,
+//!   passkeys, the edge's budgets as a trait object, and the route handles.
+//! * `game`: `Game` — rooms, lobbies, the matchmaker, the room, session and presence
+//!   registries, the store, the persistence writer, the shutdown token and task
+//!   tracker; what it tells other nodes goes through `Elsewhere` (the cluster's).
+//! * `route`: the handles that decide whether a room, the queue or a lobby is here or
+//!   on another node (`Rooms`, `Queue`, `LobbyDir`, `Sessions`).
+//! * `api`: HTTP routes, composed with `/ws`, the web client and the edge by [`app`] (`/api/v1/guests`, `/api/v1/matches`,
 //!   `/api/v1/players`, `/api/v1/lobbies`, `/api/v1/leaderboard`,
 //!   `/api/v1/openapi.json`, `/healthz`, `/readyz`, `/ws`; described by
 //!   [`openapi_document`]); `error`: the REST error body.
@@ -21,7 +27,7 @@
 //! * [`ws`]: the WebSocket endpoint: per-connection reader (one function per client
 //!   message) and writer with a bounded outbound queue.
 //! * [`room`]: the room actor, one task per running match, with its narrow
-//!   dependencies (`RoomDeps`) instead of the whole [`AppState`].
+//!   dependencies (`RoomDeps`) instead of the whole `Game`.
 //! * `matchmaker`: quick-play queues per mode, bot fill after a wait.
 //! * `lobby`: lobbies with join codes, the public lobby list, rematch offers.
 //! * `presence`: who is queued, in a lobby or seated.
@@ -32,6 +38,11 @@
 //!   matchmaker and lobbies reachable from every node (NATS).
 //! * `edge`: the accept loop and HTTP layers facing the network: timeouts,
 //!   connection caps, per-address limits, security headers, `Origin` policy.
+//!
+//! Layers (lowest first; a module names only its own layer or lower ones, checked by
+//! `tests/integration/layers.rs`, see `docs/server-layout.md`): ground (config,
+//! clock, metrics, error, wire) ← the write side of a connection ← game ← cluster ←
+//! route ← services ← ws, api, auth ← edge ← composition.
 //!
 //! # Message flow
 //! A `submit_turn` goes: reader → room queue (mpsc) → engine → one encoding →
@@ -109,7 +120,7 @@ pub fn app(state: AppState) -> axum::Router {
 
 /// Serves the application on `listener` (`edge::listener::serve`: TCP_NODELAY,
 /// header timeout and connection caps on every accepted socket) until `shutdown`
-/// resolves or [`AppState::shutdown_token`] is cancelled, then shuts down gracefully
+/// resolves or the shutdown token (`AppState::shutdown_token`) is cancelled, then shuts down gracefully
 /// (see the crate docs).
 ///
 /// Errors: the listener failed.
@@ -148,23 +159,7 @@ pub async fn run(
         "no answer within the start-up wait".into(),
     ))) {
         tracing::warn!(error = %e, "store not ready at start; retrying in the background");
-        let retry = state.clone();
-        state.tasks().spawn(async move {
-            let token = retry.shutdown_token().clone();
-            let attempts = (|| bootstrap_store(&retry))
-                .retry(
-                    backon::ExponentialBuilder::default()
-                        .with_min_delay(std::time::Duration::from_millis(200))
-                        .with_max_delay(std::time::Duration::from_secs(5))
-                        .without_max_times(),
-                )
-                .sleep(tokio::time::sleep)
-                .notify(|e, d| tracing::warn!(error = %e, retry_in_ms = d.as_millis() as u64, "store not ready"));
-            tokio::select! {
-                _ = token.cancelled() => {}
-                _ = attempts => {}
-            }
-        });
+        state.tasks().spawn(bootstrap_until_ready(state.clone()));
     }
     tokio::spawn(stop);
     let served = edge::listener::serve(
@@ -180,9 +175,28 @@ pub async fn run(
     served
 }
 
+/// Retries [`bootstrap_store`] (backing off from 200 ms to 5 s, without end) until
+/// it succeeds or the server shuts down.
+async fn bootstrap_until_ready(state: AppState) {
+    let token = state.shutdown_token().clone();
+    let attempts = (|| bootstrap_store(&state))
+        .retry(
+            backon::ExponentialBuilder::default()
+                .with_min_delay(std::time::Duration::from_millis(200))
+                .with_max_delay(std::time::Duration::from_secs(5))
+                .without_max_times(),
+        )
+        .sleep(tokio::time::sleep)
+        .notify(|e, d| tracing::warn!(error = %e, retry_in_ms = d.as_millis() as u64, "store not ready"));
+    tokio::select! {
+        _ = token.cancelled() => {}
+        _ = attempts => {}
+    }
+}
+
 /// Makes the store ready: applies the migrations not yet applied, then resumes every
 /// match the store has as running ([`room::resume_all`]) and marks the state ready
-/// ([`AppState::store_ready`]). Idempotent.
+/// (`AppState::store_ready`). Idempotent.
 ///
 /// Errors: the store could not be reached, migrated or read.
 pub async fn bootstrap_store(state: &AppState) -> Result<usize, store::StoreError> {

@@ -598,41 +598,48 @@ impl Lobbies {
         }
     }
 
+    /// Closes the lobby `player` hosts so its match can start: it leaves the code and
+    /// member indexes (and the public list, and the rematch offers it answered).
+    ///
+    /// Errors: `NotInLobby`, `NotHost`, `TooFew` (fewer than two members in a lobby
+    /// that does not fill with bots), `StoreUnavailable`; the lobby stays open then.
+    fn close_to_start(&self, game: &Game, player: Uuid) -> Result<Lobby, LobbyError> {
+        let mut g = self.lock();
+        let code = g
+            .by_player
+            .get(&player)
+            .cloned()
+            .ok_or(LobbyError::NotInLobby)?;
+        let l = g.by_code.get(&code).ok_or(LobbyError::NotInLobby)?;
+        if l.host != player {
+            return Err(LobbyError::NotHost);
+        }
+        if l.members.len() < 2 && !l.fill_with_bots {
+            return Err(LobbyError::TooFew);
+        }
+        if !game.accepting_new_matches() {
+            return Err(LobbyError::StoreUnavailable);
+        }
+        let l = g.by_code.remove(&code).expect("present above");
+        for m in &l.members {
+            g.by_player.remove(&m.player_id);
+            g.away.remove(&m.player_id);
+        }
+        if let Some(m) = l.rematch_of {
+            g.rematches.remove_if_code(m, &code);
+            g.changed.notify_one();
+        }
+        if !l.private {
+            g.publish();
+        }
+        Ok(l)
+    }
+
     /// The host starts its lobby's match: members take seats (at random), empty seats
     /// get bots if the lobby asked for them. The lobby closes; every member receives
     /// `match_started`. Errors: `NotInLobby`, `NotHost`, `TooFew`, `Start`.
     pub fn start(&self, game: &Game, player: Uuid) -> Result<Uuid, LobbyError> {
-        let lobby = {
-            let mut g = self.lock();
-            let code = g
-                .by_player
-                .get(&player)
-                .cloned()
-                .ok_or(LobbyError::NotInLobby)?;
-            let l = g.by_code.get(&code).ok_or(LobbyError::NotInLobby)?;
-            if l.host != player {
-                return Err(LobbyError::NotHost);
-            }
-            if l.members.len() < 2 && !l.fill_with_bots {
-                return Err(LobbyError::TooFew);
-            }
-            if !game.accepting_new_matches() {
-                return Err(LobbyError::StoreUnavailable);
-            }
-            let l = g.by_code.remove(&code).expect("present above");
-            for m in &l.members {
-                g.by_player.remove(&m.player_id);
-                g.away.remove(&m.player_id);
-            }
-            if let Some(m) = l.rematch_of {
-                g.rematches.remove_if_code(m, &code);
-                g.changed.notify_one();
-            }
-            if !l.private {
-                g.publish();
-            }
-            l
-        };
+        let lobby = self.close_to_start(game, player)?;
         let filler = if lobby.fill_with_bots {
             Occupant::Bot(crate::room::kind_of(lobby.bot_level))
         } else {

@@ -3,7 +3,7 @@
 //! clone (one `Arc`).
 //!
 //! It holds the game side ([`Game`]: rooms, lobbies, the matchmaker, presence, the
-//! store), the cluster membership (set once before serving), password hashing and
+//! store; its registries stay behind it and the route handles), the cluster membership (set once before serving), password hashing and
 //! the passkey ceremonies. Where a room, the queue or a lobby lives is asked of the
 //! route handles it makes ([`Services::rooms`], [`Services::queue`],
 //! [`Services::lobby_dir`], [`Services::sessions`]). The edge's budgets are not
@@ -12,7 +12,7 @@
 use crate::clock::Clock;
 use crate::cluster::Cluster;
 use crate::config::Config;
-use crate::game::{Game, Registries};
+use crate::game::Game;
 use crate::lobby::Lobbies;
 use crate::matchmaker::MatchmakerHandle;
 use crate::presence::Presence;
@@ -47,8 +47,8 @@ pub struct Services(Arc<Inner>);
 impl std::fmt::Debug for Services {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Services")
-            .field("rooms", &self.registries().room_count())
-            .field("sessions", &self.registries().session_count())
+            .field("rooms", &self.room_count())
+            .field("sessions", &self.session_count())
             .field("store_ready", &self.store_ready())
             .finish_non_exhaustive()
     }
@@ -158,9 +158,13 @@ impl Services {
     pub(crate) fn budgets(&self) -> &dyn Budgets {
         &*self.0.budgets
     }
-    /// The registries of running rooms, live sessions and presence.
-    pub fn registries(&self) -> &Arc<Registries> {
-        self.0.game.registries()
+    /// How many rooms run on this node.
+    pub fn room_count(&self) -> usize {
+        self.0.game.registries().room_count()
+    }
+    /// How many players have a live connection to this node.
+    pub fn session_count(&self) -> usize {
+        self.0.game.registries().session_count()
     }
     /// The room of a running match on this node.
     pub fn room(&self, match_id: Uuid) -> Option<RoomHandle> {

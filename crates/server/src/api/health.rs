@@ -63,8 +63,8 @@ pub(crate) async fn health(State(state): State<Services>) -> Json<Health> {
     Json(Health {
         status: "ok".into(),
         database: state.store().backend_name().into(),
-        rooms: state.registries().room_count(),
-        sessions: state.registries().session_count(),
+        rooms: state.room_count(),
+        sessions: state.session_count(),
         persistence_backlog: state.writer().backlog(),
     })
 }
@@ -123,7 +123,7 @@ pub(crate) fn metrics_router() -> Router<Services> {
 
 /// The Prometheus text exposition, with the scrape-time gauges refreshed.
 async fn scrape_metrics(State(state): State<Services>) -> impl IntoResponse {
-    metrics::gauge!(crate::metrics::SESSIONS).set(state.registries().session_count() as f64);
+    metrics::gauge!(crate::metrics::SESSIONS).set(state.session_count() as f64);
     metrics::gauge!(crate::metrics::LOBBIES).set(state.lobbies().len() as f64);
     metrics::gauge!(store::BACKLOG_GAUGE).set(state.writer().backlog() as f64);
     crate::metrics::process().collect();

@@ -94,51 +94,14 @@ pub(crate) async fn serve(
         .header_read_timeout(services.config().header_timeout())
         .keep_alive(true);
     loop {
-        let accepted = tokio::select! {
-            _ = stop.cancelled() => break,
-            r = listener.accept() => r,
+        let (tcp, peer) = match accept(&listener, &stop, &mut backoff).await {
+            Accepted::Conn(tcp, peer) => (tcp, peer),
+            Accepted::Again => continue,
+            Accepted::Stop => break,
         };
-        let (tcp, peer) = match accepted {
-            Ok(a) => {
-                backoff = ACCEPT_BACKOFF_MIN;
-                a
-            }
-            Err(e) if is_resource_exhaustion(&e) => {
-                metrics::counter!("ludo_accept_errors_total", "kind" => "resources").increment(1);
-                tracing::warn!(error = %e, backoff_ms = backoff.as_millis() as u64, "accept failed; backing off");
-                tokio::select! {
-                    _ = stop.cancelled() => break,
-                    _ = tokio::time::sleep(backoff) => {}
-                }
-                backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
-                continue;
-            }
-            Err(e) => {
-                // A connection reset before it was accepted, and the like.
-                metrics::counter!("ludo_accept_errors_total", "kind" => "other").increment(1);
-                tracing::debug!(error = %e, "accept failed");
-                continue;
-            }
-        };
-        let Ok(permit) = edge.connection_permits().clone().try_acquire_owned() else {
-            refuse(tcp, "max_connections", REFUSED);
+        let Some((tcp, slot)) = admit(&edge, &trusted, tcp, peer.ip()) else {
             continue;
         };
-        let per_ip = if trusted.contains(&peer.ip()) {
-            None
-        } else {
-            match edge.per_ip().try_acquire(peer.ip()) {
-                Some(g) => Some(g),
-                None => {
-                    refuse(tcp, "max_connections_per_ip", REFUSED_PER_IP);
-                    continue;
-                }
-            }
-        };
-        let slot = Arc::new(ConnSlot {
-            _permit: permit,
-            per_ip: std::sync::Mutex::new(per_ip),
-        });
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
@@ -169,6 +132,85 @@ pub(crate) async fn serve(
         });
     }
     Ok(())
+}
+
+/// What one `accept` gave the loop of [`serve`].
+enum Accepted {
+    /// A connection and its peer's address.
+    Conn(TcpStream, SocketAddr),
+    /// No connection this time (an error, logged and counted): accept again.
+    Again,
+    /// `stop` was cancelled.
+    Stop,
+}
+
+/// Accepts the next connection. A failure for lack of resources (file descriptors,
+/// buffers, memory) backs off first — `backoff`, doubled up to
+/// [`ACCEPT_BACKOFF_MAX`] while failures repeat, back to [`ACCEPT_BACKOFF_MIN`] after a
+/// success; any other failure (a connection reset before it was accepted, and the
+/// like) is counted and skipped.
+async fn accept(
+    listener: &TcpListener,
+    stop: &CancellationToken,
+    backoff: &mut Duration,
+) -> Accepted {
+    let accepted = tokio::select! {
+        _ = stop.cancelled() => return Accepted::Stop,
+        r = listener.accept() => r,
+    };
+    match accepted {
+        Ok((tcp, peer)) => {
+            *backoff = ACCEPT_BACKOFF_MIN;
+            Accepted::Conn(tcp, peer)
+        }
+        Err(e) if is_resource_exhaustion(&e) => {
+            metrics::counter!("ludo_accept_errors_total", "kind" => "resources").increment(1);
+            tracing::warn!(error = %e, backoff_ms = backoff.as_millis() as u64, "accept failed; backing off");
+            tokio::select! {
+                _ = stop.cancelled() => return Accepted::Stop,
+                _ = tokio::time::sleep(*backoff) => {}
+            }
+            *backoff = (*backoff * 2).min(ACCEPT_BACKOFF_MAX);
+            Accepted::Again
+        }
+        Err(e) => {
+            metrics::counter!("ludo_accept_errors_total", "kind" => "other").increment(1);
+            tracing::debug!(error = %e, "accept failed");
+            Accepted::Again
+        }
+    }
+}
+
+/// Admits the connection `tcp` from `ip` under the caps: a place under
+/// `--max-connections` and, unless `ip` is one of the `trusted` proxies, under
+/// `--max-connections-per-ip`. Returns the socket with its slot; `None` when a cap
+/// is full (the connection was answered 503 and closed, [`refuse`]).
+fn admit(
+    edge: &EdgeState,
+    trusted: &[std::net::IpAddr],
+    tcp: TcpStream,
+    ip: std::net::IpAddr,
+) -> Option<(TcpStream, Arc<ConnSlot>)> {
+    let Ok(permit) = edge.connection_permits().clone().try_acquire_owned() else {
+        refuse(tcp, "max_connections", REFUSED);
+        return None;
+    };
+    let per_ip = if trusted.contains(&ip) {
+        None
+    } else {
+        match edge.per_ip().try_acquire(ip) {
+            Some(g) => Some(g),
+            None => {
+                refuse(tcp, "max_connections_per_ip", REFUSED_PER_IP);
+                return None;
+            }
+        }
+    };
+    let slot = Arc::new(ConnSlot {
+        _permit: permit,
+        per_ip: std::sync::Mutex::new(per_ip),
+    });
+    Some((tcp, slot))
 }
 
 /// Answers a connection over a cap with `answer` ([`REFUSED`] or

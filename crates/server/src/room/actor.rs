@@ -272,6 +272,40 @@ pub(crate) enum Beginning {
     },
 }
 
+/// What a room of `m` begins with: its resync history, the last `seq` assigned, and
+/// for a new match the write it waits for (`match_started` and, unless the dice
+/// wait for contributions, the first `turn_started`, seq 2, shown once it is
+/// durable).
+fn first_outputs(
+    deps: &RoomDeps,
+    m: &Match,
+    beginning: Beginning,
+) -> (History, u64, Option<Pending>) {
+    let cap = deps.settings.resync_frames;
+    let new = |committed, out: Vec<Out>| Pending {
+        committed,
+        since_ms: deps.clock.now_ms(),
+        out,
+        new_turn: true,
+        received: None,
+    };
+    match beginning {
+        // Scheme `contributed`: only `match_started`; the first turn follows the
+        // seal. Server seed: the first `turn_started` too.
+        Beginning::New(committed) if m.awaiting_contributions() => (
+            History::new(cap),
+            1,
+            Some(new(committed, vec![Out::Started])),
+        ),
+        Beginning::New(committed) => (
+            History::new(cap),
+            2,
+            Some(new(committed, vec![Out::Started, Out::TurnStarted(2)])),
+        ),
+        Beginning::Resumed { seq } => (History::resumed(cap, seq), seq, None),
+    }
+}
+
 impl Room {
     pub(crate) fn new(
         id: Uuid,
@@ -282,34 +316,7 @@ impl Room {
         stop: tokio_util::sync::CancellationToken,
         beginning: Beginning,
     ) -> Room {
-        let cap = deps.settings.resync_frames;
-        let (history, assigned, pending) = match beginning {
-            // Scheme `contributed`: only `match_started`; the first turn follows the
-            // seal. Server seed: the first `turn_started` too.
-            Beginning::New(committed) if m.awaiting_contributions() => (
-                History::new(cap),
-                1,
-                Some(Pending {
-                    committed,
-                    since_ms: deps.clock.now_ms(),
-                    out: vec![Out::Started],
-                    new_turn: true,
-                    received: None,
-                }),
-            ),
-            Beginning::New(committed) => (
-                History::new(cap),
-                2,
-                Some(Pending {
-                    committed,
-                    since_ms: deps.clock.now_ms(),
-                    out: vec![Out::Started, Out::TurnStarted(2)],
-                    new_turn: true,
-                    received: None,
-                }),
-            ),
-            Beginning::Resumed { seq } => (History::resumed(cap, seq), seq, None),
-        };
+        let (history, assigned, pending) = first_outputs(&deps, &m, beginning);
         Room {
             id,
             deps,
@@ -354,30 +361,7 @@ impl Room {
         let stop = self.stop.clone();
         self.track_presence();
         if self.pending.is_none() {
-            // Resumed: the log may already have ended the match (its result was not
-            // stored), or the turn in progress starts over with a fresh timer.
-            match self.m.end().cloned() {
-                Some(end) => self.end(end),
-                None => {
-                    self.turn_began = Instant::now();
-                    self.schedule_auto();
-                    // Cluster takeover: the players' sockets on this node (taken
-                    // from the sessions at resume) followed the match on the old
-                    // owner and may have missed its last frames: each gets a
-                    // snapshot before any live frame (issue 34.1).
-                    for i in 0..self.seats.len() {
-                        if let Some(conn) = self.seats[i].conn.clone() {
-                            self.send_snapshot(&conn, Some(Seat::from_index(i)));
-                            self.send_away(&conn);
-                        }
-                    }
-                    if self.m.awaiting_contributions() {
-                        // A fresh window: the players reconnect first.
-                        self.open_window();
-                        self.maybe_seal();
-                    }
-                }
-            }
+            self.resumed_start();
         }
         while !self.m.is_over() || self.pending.is_some() {
             let (deadline, auto) = self.next_wake();
@@ -424,6 +408,33 @@ impl Room {
             }
         }
         self.unregister();
+    }
+
+    /// The start of a resumed room (nothing pending): the log may already have ended
+    /// the match (its result was not stored), or the turn in progress starts over
+    /// with a fresh timer.
+    fn resumed_start(&mut self) {
+        if let Some(end) = self.m.end().cloned() {
+            self.end(end);
+            return;
+        }
+        self.turn_began = Instant::now();
+        self.schedule_auto();
+        // Cluster takeover: the players' sockets on this node (taken from the
+        // sessions at resume) followed the match on the old owner and may have
+        // missed its last frames: each gets a snapshot before any live frame
+        // (issue 34.1).
+        for i in 0..self.seats.len() {
+            if let Some(conn) = self.seats[i].conn.clone() {
+                self.send_snapshot(&conn, Some(Seat::from_index(i)));
+                self.send_away(&conn);
+            }
+        }
+        if self.m.awaiting_contributions() {
+            // A fresh window: the players reconnect first.
+            self.open_window();
+            self.maybe_seal();
+        }
     }
 
     /// When the room must wake without a command: the engine's next deadline (turn
@@ -515,33 +526,7 @@ impl Room {
             self.release_seats();
         }
         for out in p.out {
-            match out {
-                Out::Started => {
-                    if self.m.awaiting_contributions() {
-                        self.open_window();
-                    }
-                    self.announce_start();
-                }
-                Out::TurnStarted(seq) => {
-                    if let Some(t) = self.m.current_turn() {
-                        let msg =
-                            ServerMsg::TurnStarted(self.turn_started(t, self.deps.clock.now_ms()));
-                        self.turn_frame = Some((seq, t.turn_number));
-                        self.broadcast(seq, encode(Some(seq), &msg));
-                    }
-                }
-                Out::Msg(seq, frame) => self.broadcast(seq, frame),
-                Out::Notice(frame) => self.notify(frame, None),
-                Out::Ack(conn, req) => conn.ack(req),
-                Out::Ended(seq, msg, ratings) => {
-                    let msg = match ratings.get() {
-                        Some(changes) => msg.with_ratings(changes),
-                        None => *msg,
-                    };
-                    self.broadcast(seq, encode(Some(seq), &ServerMsg::MatchEnded(msg.clone())));
-                    self.ended = Some(msg);
-                }
-            }
+            self.show(out);
         }
         if let Some(at) = p.received {
             crate::metrics::turn_latency(at.elapsed());
@@ -559,6 +544,38 @@ impl Room {
                 break;
             };
             self.on_cmd(cmd);
+        }
+    }
+
+    /// Shows one output of a write that is durable now: to the seats, spectators or
+    /// the one connection it is for.
+    fn show(&mut self, out: Out) {
+        match out {
+            Out::Started => {
+                if self.m.awaiting_contributions() {
+                    self.open_window();
+                }
+                self.announce_start();
+            }
+            Out::TurnStarted(seq) => {
+                if let Some(t) = self.m.current_turn() {
+                    let msg =
+                        ServerMsg::TurnStarted(self.turn_started(t, self.deps.clock.now_ms()));
+                    self.turn_frame = Some((seq, t.turn_number));
+                    self.broadcast(seq, encode(Some(seq), &msg));
+                }
+            }
+            Out::Msg(seq, frame) => self.broadcast(seq, frame),
+            Out::Notice(frame) => self.notify(frame, None),
+            Out::Ack(conn, req) => conn.ack(req),
+            Out::Ended(seq, msg, ratings) => {
+                let msg = match ratings.get() {
+                    Some(changes) => msg.with_ratings(changes),
+                    None => *msg,
+                };
+                self.broadcast(seq, encode(Some(seq), &ServerMsg::MatchEnded(msg.clone())));
+                self.ended = Some(msg);
+            }
         }
     }
 
@@ -1210,52 +1227,13 @@ impl Room {
         if matches!(self.seats[i].kind, SeatKind::Human(_)) && !self.seats[i].away {
             return; // the player came back: its own plan (or the turn timer) decides
         }
-        let plan = match &mut self.seats[i].kind {
-            SeatKind::Bot(b) => {
-                if let Some((_, plan)) = self
-                    .bot_ready
-                    .take()
-                    .filter(|(t, _)| *t == turn.turn_number)
-                {
-                    plan
-                } else if self.thinking.is_some() {
-                    return; // a search is out; its `Thought` wakes the room
-                } else {
-                    let Some(strategy) = b.strategy.take() else {
-                        return; // unreachable: the strategy is out only while thinking
-                    };
-                    if b.kind.searches() {
-                        let pos = *self.m.position();
-                        match self.deps.bots.think(strategy, pos, self.m.rules().clone()) {
-                            Ok(rx) => {
-                                self.thinking = Some(Thinking {
-                                    seat: i,
-                                    turn_number: turn.turn_number,
-                                    rx,
-                                });
-                                return;
-                            }
-                            Err(strategy) => {
-                                // Every search slot is busy: the greedy plan, here.
-                                b.strategy = Some(strategy);
-                                metrics::counter!("ludo_bot_search_fallbacks_total").increment(1);
-                                bot::choose_plan(
-                                    bot::BotKind::Greedy,
-                                    self.m.position(),
-                                    self.m.rules(),
-                                    rand::random(),
-                                )
-                            }
-                        }
-                    } else {
-                        let mut strategy = strategy;
-                        let plan = strategy.choose(self.m.position(), self.m.rules());
-                        b.strategy = Some(strategy);
-                        plan
-                    }
-                }
+        let plan = if matches!(self.seats[i].kind, SeatKind::Bot(_)) {
+            match self.bot_plan(i, turn.turn_number) {
+                Some(plan) => plan,
+                None => return, // a search is out; its `Thought` wakes the room
             }
-            _ => engine::Plan::pass(),
+        } else {
+            engine::Plan::pass()
         };
         let outcome = match self.m.submit(turn.seat, turn.turn_number, &plan, now) {
             Ok(o) => o,
@@ -1271,6 +1249,52 @@ impl Room {
             }
         };
         self.after_turn(outcome, None, None);
+    }
+
+    /// The plan of the bot at seat index `i` for turn `turn_number`: the one its
+    /// search found for this turn, or (a searching level) a search sent to the bot
+    /// pool and `None` until it comes back — the greedy plan at once when every
+    /// search slot is busy — or (the other levels) its strategy's choice now. `None`
+    /// too while a search is out.
+    fn bot_plan(&mut self, i: usize, turn_number: u32) -> Option<engine::Plan> {
+        if let Some((_, plan)) = self.bot_ready.take().filter(|(t, _)| *t == turn_number) {
+            return Some(plan);
+        }
+        if self.thinking.is_some() {
+            return None;
+        }
+        let SeatKind::Bot(b) = &mut self.seats[i].kind else {
+            return None;
+        };
+        // Unreachable without: the strategy is out only while thinking.
+        let mut strategy = b.strategy.take()?;
+        if !b.kind.searches() {
+            let plan = strategy.choose(self.m.position(), self.m.rules());
+            b.strategy = Some(strategy);
+            return Some(plan);
+        }
+        let pos = *self.m.position();
+        match self.deps.bots.think(strategy, pos, self.m.rules().clone()) {
+            Ok(rx) => {
+                self.thinking = Some(Thinking {
+                    seat: i,
+                    turn_number,
+                    rx,
+                });
+                None
+            }
+            Err(strategy) => {
+                // Every search slot is busy: the greedy plan, here.
+                b.strategy = Some(strategy);
+                metrics::counter!("ludo_bot_search_fallbacks_total").increment(1);
+                Some(bot::choose_plan(
+                    bot::BotKind::Greedy,
+                    self.m.position(),
+                    self.m.rules(),
+                    rand::random(),
+                ))
+            }
+        }
     }
 
     /// A bot's search came back: its strategy returns to its seat, and its plan is

@@ -437,37 +437,7 @@ pub enum ResumeError {
 ///
 /// Errors: [`ResumeError`]; nothing is registered then.
 pub fn resume(game: &Game, stored: store::RunningMatch) -> Result<Uuid, ResumeError> {
-    let seed = stored.secret_seed.ok_or(ResumeError::NoSeed)?;
-    if stored.seats.len() != 4
-        || stored
-            .seats
-            .iter()
-            .zip(Seat::ALL)
-            .any(|(s, seat)| s.seat != seat)
-    {
-        return Err(ResumeError::Seats);
-    }
-    let now = game.clock().now_ms();
-    let log: Vec<engine::TurnRecord> = stored.turns.iter().map(|t| t.record.clone()).collect();
-    let clock_used = stored.turns.last().map_or(0, |t| t.clock_ms);
-    let sealed = stored.dice_sealed_seq.is_some();
-    let contributions = match stored.dice_scheme {
-        engine::DiceScheme::Contributed if sealed => Some(stored.contributions.clone()),
-        _ => None,
-    };
-    let mut m = Match::resume_with(
-        stored.rules.clone(),
-        stored.mode,
-        seed,
-        stored.dice_scheme,
-        contributions,
-        &log,
-        clock_used,
-        now,
-    )?;
-    for &(seat, _) in &stored.left {
-        m.leave(seat);
-    }
+    let m = rebuild(&stored, game.clock().now_ms())?;
     let seq = last_seen_seq(&stored, m.is_over());
     let left: Vec<Seat> = stored.left.iter().map(|&(seat, _)| seat).collect();
     let seats: Vec<actor::SeatSlot> = stored
@@ -500,6 +470,45 @@ pub fn resume(game: &Game, stored: store::RunningMatch) -> Result<Uuid, ResumeEr
     room.restore_contributions(&stored.contributions);
     game.tasks().spawn(Box::new(room).run());
     Ok(id)
+}
+
+/// The match of `stored` re-played from its seed and turn log at `now` (Unix ms),
+/// with the seats whose player left marked as left.
+///
+/// Errors: [`ResumeError`] (no seed, seats not the four in order, a log that does
+/// not re-play).
+fn rebuild(stored: &store::RunningMatch, now: u64) -> Result<Match, ResumeError> {
+    let seed = stored.secret_seed.ok_or(ResumeError::NoSeed)?;
+    if stored.seats.len() != 4
+        || stored
+            .seats
+            .iter()
+            .zip(Seat::ALL)
+            .any(|(s, seat)| s.seat != seat)
+    {
+        return Err(ResumeError::Seats);
+    }
+    let log: Vec<engine::TurnRecord> = stored.turns.iter().map(|t| t.record.clone()).collect();
+    let clock_used = stored.turns.last().map_or(0, |t| t.clock_ms);
+    let sealed = stored.dice_sealed_seq.is_some();
+    let contributions = match stored.dice_scheme {
+        engine::DiceScheme::Contributed if sealed => Some(stored.contributions.clone()),
+        _ => None,
+    };
+    let mut m = Match::resume_with(
+        stored.rules.clone(),
+        stored.mode,
+        seed,
+        stored.dice_scheme,
+        contributions,
+        &log,
+        clock_used,
+        now,
+    )?;
+    for &(seat, _) in &stored.left {
+        m.leave(seat);
+    }
+    Ok(m)
 }
 
 /// The `seq` of the last message a client of the stored match can have seen (`over`:

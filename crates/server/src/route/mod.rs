@@ -11,10 +11,13 @@
 //!   them.
 //! * [`Sessions`]: a socket's sign-in and close, told to the other nodes.
 //!
-//! Each is a borrow of [`crate::state::AppState`] made on demand (`state.rooms()`,
-//! `state.queue()`, `state.lobby_dir()`, `state.sessions()`): making one costs
-//! nothing. The remote arms are [`crate::cluster::Cluster`]'s, set once at start-up
-//! ([`crate::state::AppState::set_cluster`]); a single node has none.
+//! Each is a borrow of the game side ([`crate::game::Game`]) and of the cluster
+//! membership, made on demand by [`crate::services::Services`] (`services.rooms()`,
+//! `services.queue()`, `services.lobby_dir()`, `services.sessions()`): making one
+//! costs nothing. The remote arms are [`crate::cluster::Cluster`]'s, set once at
+//! start-up ([`crate::services::Services::set_cluster`]); a single node has none.
+//! The game side itself never asks these handles: what it tells the other nodes
+//! goes through `crate::game::Elsewhere`.
 
 mod lobbies;
 mod queue;

@@ -55,6 +55,12 @@ impl<'a> Sessions<'a> {
         }
     }
 
+    /// Forgets connection `conn_id` as `player`'s live one here when it still is.
+    /// True when it was (no newer connection of the player took over).
+    pub(crate) fn detach(&self, player: Uuid, conn_id: u64) -> bool {
+        self.game.registries().detach_session(player, conn_id)
+    }
+
     /// The socket `conn` (signed in as `player`, if it was) closed: in a cluster,
     /// the nodes that served it (rooms, lobbies, the matchmaker) are told, and what
     /// this node kept for it is dropped.

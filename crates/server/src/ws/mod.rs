@@ -76,35 +76,7 @@ async fn upgrade(
     slot: Option<Extension<Arc<dyn AddressHold>>>,
     mut req: Request,
 ) -> Result<Response, ApiError> {
-    // A handshake is a GET without a body (RFC 6455 §4.1); a body announced and
-    // never sent would hold the connection past the header timeout.
-    if let Some(reason) = body_announced(req.headers()) {
-        return Err(ApiError::new(
-            RestErrorCode::BadRequest,
-            format!("a WebSocket upgrade request has no body ({reason})"),
-        ));
-    }
-    // RFC 6455 §4.2.1: the key is 16 random bytes in base64.
-    let key_ok = req
-        .headers()
-        .get_all(header::SEC_WEBSOCKET_KEY)
-        .iter()
-        .map(|k| data_encoding::BASE64.decode(k.as_bytes()).map(|b| b.len()))
-        .collect::<Vec<_>>();
-    if key_ok.len() > 1 || matches!(key_ok.first(), Some(r) if r.as_ref().ok() != Some(&16)) {
-        return Err(ApiError::new(
-            RestErrorCode::BadRequest,
-            "not a WebSocket upgrade request: Sec-WebSocket-Key must be one base64 \
-             value of 16 bytes",
-        ));
-    }
-    let accept = tungstenite::handshake::server::create_response_with_body(&req, Body::empty)
-        .map_err(|e| {
-            ApiError::new(
-                RestErrorCode::BadRequest,
-                format!("not a WebSocket upgrade request: {e}"),
-            )
-        })?;
+    let accept = handshake(&req)?;
     // A proxied client: count its sockets against its own (forwarded) address.
     let proxied = match (peer, client) {
         (Some(p), Some(c)) if p != c => match state.budgets().hold_forwarded_socket(c) {
@@ -141,6 +113,41 @@ async fn upgrade(
         }
     });
     Ok(accept)
+}
+
+/// The answer to a WebSocket upgrade request (101, tungstenite's
+/// `create_response_with_body`).
+///
+/// Errors: 400 `bad_request` naming what is wrong: a body announced (a handshake is
+/// a GET without one, RFC 6455 §4.1; one announced and never sent would hold the
+/// connection past the header timeout), a `Sec-WebSocket-Key` that is not one
+/// base64 value of 16 bytes (§4.2.1), or another missing or wrong header.
+fn handshake(req: &Request) -> Result<Response, ApiError> {
+    if let Some(reason) = body_announced(req.headers()) {
+        return Err(ApiError::new(
+            RestErrorCode::BadRequest,
+            format!("a WebSocket upgrade request has no body ({reason})"),
+        ));
+    }
+    let key_ok = req
+        .headers()
+        .get_all(header::SEC_WEBSOCKET_KEY)
+        .iter()
+        .map(|k| data_encoding::BASE64.decode(k.as_bytes()).map(|b| b.len()))
+        .collect::<Vec<_>>();
+    if key_ok.len() > 1 || matches!(key_ok.first(), Some(r) if r.as_ref().ok() != Some(&16)) {
+        return Err(ApiError::new(
+            RestErrorCode::BadRequest,
+            "not a WebSocket upgrade request: Sec-WebSocket-Key must be one base64 \
+             value of 16 bytes",
+        ));
+    }
+    tungstenite::handshake::server::create_response_with_body(req, Body::empty).map_err(|e| {
+        ApiError::new(
+            RestErrorCode::BadRequest,
+            format!("not a WebSocket upgrade request: {e}"),
+        )
+    })
 }
 
 /// Why a request has a body: a `Transfer-Encoding`, or a `Content-Length` other

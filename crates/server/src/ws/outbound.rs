@@ -870,18 +870,7 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration, max_lag: 
                 continue;
             }
             () = &mut ping => {
-                // Due a whole period after the client's last frame: a socket that
-                // spoke since the timer was set is not pinged (issue 14: a ping and
-                // its pong cost a socket write, a read and two wake-ups).
-                let (due, now) = (conn.heard_at() + ping_every, Instant::now());
-                if due > now {
-                    ping.as_mut().reset(due);
-                    continue;
-                }
-                conn.pinged();
-                let pushed = out.push_raw(socket::control(WsFrame::ping(Bytes::new())), false, false);
-                conn.pushed(pushed);
-                ping.as_mut().reset(now + ping_every);
+                ping.as_mut().reset(ping_if_quiet(&conn, out, ping_every));
                 continue;
             }
         }
@@ -892,28 +881,8 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration, max_lag: 
                 lag_timer.as_mut().reset(l.tick(&conn, out, true));
             }
         }
-        while out.is_pending() {
-            let Some(tcp) = out.tcp() else {
-                break 'serve;
-            };
-            tokio::select! {
-                biased;
-                _ = &mut closing => break 'serve,
-                () = &mut lag_timer, if lag.is_some() => {
-                    if let Some(l) = lag.as_mut() {
-                        lag_timer.as_mut().reset(l.tick(&conn, out, true));
-                    }
-                    continue;
-                }
-                r = tcp.writable() => if r.is_err() {
-                    conn.close(CloseReason::NORMAL);
-                    break 'serve;
-                },
-            }
-            if out.flush() == Flushed::Failed {
-                conn.close(CloseReason::NORMAL);
-                break 'serve;
-            }
+        if !drain(&conn, out, closing.as_mut(), &mut lag, lag_timer.as_mut()).await {
+            break 'serve;
         }
     }
     // Boxed: the task holds this phase's futures only once it is reached.
@@ -923,6 +892,57 @@ pub(crate) async fn write_task(conn: ConnHandle, ping_every: Duration, max_lag: 
     ))
     .await;
     out.shut();
+}
+
+/// The keep-alive ping's timer fired: a ping is due a whole period after the
+/// client's last frame, so a socket that spoke since the timer was set is not
+/// pinged (issue 14: a ping and its pong cost a socket write, a read and two
+/// wake-ups). Returns when the timer is due next.
+fn ping_if_quiet(conn: &ConnHandle, out: &SocketOut, ping_every: Duration) -> Instant {
+    let (due, now) = (conn.heard_at() + ping_every, Instant::now());
+    if due > now {
+        return due;
+    }
+    conn.pinged();
+    let pushed = out.push_raw(socket::control(WsFrame::ping(Bytes::new())), false, false);
+    conn.pushed(pushed);
+    now + ping_every
+}
+
+/// Writes what the full socket of `conn` still holds as it drains, probing the
+/// client's lag when `lag_timer` fires. False when the writer must end: the
+/// connection is closing, or the socket failed (closed 1000).
+async fn drain<C: std::future::Future>(
+    conn: &ConnHandle,
+    out: &SocketOut,
+    mut closing: std::pin::Pin<&mut C>,
+    lag: &mut Option<LagProbe>,
+    mut lag_timer: std::pin::Pin<&mut tokio::time::Sleep>,
+) -> bool {
+    while out.is_pending() {
+        let Some(tcp) = out.tcp() else {
+            return false;
+        };
+        tokio::select! {
+            biased;
+            _ = &mut closing => return false,
+            () = &mut lag_timer, if lag.is_some() => {
+                if let Some(l) = lag.as_mut() {
+                    lag_timer.as_mut().reset(l.tick(conn, out, true));
+                }
+                continue;
+            }
+            r = tcp.writable() => if r.is_err() {
+                conn.close(CloseReason::NORMAL);
+                return false;
+            },
+        }
+        if out.flush() == Flushed::Failed {
+            conn.close(CloseReason::NORMAL);
+            return false;
+        }
+    }
+    true
 }
 
 /// The end of a socket: for a reason that drains, the frames still waiting, then the

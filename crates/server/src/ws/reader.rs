@@ -160,6 +160,26 @@ impl Session {
         }
     }
 
+    /// What the socket's stream gave: the message read, or `None` when the reader
+    /// ends — the stream ended, the client half-closed or reset without a close frame
+    /// (as if it had said goodbye), or a read failed (closed with the matching code:
+    /// over the hard size limit, a bad frame, a dropped connection).
+    fn received(&self, next: Option<Result<Message, ws::Error>>) -> Option<Message> {
+        match next? {
+            Err(ws::Error::Protocol(ws::error::ProtocolError::ResetWithoutClosingHandshake)) => {
+                None
+            }
+            Err(e) => {
+                tracing::debug!(conn = self.conn.id(), error = %e, "websocket read failed");
+                self.conn.close(read_error_reason(e));
+                None
+            }
+            Ok(m) => Some(m),
+        }
+    }
+
+    /// Reads the socket until it closes, the server shuts down, the `hello` deadline
+    /// passes without a `hello`, or it stays idle for `--idle-seconds`.
     async fn read_loop(&mut self, stream: &mut Socket) {
         let idle = Duration::from_secs(self.state.config().idle_seconds.into());
         let shutdown = self.state.shutdown_token().clone();
@@ -203,20 +223,8 @@ impl Session {
                 idle_timer.as_mut().reset(due);
                 continue;
             };
-            let msg = match next {
-                None => return,
-                // The client half-closed (or reset) without a close frame: the
-                // connection ends as if it had said goodbye.
-                Some(Err(ws::Error::Protocol(
-                    ws::error::ProtocolError::ResetWithoutClosingHandshake,
-                ))) => return,
-                Some(Err(e)) => {
-                    // Over the hard size limit, a bad frame, or a dropped connection.
-                    tracing::debug!(conn = self.conn.id(), error = %e, "websocket read failed");
-                    self.conn.close(read_error_reason(e));
-                    return;
-                }
-                Some(Ok(m)) => m,
+            let Some(msg) = self.received(next) else {
+                return;
             };
             if !self.on_message(stream, msg).await {
                 return;
@@ -372,7 +380,7 @@ impl Session {
         let conn_id = self.conn.id();
         self.state.lobbies().unsubscribe(conn_id);
         if let Some(p) = &self.player {
-            let current = self.state.registries().detach_session(p.id, conn_id);
+            let current = self.state.sessions().detach(p.id, conn_id);
             match self.state.presence().get(p.id) {
                 Some(Busy::Queued(mode)) if current => {
                     self.state

@@ -57,7 +57,7 @@ async fn before_hello_only_ping_is_answered_and_bad_tokens_are_refused() {
         .await;
     c.expect_error(ErrorCode::NotAuthenticated).await;
     c.assert_open().await;
-    assert!(s.state.registries().session_count() == 0 && s.state.presence().is_empty());
+    assert!(s.state.session_count() == 0 && s.state.presence().is_empty());
 }
 
 #[tokio::test]
@@ -74,7 +74,7 @@ async fn an_unsupported_protocol_version_is_refused_and_the_socket_closes() {
         c.expect_error(ErrorCode::UnsupportedVersion).await;
         assert_eq!(c.expect_close().await, Some(CloseCode::Protocol));
     }
-    assert!(s.state.registries().session_count() == 0);
+    assert!(s.state.session_count() == 0);
 }
 
 #[tokio::test]

@@ -38,7 +38,7 @@ async fn the_server_pings_and_closes_a_silent_client() {
     // and turn the close frame into a reset; either way it is closed.)
     let quiet_from = tokio::time::Instant::now();
     s.eventually("the server dropped the silent client", |st| {
-        st.registries().session_count() == 0
+        st.session_count() == 0
     })
     .await;
     let waited = quiet_from.elapsed();
@@ -112,7 +112,7 @@ async fn a_second_socket_of_the_same_player_replaces_the_first() {
     assert_eq!(first.expect_close().await, Some(CloseCode::Library(4000)));
     second.assert_open().await;
     // The player is still known as connected (through the second socket).
-    s.eventually("one session", |st| st.registries().session_count() == 1)
+    s.eventually("one session", |st| st.session_count() == 1)
         .await;
     second
         .send(json!({"t": "join_queue", "id": "q", "d": {"mode": "clash"}}))

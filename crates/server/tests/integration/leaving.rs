@@ -152,10 +152,8 @@ async fn a_match_whose_humans_are_all_away_ends_as_abandoned() {
     let away_from = clock.now_ms();
     drop(clients);
     // Each closed socket queues its `Detach` to the room as it forgets its session.
-    s.eventually("both players' sockets closed", |st| {
-        st.registries().session_count() == 1
-    })
-    .await;
+    s.eventually("both players' sockets closed", |st| st.session_count() == 1)
+        .await;
     assert_eq!(watch_snapshot(&mut watcher, id).await.ended, None);
     clock.set_ms(away_from + 120_000 - 1);
     watch_snapshot(&mut watcher, id).await;

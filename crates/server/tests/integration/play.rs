@@ -177,7 +177,7 @@ async fn four_scripted_clients_play_a_full_match_to_match_ended() {
 
     // The room is gone, and the stored replay re-plays to the same end.
     s.eventually("room removed", |st| {
-        st.registries().room_count() == 0 && st.presence().is_empty()
+        st.room_count() == 0 && st.presence().is_empty()
     })
     .await;
     s.state.writer().flush().await;
@@ -270,7 +270,7 @@ async fn match_clock_expiry_ends_the_match_with_standings() {
     );
     // Everything about the room is released.
     s.eventually("room removed", |st| {
-        st.registries().room_count() == 0 && st.presence().is_empty()
+        st.room_count() == 0 && st.presence().is_empty()
     })
     .await;
     // The room is gone, but the ended match still answers: a snapshot of its end
@@ -433,7 +433,7 @@ async fn four_players_who_finish_end_the_match_all_finished() {
     for other in &seen[1..] {
         assert_eq!(&other.ended, ended);
     }
-    s.eventually("room removed", |st| st.registries().room_count() == 0)
+    s.eventually("room removed", |st| st.room_count() == 0)
         .await;
     s.state.writer().flush().await;
     let summary = s.store.match_summary(id).await.unwrap().unwrap();

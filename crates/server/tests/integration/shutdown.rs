@@ -26,7 +26,7 @@ async fn shutdown_closes_sockets_stops_rooms_and_keeps_the_turn_log() {
             "1001: server going away"
         );
     }
-    assert!(s.state.registries().room_count() == 0, "rooms stopped");
+    assert!(s.state.room_count() == 0, "rooms stopped");
     assert!(
         s.state.tasks().is_empty(),
         "no connection or room task left"

@@ -144,6 +144,7 @@ mod tests {
         // Signed in: lobbies reach the player through its registered socket.
         let conn = ConnHandle::new(1, tx);
         state
+            .game()
             .registries()
             .attach_session(player.id, &conn, 0, Uuid::new_v4());
         Bench {

@@ -45,6 +45,35 @@ impl Session {
         }
     }
 
+    /// The stored replay of the ended match `match_id`, the match it re-plays to and
+    /// the `seq` of its `match_ended` (0 for a match recorded before its seq was);
+    /// `None` when the store has none, cannot be read (logged), or the replay does
+    /// not re-play (logged as an error).
+    async fn stored_end(&self, match_id: Uuid) -> Option<(store::ReplayDoc, engine::Match, u64)> {
+        let doc = match self.state.store().replay(match_id).await {
+            Ok(Some(doc)) => doc,
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::warn!(error = %e, match_id = %match_id, "replay look-up failed");
+                return None;
+            }
+        };
+        let m = match engine::replay::verify(&doc.replay) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::error!(error = %e, match_id = %match_id, "stored replay does not re-play");
+                return None;
+            }
+        };
+        match self.state.store().end_seq(match_id).await {
+            Ok(s) => Some((doc, m, s.unwrap_or(0))),
+            Err(e) => {
+                tracing::warn!(error = %e, match_id = %match_id, "seq look-up failed");
+                None
+            }
+        }
+    }
+
     /// The `snapshot` of a match that has ended, re-played from its stored replay
     /// (final position, standings, seed), with `your_seat` for `player` and `seq` the
     /// one of its `match_ended`; `None` when the store has no ended match `match_id`
@@ -54,30 +83,9 @@ impl Session {
         match_id: Uuid,
         player: Uuid,
     ) -> Option<protocol::Snapshot> {
-        let doc = match self.state.store().replay(match_id).await {
-            Ok(Some(doc)) => doc,
-            Ok(None) => return None,
-            Err(e) => {
-                tracing::warn!(error = %e, match_id = %match_id, "replay look-up failed");
-                return None;
-            }
-        };
+        let (doc, m, end_seq) = self.stored_end(match_id).await?;
         let end = doc.replay.end.clone()?;
         let seed = doc.replay.seed?;
-        let m = match engine::replay::verify(&doc.replay) {
-            Ok(m) => m,
-            Err(e) => {
-                tracing::error!(error = %e, match_id = %match_id, "stored replay does not re-play");
-                return None;
-            }
-        };
-        let end_seq = match self.state.store().end_seq(match_id).await {
-            Ok(s) => s.unwrap_or(0),
-            Err(e) => {
-                tracing::warn!(error = %e, match_id = %match_id, "seq look-up failed");
-                return None;
-            }
-        };
         let ratings = self.rating_changes(match_id).await;
         let now = self.state.clock().now_ms();
         let seats = ended_seats(&doc);
