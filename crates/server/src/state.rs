@@ -13,7 +13,7 @@ use std::sync::Arc;
 use store::{Store, WriterHandle};
 
 /// The server's composition root. See the module docs. Derefs to its
-/// [`Services`], so a test reads `state.presence()` or `state.store()` directly.
+/// `Services`, so a test reads `state.presence()` or `state.store()` directly.
 #[derive(Clone)]
 pub struct AppState(Arc<Inner>);
 
