@@ -145,63 +145,10 @@ pub(crate) enum WireCmd {
 impl WireCmd {
     /// The command of `cmd`, without its connection.
     pub(crate) fn of(cmd: RoomCmd) -> WireCmd {
-        match WireCmd::of_play(cmd) {
-            Ok(wire) => wire,
-            Err(cmd) => WireCmd::of_session(cmd),
-        }
-    }
-
-    /// [`WireCmd::of`] for the play commands (`Submit`, `Preview`, `Contribute`):
-    /// their wire form, or `Err` with `cmd` unchanged for any other command.
-    fn of_play(cmd: RoomCmd) -> Result<WireCmd, RoomCmd> {
         match cmd {
-            RoomCmd::Submit {
-                player,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-                ..
-            } => Ok(WireCmd::Submit {
-                player,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-            }),
-            RoomCmd::Preview {
-                player,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-                ..
-            } => Ok(WireCmd::Preview {
-                player,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-            }),
-            RoomCmd::Contribute {
-                player,
-                req,
-                entropy,
-                ..
-            } => Ok(WireCmd::Contribute {
-                player,
-                req,
-                entropy,
-            }),
-            other => Err(other),
-        }
-    }
-
-    /// [`WireCmd::of`] for the other commands (`Resync`, `Spectate`, `Attach`,
-    /// `Detach`, `Leave`, `Chat`): their wire form. The play commands never reach
-    /// it ([`WireCmd::of_play`] converts them first).
-    fn of_session(cmd: RoomCmd) -> WireCmd {
-        match cmd {
+            RoomCmd::Submit { .. } | RoomCmd::Preview { .. } | RoomCmd::Contribute { .. } => {
+                WireCmd::of_play(cmd)
+            }
             RoomCmd::Resync {
                 player,
                 req,
@@ -230,80 +177,62 @@ impl WireCmd {
                 req,
                 text,
             },
-            RoomCmd::Submit { .. } | RoomCmd::Preview { .. } | RoomCmd::Contribute { .. } => {
-                unreachable!("WireCmd::of converts the play commands with of_play")
-            }
+        }
+    }
+
+    /// [`WireCmd::of`] for the play commands (`Submit`, `Preview`, `Contribute`),
+    /// the only ones it passes here.
+    fn of_play(cmd: RoomCmd) -> WireCmd {
+        match cmd {
+            RoomCmd::Submit {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+                ..
+            } => WireCmd::Submit {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            },
+            RoomCmd::Preview {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+                ..
+            } => WireCmd::Preview {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            },
+            RoomCmd::Contribute {
+                player,
+                req,
+                entropy,
+                ..
+            } => WireCmd::Contribute {
+                player,
+                req,
+                entropy,
+            },
+            _ => unreachable!("WireCmd::of passes only the play commands"),
         }
     }
 
     /// The room command for the proxy `conn` (a request handle for requests).
     fn into_cmd(self, conn: ConnHandle) -> RoomCmd {
         let received = std::time::Instant::now();
-        match self.into_play_cmd(conn, received) {
-            Ok(cmd) => cmd,
-            Err((wire, conn)) => wire.into_session_cmd(conn),
-        }
-    }
-
-    /// [`WireCmd::into_cmd`] for the play commands (`Submit`, `Preview`,
-    /// `Contribute`): the room command for `conn`, a submitted plan stamped
-    /// `received` (when this node read it). `Err` with `self` and `conn`
-    /// unchanged for any other command.
-    fn into_play_cmd(
-        self,
-        conn: ConnHandle,
-        received: std::time::Instant,
-    ) -> Result<RoomCmd, (WireCmd, ConnHandle)> {
         match self {
-            WireCmd::Submit {
-                player,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-            } => Ok(RoomCmd::Submit {
-                player,
-                conn,
-                req,
-                turn_number,
-                plan,
-                received,
-                at_ms,
-            }),
-            WireCmd::Preview {
-                player,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-            } => Ok(RoomCmd::Preview {
-                player,
-                conn,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-            }),
-            WireCmd::Contribute {
-                player,
-                req,
-                entropy,
-            } => Ok(RoomCmd::Contribute {
-                player,
-                conn,
-                req,
-                entropy,
-            }),
-            other => Err((other, conn)),
-        }
-    }
-
-    /// [`WireCmd::into_cmd`] for the other commands (`Resync`, `Spectate`,
-    /// `Attach`, `Detach`, `Leave`, `Chat`): the room command for `conn`. The
-    /// play commands never reach it ([`WireCmd::into_play_cmd`] converts them
-    /// first).
-    fn into_session_cmd(self, conn: ConnHandle) -> RoomCmd {
-        match self {
+            WireCmd::Submit { .. } | WireCmd::Preview { .. } | WireCmd::Contribute { .. } => {
+                self.into_play_cmd(conn, received)
+            }
             WireCmd::Resync {
                 player,
                 req,
@@ -334,9 +263,54 @@ impl WireCmd {
                 req,
                 text,
             },
-            WireCmd::Submit { .. } | WireCmd::Preview { .. } | WireCmd::Contribute { .. } => {
-                unreachable!("WireCmd::into_cmd converts the play commands with into_play_cmd")
-            }
+        }
+    }
+
+    /// [`WireCmd::into_cmd`] for the play commands (`Submit`, `Preview`,
+    /// `Contribute`), the only ones it passes here: the room command for `conn`,
+    /// a submitted plan stamped `received` (when this node read the command).
+    fn into_play_cmd(self, conn: ConnHandle, received: std::time::Instant) -> RoomCmd {
+        match self {
+            WireCmd::Submit {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            } => RoomCmd::Submit {
+                player,
+                conn,
+                req,
+                turn_number,
+                plan,
+                received,
+                at_ms,
+            },
+            WireCmd::Preview {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            } => RoomCmd::Preview {
+                player,
+                conn,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            },
+            WireCmd::Contribute {
+                player,
+                req,
+                entropy,
+            } => RoomCmd::Contribute {
+                player,
+                conn,
+                req,
+                entropy,
+            },
+            _ => unreachable!("WireCmd::into_cmd passes only the play commands"),
         }
     }
 
