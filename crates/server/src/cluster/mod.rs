@@ -715,6 +715,30 @@ fn lose_room(game: &Game, id: Uuid) {
     }
 }
 
+/// The other nodes as the game side sees them ([`crate::game::Elsewhere`]): set by
+/// the composition when this node joins the cluster, so rooms, lobbies and the
+/// matchmaker tell the cluster what happened without importing it.
+impl crate::game::Elsewhere for Arc<Cluster> {
+    fn serve_room(&self, game: &Game, match_id: Uuid, room: crate::room::RoomHandle) {
+        Cluster::serve_room(self, game, match_id, room);
+    }
+    fn unlist(&self, match_id: Uuid) {
+        self.leases.unlist(match_id);
+    }
+    fn tell_player(&self, player: Uuid, frame: &crate::ws::Frame) {
+        Cluster::tell_player(self, player, frame);
+    }
+    fn stand_in(&self, player: Uuid) -> Option<ConnHandle> {
+        Cluster::stand_in(self, player).or_else(|| self.lobby_stand_in(player))
+    }
+    fn lobby_gone(&self, player: Uuid) {
+        Cluster::lobby_gone(self, player);
+    }
+    fn dequeued(&self, player: Uuid, mode: engine::Mode) {
+        Cluster::dequeued(self, player, mode);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -784,29 +808,5 @@ mod tests {
             Err(ClusterError::BadName { .. })
         ));
         assert!(Config::try_parse_from(["ludo-server", "--lease-ms", "10"]).is_err());
-    }
-}
-
-/// The other nodes as the game side sees them ([`crate::game::Elsewhere`]): set by
-/// the composition when this node joins the cluster, so rooms, lobbies and the
-/// matchmaker tell the cluster what happened without importing it.
-impl crate::game::Elsewhere for Arc<Cluster> {
-    fn serve_room(&self, game: &Game, match_id: Uuid, room: crate::room::RoomHandle) {
-        Cluster::serve_room(self, game, match_id, room);
-    }
-    fn unlist(&self, match_id: Uuid) {
-        self.leases.unlist(match_id);
-    }
-    fn tell_player(&self, player: Uuid, frame: &crate::ws::Frame) {
-        Cluster::tell_player(self, player, frame);
-    }
-    fn stand_in(&self, player: Uuid) -> Option<ConnHandle> {
-        Cluster::stand_in(self, player).or_else(|| self.lobby_stand_in(player))
-    }
-    fn lobby_gone(&self, player: Uuid) {
-        Cluster::lobby_gone(self, player);
-    }
-    fn dequeued(&self, player: Uuid, mode: engine::Mode) {
-        Cluster::dequeued(self, player, mode);
     }
 }
