@@ -40,6 +40,7 @@ use super::Cluster;
 use crate::game::Game;
 use crate::matchmaker::MmCmd;
 use crate::presence::Busy;
+use crate::ws::outbound::Answered;
 use crate::ws::ConnHandle;
 use engine::Mode;
 use futures_util::StreamExt;
@@ -156,6 +157,28 @@ impl Requeue {
         }
     }
 
+    /// What it takes to queue the player of `cmd` again, when `cmd` is a join
+    /// from the local socket `conn`: its name, mode and bot level, and its first
+    /// queue time (`since_ms`, Unix ms; now when the join does not carry one).
+    /// `None` for any other command.
+    fn of_join(cmd: &QueueCmd, conn: &ConnHandle) -> Option<Requeue> {
+        match cmd {
+            QueueCmd::Join {
+                name,
+                mode,
+                since_ms,
+                bot_level,
+            } => Some(Requeue {
+                name: name.clone(),
+                mode: *mode,
+                since_ms: since_ms.unwrap_or_else(crate::clock::now_ms),
+                bot_level: *bot_level,
+                conn: conn.clone(),
+            }),
+            _ => None,
+        }
+    }
+
     /// When it first queued (Unix ms).
     pub(super) fn since_ms(&self) -> u64 {
         self.since_ms
@@ -208,21 +231,7 @@ impl Cluster {
         req: Option<String>,
         conn: &ConnHandle,
     ) -> Result<(), Refused> {
-        let rejoin = match &cmd {
-            QueueCmd::Join {
-                name,
-                mode,
-                since_ms,
-                bot_level,
-            } => Some(Requeue {
-                name: name.clone(),
-                mode: *mode,
-                since_ms: since_ms.unwrap_or_else(crate::clock::now_ms),
-                bot_level: *bot_level,
-                conn: conn.clone(),
-            }),
-            _ => None,
-        };
+        let rejoin = Requeue::of_join(&cmd, conn);
         let wire = QueueWire {
             origin: self.node_id().to_string(),
             conn: conn.id(),
@@ -502,44 +511,62 @@ impl Cluster {
                 .collect();
             if !elected {
                 // The periodic check: only the players the matchmaker does not hold.
-                let mut missing = Vec::new();
-                for (player, r) in here {
-                    let held = self
-                        .queue_remote(player, QueueCmd::Check, None, &r.conn)
-                        .await;
-                    if held.is_err() {
-                        missing.push((player, r));
-                    }
-                }
-                here = missing;
+                here = self.not_held(here).await;
             }
-            if !here.is_empty() {
-                tracing::info!(
-                    node = self.node_id(),
-                    players = here.len(),
-                    "queueing this node's players at the (new) matchmaker again"
-                );
+            self.queue_again(&game, here).await;
+        }
+    }
+
+    /// The periodic check of [`Cluster::elected_loop`]: those of `here` (players
+    /// queued at the matchmaker from this node, with what it takes to queue them
+    /// again) that the matchmaker does not hold, asked one at a time
+    /// ([`QueueCmd::Check`]; any error counts as not held: a refusal, no
+    /// matchmaker, or no answer in time).
+    async fn not_held(&self, here: Vec<(Uuid, Requeue)>) -> Vec<(Uuid, Requeue)> {
+        let mut missing = Vec::new();
+        for (player, r) in here {
+            let held = self
+                .queue_remote(player, QueueCmd::Check, None, &r.conn)
+                .await;
+            if held.is_err() {
+                missing.push((player, r));
             }
-            for (player, r) in here {
-                let still = self.queued_here.contains_key(&player);
-                if !still
-                    || game.presence().get(player) != Some(Busy::Queued(r.mode))
-                    || r.conn.is_closed()
-                {
-                    self.queued_here.remove(&player);
-                    continue;
-                }
-                let cmd = QueueCmd::Join {
-                    name: r.name.clone(),
-                    mode: r.mode,
-                    since_ms: Some(r.since_ms),
-                    bot_level: r.bot_level,
-                };
-                // Refused (no matchmaker yet, or the player was seated meanwhile):
-                // the next check tries again (a seated player's notice ends it).
-                if let Err(refused) = self.queue_remote(player, cmd, None, &r.conn).await {
-                    tracing::debug!(player = %player, error = %refused.message, "not queued again yet");
-                }
+        }
+        missing
+    }
+
+    /// Queues the players `here` of this node again at the current matchmaker,
+    /// one at a time, each with its first queue time (`since_ms`, Unix ms) and bot
+    /// level. A player no longer remembered here, no longer `Queued` in that
+    /// mode, or whose socket closed is forgotten instead. A refused join is only
+    /// logged: the next check tries again.
+    async fn queue_again(&self, game: &Game, here: Vec<(Uuid, Requeue)>) {
+        if !here.is_empty() {
+            tracing::info!(
+                node = self.node_id(),
+                players = here.len(),
+                "queueing this node's players at the (new) matchmaker again"
+            );
+        }
+        for (player, r) in here {
+            let still = self.queued_here.contains_key(&player);
+            if !still
+                || game.presence().get(player) != Some(Busy::Queued(r.mode))
+                || r.conn.is_closed()
+            {
+                self.queued_here.remove(&player);
+                continue;
+            }
+            let cmd = QueueCmd::Join {
+                name: r.name.clone(),
+                mode: r.mode,
+                since_ms: Some(r.since_ms),
+                bot_level: r.bot_level,
+            };
+            // Refused (no matchmaker yet, or the player was seated meanwhile):
+            // the next check tries again (a seated player's notice ends it).
+            if let Err(refused) = self.queue_remote(player, cmd, None, &r.conn).await {
+                tracing::debug!(player = %player, error = %refused.message, "not queued again yet");
             }
         }
     }
@@ -615,11 +642,6 @@ impl Cluster {
             cmd,
             ..
         } = wire;
-        let standin = |me: &Cluster| {
-            let p = me.proxy(game, &origin, conn, game.shutdown_token().child_token());
-            me.remember_stand_in(&origin, conn, &p);
-            p
-        };
         let sent = match cmd {
             QueueCmd::Join {
                 name,
@@ -627,17 +649,7 @@ impl Cluster {
                 since_ms,
                 bot_level,
             } => {
-                if let Err(b) = game.presence().claim(player, Busy::Queued(mode)) {
-                    return Err(Refused {
-                        code: ErrorCode::AlreadyBusy,
-                        message: b.text().into(),
-                    });
-                }
-                let proxy = standin(self);
-                self.stand_ins
-                    .insert(player, (origin.clone(), proxy.clone()));
-                let (rconn, answered) = proxy.for_request();
-                let cmd = MmCmd::Join {
+                let join = |rconn| MmCmd::Join {
                     player,
                     name,
                     mode,
@@ -646,58 +658,136 @@ impl Cluster {
                     since_ms,
                     bot_level,
                 };
-                if game.matchmaker().send(cmd).await.is_err() {
-                    self.stand_ins.remove(&player);
-                    game.presence().release(player, Busy::Queued(mode));
-                    return Err(unavailable());
-                }
+                let answered = self
+                    .join_local(game, &origin, conn, player, mode, join)
+                    .await?;
                 Some(answered)
             }
             QueueCmd::Leave { closed } => {
-                // Answered through the stand-in of the socket that asked (a newer
-                // socket than the one that queued, maybe on another node).
-                let (conn, answered) = if closed {
-                    (None, None)
-                } else {
-                    let (c, a) = standin(self).for_request();
-                    (Some(c), Some(a))
-                };
-                let cmd = MmCmd::Leave { player, conn, req };
-                if game.matchmaker().send(cmd).await.is_err() {
-                    return Err(unavailable());
-                }
-                answered
+                self.leave_local(game, &origin, conn, player, req, closed)
+                    .await?
             }
-            QueueCmd::Check => {
-                return if self.stand_ins.contains_key(&player) {
-                    Ok(())
-                } else {
-                    Err(Refused {
-                        code: ErrorCode::Internal,
-                        message: "not queued at this matchmaker".into(),
-                    })
-                };
-            }
+            QueueCmd::Check => return self.holds_queued(player),
             QueueCmd::Status => {
-                let proxy = standin(self);
-                // The player's newest socket gets the queue's updates from now on
-                // (also a player who queued on this node and signed in on another).
-                if matches!(game.presence().get(player), Some(Busy::Queued(_))) {
-                    self.stand_ins
-                        .insert(player, (origin.clone(), proxy.clone()));
-                }
-                let cmd = MmCmd::Status {
-                    player,
-                    conn: proxy,
-                };
-                if game.matchmaker().send(cmd).await.is_err() {
-                    return Err(unavailable());
-                }
+                self.status_local(game, &origin, conn, player).await?;
                 None
             }
         };
         if let Some(a) = sent {
             let _ = tokio::time::timeout(super::remote::REMOTE_TIMEOUT, a.wait()).await;
+        }
+        Ok(())
+    }
+
+    /// Matchmaker node: a new stand-in connection for the remote socket `conn`
+    /// of node `origin` (its frames are relayed to that node until every handle
+    /// is dropped or the node shuts down), remembered as standing for that socket
+    /// (the socket's close then reaches a seat it takes, [`super::closed`]).
+    fn queue_stand_in(&self, game: &Game, origin: &str, conn: u64) -> ConnHandle {
+        let p = self.proxy(game, origin, conn, game.shutdown_token().child_token());
+        self.remember_stand_in(origin, conn, &p);
+        p
+    }
+
+    /// Matchmaker node: `join_queue` of `player` in `mode` from the remote socket
+    /// `conn` of node `origin`. Claims the player's `Queued` presence, makes a
+    /// stand-in for the socket (the player's from now on) and sends the
+    /// matchmaker the command `join` builds for the stand-in's request handle.
+    /// Returns the signal of that request's answer. Errors: `already_busy` when
+    /// the presence is taken; `internal` when the matchmaker has stopped (the
+    /// stand-in and presence are then let go).
+    async fn join_local(
+        &self,
+        game: &Game,
+        origin: &str,
+        conn: u64,
+        player: Uuid,
+        mode: Mode,
+        join: impl FnOnce(ConnHandle) -> MmCmd,
+    ) -> Result<Answered, Refused> {
+        if let Err(b) = game.presence().claim(player, Busy::Queued(mode)) {
+            return Err(Refused {
+                code: ErrorCode::AlreadyBusy,
+                message: b.text().into(),
+            });
+        }
+        let proxy = self.queue_stand_in(game, origin, conn);
+        self.stand_ins
+            .insert(player, (origin.to_string(), proxy.clone()));
+        let (rconn, answered) = proxy.for_request();
+        let cmd = join(rconn);
+        if game.matchmaker().send(cmd).await.is_err() {
+            self.stand_ins.remove(&player);
+            game.presence().release(player, Busy::Queued(mode));
+            return Err(unavailable());
+        }
+        Ok(answered)
+    }
+
+    /// Matchmaker node: `leave_queue` of `player` (request `req`) from the remote
+    /// socket `conn` of node `origin`, or that socket closed (`closed`: nothing
+    /// to answer). Returns the signal of the request's answer (`None` when
+    /// closed). Errors: `internal` when the matchmaker has stopped.
+    async fn leave_local(
+        &self,
+        game: &Game,
+        origin: &str,
+        conn: u64,
+        player: Uuid,
+        req: Option<String>,
+        closed: bool,
+    ) -> Result<Option<Answered>, Refused> {
+        // Answered through the stand-in of the socket that asked (a newer
+        // socket than the one that queued, maybe on another node).
+        let (conn, answered) = if closed {
+            (None, None)
+        } else {
+            let (c, a) = self.queue_stand_in(game, origin, conn).for_request();
+            (Some(c), Some(a))
+        };
+        let cmd = MmCmd::Leave { player, conn, req };
+        if game.matchmaker().send(cmd).await.is_err() {
+            return Err(unavailable());
+        }
+        Ok(answered)
+    }
+
+    /// Matchmaker node: [`QueueCmd::Check`], `Ok` when `player` is queued here
+    /// from another node (it has a stand-in). Error: `internal` when not.
+    fn holds_queued(&self, player: Uuid) -> Result<(), Refused> {
+        if self.stand_ins.contains_key(&player) {
+            Ok(())
+        } else {
+            Err(Refused {
+                code: ErrorCode::Internal,
+                message: "not queued at this matchmaker".into(),
+            })
+        }
+    }
+
+    /// Matchmaker node: a queued player's new socket `conn` on node `origin`
+    /// (`hello`): has the matchmaker send it the player's `queue_status` through
+    /// a new stand-in. Errors: `internal` when the matchmaker has stopped.
+    async fn status_local(
+        &self,
+        game: &Game,
+        origin: &str,
+        conn: u64,
+        player: Uuid,
+    ) -> Result<(), Refused> {
+        let proxy = self.queue_stand_in(game, origin, conn);
+        // The player's newest socket gets the queue's updates from now on
+        // (also a player who queued on this node and signed in on another).
+        if matches!(game.presence().get(player), Some(Busy::Queued(_))) {
+            self.stand_ins
+                .insert(player, (origin.to_string(), proxy.clone()));
+        }
+        let cmd = MmCmd::Status {
+            player,
+            conn: proxy,
+        };
+        if game.matchmaker().send(cmd).await.is_err() {
+            return Err(unavailable());
         }
         Ok(())
     }

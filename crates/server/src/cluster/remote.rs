@@ -35,6 +35,7 @@ use crate::ws::{CloseReason, ConnHandle};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
@@ -145,34 +146,9 @@ impl WireCmd {
     /// The command of `cmd`, without its connection.
     pub(crate) fn of(cmd: RoomCmd) -> WireCmd {
         match cmd {
-            RoomCmd::Submit {
-                player,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-                ..
-            } => WireCmd::Submit {
-                player,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-            },
-            RoomCmd::Preview {
-                player,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-                ..
-            } => WireCmd::Preview {
-                player,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-            },
+            RoomCmd::Submit { .. } | RoomCmd::Preview { .. } | RoomCmd::Contribute { .. } => {
+                WireCmd::of_play(cmd)
+            }
             RoomCmd::Resync {
                 player,
                 req,
@@ -201,6 +177,41 @@ impl WireCmd {
                 req,
                 text,
             },
+        }
+    }
+
+    /// [`WireCmd::of`] for the play commands (`Submit`, `Preview`, `Contribute`),
+    /// the only ones it passes here.
+    fn of_play(cmd: RoomCmd) -> WireCmd {
+        match cmd {
+            RoomCmd::Submit {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+                ..
+            } => WireCmd::Submit {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            },
+            RoomCmd::Preview {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+                ..
+            } => WireCmd::Preview {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            },
             RoomCmd::Contribute {
                 player,
                 req,
@@ -211,6 +222,7 @@ impl WireCmd {
                 req,
                 entropy,
             },
+            _ => unreachable!("WireCmd::of passes only the play commands"),
         }
     }
 
@@ -218,35 +230,9 @@ impl WireCmd {
     fn into_cmd(self, conn: ConnHandle) -> RoomCmd {
         let received = std::time::Instant::now();
         match self {
-            WireCmd::Submit {
-                player,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-            } => RoomCmd::Submit {
-                player,
-                conn,
-                req,
-                turn_number,
-                plan,
-                received,
-                at_ms,
-            },
-            WireCmd::Preview {
-                player,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-            } => RoomCmd::Preview {
-                player,
-                conn,
-                req,
-                turn_number,
-                plan,
-                at_ms,
-            },
+            WireCmd::Submit { .. } | WireCmd::Preview { .. } | WireCmd::Contribute { .. } => {
+                self.into_play_cmd(conn, received)
+            }
             WireCmd::Resync {
                 player,
                 req,
@@ -277,6 +263,43 @@ impl WireCmd {
                 req,
                 text,
             },
+        }
+    }
+
+    /// [`WireCmd::into_cmd`] for the play commands (`Submit`, `Preview`,
+    /// `Contribute`), the only ones it passes here: the room command for `conn`,
+    /// a submitted plan stamped `received` (when this node read the command).
+    fn into_play_cmd(self, conn: ConnHandle, received: std::time::Instant) -> RoomCmd {
+        match self {
+            WireCmd::Submit {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            } => RoomCmd::Submit {
+                player,
+                conn,
+                req,
+                turn_number,
+                plan,
+                received,
+                at_ms,
+            },
+            WireCmd::Preview {
+                player,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            } => RoomCmd::Preview {
+                player,
+                conn,
+                req,
+                turn_number,
+                plan,
+                at_ms,
+            },
             WireCmd::Contribute {
                 player,
                 req,
@@ -287,6 +310,7 @@ impl WireCmd {
                 req,
                 entropy,
             },
+            _ => unreachable!("WireCmd::into_cmd passes only the play commands"),
         }
     }
 
@@ -352,10 +376,7 @@ impl Cluster {
             // announced while the request is out, or after it failed (no node runs
             // the match while a dead owner's lease lasts), closes it as moved (1012)
             // instead of leaving it silent (issue 34.1).
-            self.routed
-                .entry(match_id)
-                .or_default()
-                .insert(conn.id(), conn.clone());
+            self.follow_match(match_id, conn);
         }
         // NATS down: nothing is sent (a request queued in the client would reach
         // the room after the outage, against a newer turn).
@@ -365,32 +386,56 @@ impl Cluster {
             }
             return None;
         }
+        match self.ask_room(match_id, payload).await {
+            Ok(applied) => {
+                self.follow_match(match_id, conn);
+                self.unserved.remove_if(&conn.id(), |_, m| *m == match_id);
+                Some(applied)
+            }
+            Err(answered) => {
+                if attach {
+                    self.close_if_unserved(match_id, conn, answered);
+                }
+                None
+            }
+        }
+    }
+
+    /// Remembers that the local socket `conn` follows `match_id`: it is closed as
+    /// moved (1012) when another node announces that it resumed the match
+    /// (`Cluster::moved_loop`).
+    fn follow_match(&self, match_id: Uuid, conn: &ConnHandle) {
+        self.routed
+            .entry(match_id)
+            .or_default()
+            .insert(conn.id(), conn.clone());
+    }
+
+    /// Sends the encoded [`Wire`] `payload` as a request to the node that runs
+    /// `match_id` and waits up to [`REMOTE_TIMEOUT`] for its reply: `Ok(true)`
+    /// when the room answered with a plain `ack` ([`APPLIED`]), `Ok(false)` for
+    /// any other answer ([`OK`]). Errors, as the reason logged when a
+    /// re-attached socket is closed later: "refused" (`gone`: the room stopped,
+    /// or the plan came too late), "no node runs it" (no responder), "no answer"
+    /// (timed out).
+    async fn ask_room(&self, match_id: Uuid, payload: Vec<u8>) -> Result<bool, &'static str> {
         let asked = self
             .nats
             .request(self.room_subject(match_id), payload.into());
-        let answered = match tokio::time::timeout(REMOTE_TIMEOUT, asked).await {
+        match tokio::time::timeout(REMOTE_TIMEOUT, asked).await {
             Ok(Ok(reply)) if [OK, APPLIED].contains(&reply.payload.as_ref()) => {
-                self.routed
-                    .entry(match_id)
-                    .or_default()
-                    .insert(conn.id(), conn.clone());
-                self.unserved.remove_if(&conn.id(), |_, m| *m == match_id);
-                return Some(reply.payload.as_ref() == APPLIED);
+                Ok(reply.payload.as_ref() == APPLIED)
             }
-            Ok(Ok(_)) => "refused",
+            Ok(Ok(_)) => Err("refused"),
             Ok(Err(e)) => {
                 tracing::debug!(match_id = %match_id, error = %e, "no node runs the match");
-                "no node runs it"
+                Err("no node runs it")
             }
             Err(_) => {
                 tracing::warn!(match_id = %match_id, "the match's owner did not answer in time");
-                "no answer"
+                Err("no answer")
             }
-        };
-        if attach {
-            self.close_if_unserved(match_id, conn, answered);
         }
-        None
     }
 
     /// A socket whose re-attach to `match_id` found no node serving it waits for
@@ -566,58 +611,108 @@ impl Cluster {
                 let Some(reply) = msg.reply.clone() else {
                     continue;
                 };
-                let proxy = match proxies.get(&key) {
-                    Some(p) => p.clone(),
-                    None => {
-                        let relay = relays.entry(wire.origin.clone()).or_insert_with(|| {
-                            let tail = format!("match.{match_id}");
-                            me.relay(&st, &wire.origin, &tail, done.clone())
-                        });
-                        let p = relay.conn(st.next_conn_id(), wire.conn);
-                        proxies.insert(key.clone(), p.clone());
-                        p
-                    }
-                };
-                // A plan its node read longer ago than that node waits for an
-                // answer (NATS held it up): that node has answered the client
-                // already; applying it now would play it against a newer turn.
-                if let Some(at_ms) = wire.cmd.read_at_ms() {
-                    let late_ms = st.clock().now_ms().saturating_sub(at_ms);
-                    if late_ms > REMOTE_TIMEOUT.as_millis() as u64 {
-                        tracing::info!(match_id = %match_id, late_ms, "a remote plan arrived too late: dropped");
-                        let _ = me.nats.publish(reply, GONE.into()).await;
-                        continue;
-                    }
-                }
-                let request = wire.cmd.is_request();
-                let (conn, answered) = proxy.for_request();
-                let cmd = wire.cmd.into_cmd(if request { conn } else { proxy.clone() });
-                let nats = me.nats.clone();
-                if room.send(cmd).await.is_err() {
-                    let _ = nats.publish(reply, GONE.into()).await;
+                let proxy =
+                    me.room_proxy(&st, match_id, &key, &mut proxies, &mut relays, &done);
+                let served = me
+                    .hand_to_room(&st, match_id, &room, &proxy, wire.cmd, reply)
+                    .await;
+                if served.is_break() {
                     break;
                 }
-                tokio::spawn(async move {
-                    let took_effect = request && answered.wait().await;
-                    let answer = if took_effect { APPLIED } else { OK };
-                    let _ = nats.publish(reply, answer.into()).await;
-                });
             }
             done.cancel();
             drop(proxies);
             drop(relays);
-            // Requests that reached this subscription after the room stopped: `gone`
-            // (the sender then answers from the store) rather than no answer.
-            let _ = sub.unsubscribe().await;
-            let drain = async {
-                while let Some(m) = sub.next().await {
-                    if let Some(reply) = m.reply {
-                        let _ = me.nats.publish(reply, GONE.into()).await;
-                    }
-                }
-            };
-            let _ = tokio::time::timeout(Duration::from_secs(1), drain).await;
+            me.answer_gone(sub).await;
         });
+    }
+
+    /// Owner side ([`Cluster::serve_room`] of `match_id`): the proxy of the remote
+    /// socket `key` (origin node, connection id there), made on its first command
+    /// and kept in `proxies`. A new proxy queues its frames on the relay of its
+    /// origin node in `relays`, made for the first of that node's sockets and
+    /// publishing on `<prefix>.node.<origin>.match.<match_id>` until `done`.
+    fn room_proxy(
+        &self,
+        game: &Game,
+        match_id: Uuid,
+        key: &(String, u64),
+        proxies: &mut HashMap<(String, u64), ConnHandle>,
+        relays: &mut HashMap<String, Arc<Relay>>,
+        done: &tokio_util::sync::CancellationToken,
+    ) -> ConnHandle {
+        let (origin, conn) = key;
+        match proxies.get(key) {
+            Some(p) => p.clone(),
+            None => {
+                let relay = relays.entry(origin.clone()).or_insert_with(|| {
+                    let tail = format!("match.{match_id}");
+                    self.relay(game, origin, &tail, done.clone())
+                });
+                let p = relay.conn(game.next_conn_id(), *conn);
+                proxies.insert(key.clone(), p.clone());
+                p
+            }
+        }
+    }
+
+    /// Owner side: hands the remote command `cmd` to `room` (of `match_id`) with
+    /// the socket's `proxy` (a request handle of it for requests), and replies
+    /// on `reply` once the room has answered: [`APPLIED`] for a request answered
+    /// with a plain `ack`, otherwise [`OK`]. A plan read by its node more than
+    /// [`REMOTE_TIMEOUT`] ago is dropped and answered [`GONE`]. Breaks (after
+    /// replying [`GONE`]) when the room has stopped.
+    async fn hand_to_room(
+        &self,
+        game: &Game,
+        match_id: Uuid,
+        room: &RoomHandle,
+        proxy: &ConnHandle,
+        cmd: WireCmd,
+        reply: async_nats::Subject,
+    ) -> ControlFlow<()> {
+        // A plan its node read longer ago than that node waits for an
+        // answer (NATS held it up): that node has answered the client
+        // already; applying it now would play it against a newer turn.
+        if let Some(at_ms) = cmd.read_at_ms() {
+            let late_ms = game.clock().now_ms().saturating_sub(at_ms);
+            if late_ms > REMOTE_TIMEOUT.as_millis() as u64 {
+                tracing::info!(match_id = %match_id, late_ms, "a remote plan arrived too late: dropped");
+                let _ = self.nats.publish(reply, GONE.into()).await;
+                return ControlFlow::Continue(());
+            }
+        }
+        let request = cmd.is_request();
+        let (conn, answered) = proxy.for_request();
+        let cmd = cmd.into_cmd(if request { conn } else { proxy.clone() });
+        let nats = self.nats.clone();
+        if room.send(cmd).await.is_err() {
+            let _ = nats.publish(reply, GONE.into()).await;
+            return ControlFlow::Break(());
+        }
+        tokio::spawn(async move {
+            let took_effect = request && answered.wait().await;
+            let answer = if took_effect { APPLIED } else { OK };
+            let _ = nats.publish(reply, answer.into()).await;
+        });
+        ControlFlow::Continue(())
+    }
+
+    /// Owner side, once a room has stopped: unsubscribes `sub` (its
+    /// `<prefix>.room.<match_id>`) and answers [`GONE`] to the requests that still
+    /// reach it within a second.
+    async fn answer_gone(&self, mut sub: async_nats::Subscriber) {
+        // Requests that reached this subscription after the room stopped: `gone`
+        // (the sender then answers from the store) rather than no answer.
+        let _ = sub.unsubscribe().await;
+        let drain = async {
+            while let Some(m) = sub.next().await {
+                if let Some(reply) = m.reply {
+                    let _ = self.nats.publish(reply, GONE.into()).await;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(1), drain).await;
     }
 
     /// A connection handle on this node for the remote socket `conn` of node
