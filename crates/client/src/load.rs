@@ -110,6 +110,13 @@ pub struct LoadConfig {
     /// [`Decode::Lite`], which skips the bulk of `turn_resolved` to keep the load
     /// generator's own CPU use low; standings are checked either way).
     pub full_decode: bool,
+    /// Lobby mode: seats of each match left to the server's bots (0 to 3; default
+    /// 0). Each table then has 4 − `bot_seats` clients; the host's lobby fills the
+    /// rest with bots of [`LoadConfig::bot_level`] (issue 32: the server's cost of
+    /// its bots, e.g. three expert seats per match).
+    pub bot_seats: u8,
+    /// Level of the server's bots in the seats of [`LoadConfig::bot_seats`].
+    pub bot_level: protocol::BotLevel,
 }
 
 fn ser_display<S: serde::Serializer>(v: &BotKind, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -134,6 +141,8 @@ impl Default for LoadConfig {
             connect_concurrency: 64,
             seed: 1,
             full_decode: false,
+            bot_seats: 0,
+            bot_level: protocol::BotLevel::default(),
         }
     }
 }
@@ -214,12 +223,17 @@ impl LoadReport {
             out.push('\n');
         };
         line(format!(
-            "ludo-load: {} server(s), placement {:?}, mode {:?}, {} matches ({} sockets), think {} ms, duration {} s, max matches {}, game {}, bot {}, decode {}",
+            "ludo-load: {} server(s), placement {:?}, mode {:?}, {} matches ({} sockets{}), think {} ms, duration {} s, max matches {}, game {}, bot {}, decode {}",
             c.urls.len(),
             c.placement,
             c.mode,
             c.matches,
-            c.matches * 4,
+            c.matches * (4 - u32::from(c.bot_seats)),
+            if c.bot_seats > 0 {
+                format!("; {} server bot seats per match, level {}", c.bot_seats, c.bot_level.name())
+            } else {
+                String::new()
+            },
             c.think_ms,
             c.duration_secs,
             c.max_matches.map_or("-".into(), |m| m.to_string()),
@@ -347,9 +361,9 @@ impl Sampler {
     }
 }
 
-/// Keeps the four sockets read (pings answered) until `until` completes; `None` when
-/// a socket failed meanwhile (counted in `stats`).
-async fn hold<F>(seats: &mut [Session; 4], until: F, stats: &Stats) -> Option<F::Output>
+/// Keeps a table's sockets read (pings answered) until `until` completes; `None`
+/// when a socket failed meanwhile (counted in `stats`).
+async fn hold<F>(seats: &mut [Session], until: F, stats: &Stats) -> Option<F::Output>
 where
     F: std::future::Future,
     F::Output: Clone,
@@ -371,7 +385,7 @@ where
     out
 }
 
-async fn close_all(seats: [Session; 4], stats: &Stats) {
+async fn close_all(seats: Vec<Session>, stats: &Stats) {
     for s in seats {
         s.close().await;
         stats.disconnected();
@@ -399,6 +413,11 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
     if config.matches == 0 {
         return Err(ClientError::Unexpected(
             "--matches must be at least 1".into(),
+        ));
+    }
+    if config.bot_seats > 3 || (config.bot_seats > 0 && config.mode != LoadMode::Lobby) {
+        return Err(ClientError::Unexpected(
+            "--bot-seats is 0 to 3, and only in lobby mode".into(),
         ));
     }
     if config.placement == Placement::Other && endpoints.len() < 2 {
@@ -437,8 +456,9 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
         );
         let (config, budget) = (config.clone(), budget.clone());
         tables.spawn(async move {
-            let mut seats = Vec::with_capacity(4);
-            for i in 0..4 {
+            let humans = 4 - usize::from(config.bot_seats);
+            let mut seats = Vec::with_capacity(humans);
+            for i in 0..humans {
                 let _permit = permits
                     .acquire()
                     .await
@@ -460,17 +480,11 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
                     }
                 }
             }
-            let mut seats = match <[Session; 4]>::try_from(seats) {
-                Ok(seats) => seats,
-                Err(partial) => {
-                    for s in partial {
-                        s.close().await;
-                        stats.disconnected();
-                    }
-                    let _ = ready_tx.send(false);
-                    return;
-                }
-            };
+            if seats.len() < humans {
+                close_all(seats, &stats).await;
+                let _ = ready_tx.send(false);
+                return;
+            }
             let _ = ready_tx.send(true);
             drop(ready_tx);
             let go = hold(
@@ -511,6 +525,7 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
                     relocate: config.placement == Placement::Other && meet == Meet::Lobby,
                 },
                 start_delay: Duration::from_millis(config.think_ms * t / n),
+                bot_fill: (config.bot_seats > 0).then_some(config.bot_level),
             });
             let seed = config.seed.wrapping_mul(1_000_003).wrapping_add(t * 4);
             run_table(seats, cfg, budget, stats, seed).await;
@@ -521,7 +536,7 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
     let setup_deadline = setup_start + SETUP_LIMIT;
     for _ in 0..n {
         match tokio::time::timeout_at(setup_deadline, ready_rx.recv()).await {
-            Ok(Some(true)) => sockets_connected += 4,
+            Ok(Some(true)) => sockets_connected += 4 - u64::from(config.bot_seats),
             Ok(Some(false)) => {}
             Ok(None) | Err(_) => {
                 tracing::warn!("setup did not finish within {SETUP_LIMIT:?}");

@@ -454,19 +454,21 @@ impl Session {
         self.request_ack(ClientMsg::LeaveQueue).await
     }
 
-    /// `create_lobby`: returns the new lobby (with its join code).
+    /// `create_lobby`: returns the new lobby (with its join code). `bots`: the lobby
+    /// fills its empty seats with bots of that level when it starts (`None`: it
+    /// needs two players or more).
     pub async fn create_lobby(
         &mut self,
         mode: Mode,
         private: bool,
-        fill_with_bots: bool,
+        bots: Option<protocol::BotLevel>,
     ) -> Result<LobbyState> {
         self.request_answer(
             ClientMsg::CreateLobby(CreateLobby {
                 mode,
                 private,
-                fill_with_bots,
-                bot_level: protocol::BotLevel::default(),
+                fill_with_bots: bots.is_some(),
+                bot_level: bots.unwrap_or_default(),
             }),
             |m| match m {
                 ServerMsg::LobbyState(l) => Some(l.clone()),

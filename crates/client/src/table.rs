@@ -40,6 +40,9 @@ pub struct TableConfig {
     pub play: PlayOptions,
     /// Wait this long before the first match (to spread many tables' turns in time).
     pub start_delay: Duration,
+    /// Lobby: the level of the server's bots that fill the seats no client takes
+    /// (`None`: four clients per table, no bots).
+    pub bot_fill: Option<protocol::BotLevel>,
 }
 
 /// Matches left to start, shared by all tables.
@@ -127,12 +130,12 @@ async fn host_round(
     strategy: &mut (dyn bot::Strategy + Send),
     stats: &Stats,
 ) -> Result<MatchOutcome> {
-    let lobby = retry_busy!(host.create_lobby(cfg.game, true, false))?;
+    let lobby = retry_busy!(host.create_lobby(cfg.game, true, cfg.bot_fill))?;
     for tx in joiners {
         tx.send(lobby.code.clone())
             .map_err(|_| ClientError::Unexpected("a joiner of the table is gone".into()))?;
     }
-    host.wait_lobby_members(4, remaining(cfg.play.stop_at))
+    host.wait_lobby_members(1 + joiners.len(), remaining(cfg.play.stop_at))
         .await?;
     let started = host.start_lobby().await?;
     stats.match_started();
@@ -188,21 +191,22 @@ async fn queue_seat(
     out
 }
 
-/// Runs one table with four connected sessions until `cfg.play.stop_at` or the budget
-/// is spent, and returns every outcome each of the four clients saw (so a match appears
-/// once per client that played it to the end or to the stop).
+/// Runs one table with its connected sessions (four, or fewer when the server's
+/// bots fill the rest, [`TableConfig::bot_fill`]; the first hosts) until
+/// `cfg.play.stop_at` or the budget is spent, and returns every outcome each client
+/// saw (so a match appears once per client that played it to the end or to the
+/// stop).
 pub async fn run_table(
-    sessions: [Session; 4],
+    sessions: Vec<Session>,
     cfg: Arc<TableConfig>,
     budget: Arc<Budget>,
     stats: Arc<Stats>,
     seed: u64,
 ) -> Vec<MatchOutcome> {
     tokio::time::sleep(cfg.start_delay).await;
-    let [host, a, b, c] = sessions;
     let mut tasks = tokio::task::JoinSet::new();
     if cfg.meet == Meet::Queue {
-        for (i, s) in [host, a, b, c].into_iter().enumerate() {
+        for (i, s) in sessions.into_iter().enumerate() {
             tasks.spawn(queue_seat(
                 s,
                 cfg.clone(),
@@ -213,8 +217,12 @@ pub async fn run_table(
         }
         return tasks.join_all().await.into_iter().flatten().collect();
     }
+    let mut sessions = sessions.into_iter();
+    let Some(host) = sessions.next() else {
+        return Vec::new();
+    };
     let mut txs = Vec::new();
-    for (i, mut s) in [a, b, c].into_iter().enumerate() {
+    for (i, mut s) in sessions.enumerate() {
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
         txs.push(tx);
         let (cfg, stats) = (cfg.clone(), stats.clone());

@@ -146,6 +146,55 @@ async fn short_lobby_load_run_resolves_turns_without_errors() {
     srv.state.shutdown_token().cancel();
 }
 
+/// Issue 32 (the server's cost of its bots): with `bot_seats` 3 each table is one
+/// client, whose private lobby the server fills with three greedy bots. 2 matches:
+/// exactly 2 sockets, 2 matches started, the client counts its match's turns with
+/// the bots' (at least twice its own submits), and no error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bot_seats_leave_three_seats_to_the_server_bots() {
+    let srv = start(short_clocks()).await;
+    let report = run(LoadConfig {
+        urls: vec![srv.url.clone()],
+        matches: 2,
+        think_ms: 40,
+        duration_secs: 3,
+        mode: LoadMode::Lobby,
+        bot_seats: 3,
+        bot_level: protocol::BotLevel::Greedy,
+        server_pid: Some(std::process::id() as i32),
+        ..LoadConfig::default()
+    })
+    .await
+    .unwrap();
+    let s = &report.stats;
+    assert_eq!(report.sockets_connected, 2, "{}", report.render());
+    assert_eq!(s.connections_peak, 2);
+    assert_eq!(s.matches_started, 2, "{}", report.render());
+    // Four turns per round, three of them the bots' (0 ms think): the client counts
+    // every turn of its match, so at least twice its own submits (without the bots'
+    // turns it would count at most as many).
+    assert!(s.turns >= 2 * s.submits.max(1), "{}", report.render());
+    assert_eq!(s.errors, Default::default(), "{}", report.render());
+    assert!(report
+        .render()
+        .contains("3 server bot seats per match, level greedy"));
+}
+
+/// `bot_seats` above 3, or outside lobby mode, is refused before anything connects.
+#[tokio::test]
+async fn bot_seats_are_checked() {
+    for (seats, mode) in [(4, LoadMode::Lobby), (1, LoadMode::Queue)] {
+        let err = run(LoadConfig {
+            bot_seats: seats,
+            mode,
+            ..LoadConfig::default()
+        })
+        .await
+        .unwrap_err();
+        assert!(err.to_string().contains("--bot-seats is 0 to 3"), "{err}");
+    }
+}
+
 /// Idle mode: 4 authenticated sockets held for 1 s, then closed; nothing is played.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_mode_holds_authenticated_sockets() {
@@ -243,15 +292,9 @@ async fn four_clients_play_a_whole_queue_match() {
             relocate: false,
         },
         start_delay: Duration::ZERO,
+        bot_fill: None,
     });
-    let outcomes = run_table(
-        seats.try_into().ok().unwrap(),
-        cfg,
-        Arc::new(Budget::new(1)),
-        stats.clone(),
-        9,
-    )
-    .await;
+    let outcomes = run_table(seats, cfg, Arc::new(Budget::new(1)), stats.clone(), 9).await;
     assert_eq!(outcomes.len(), 4, "each client played one match");
     let end = outcomes[0].end.clone().expect("the match ended");
     assert!(outcomes

@@ -98,7 +98,10 @@ async fn session_reconnect_gets_the_match_back_from_the_real_server() {
     let mut b = Session::connect(&endpoint, rest.create_guest("Bo").await.unwrap(), "test")
         .await
         .unwrap();
-    let lobby = a.create_lobby(Mode::Clash, true, true).await.unwrap();
+    let lobby = a
+        .create_lobby(Mode::Clash, true, Some(protocol::BotLevel::default()))
+        .await
+        .unwrap();
     b.join_lobby(&lobby.code).await.unwrap();
     a.wait_lobby_members(2, STEP).await.unwrap();
     let started = a.start_lobby().await.unwrap();
@@ -294,15 +297,9 @@ async fn play_match_reconnects_after_the_server_drops_its_socket() {
             relocate: false,
         },
         start_delay: Duration::ZERO,
+        bot_fill: None,
     });
-    let outcomes = run_table(
-        seats.try_into().ok().unwrap(),
-        cfg,
-        Arc::new(Budget::new(1)),
-        stats.clone(),
-        7,
-    )
-    .await;
+    let outcomes = run_table(seats, cfg, Arc::new(Budget::new(1)), stats.clone(), 7).await;
     let dropped = timeout(STEP, killer).await.unwrap().unwrap();
     assert_ne!(
         state.session(victim).map(|c| c.id()),

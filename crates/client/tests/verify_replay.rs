@@ -72,15 +72,9 @@ async fn a_served_replay_verifies_and_a_changed_die_is_named_by_turn() {
             relocate: false,
         },
         start_delay: Duration::ZERO,
+        bot_fill: None,
     });
-    let outcomes = run_table(
-        seats.try_into().ok().unwrap(),
-        cfg,
-        Arc::new(Budget::new(1)),
-        stats.clone(),
-        3,
-    )
-    .await;
+    let outcomes = run_table(seats, cfg, Arc::new(Budget::new(1)), stats.clone(), 3).await;
     assert_eq!(outcomes.len(), 4, "each client played the match");
     let end = outcomes[0].end.clone().expect("the match ended");
     let id = outcomes[0].match_id;

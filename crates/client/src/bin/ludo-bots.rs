@@ -80,7 +80,6 @@ async fn run(a: Args) -> Result<bool, String> {
                     .map_err(|e| format!("connecting: {e}"))?,
             );
         }
-        let seats: [client::Session; 4] = seats.try_into().map_err(|_| "four seats".to_string())?;
         let cfg = Arc::new(TableConfig {
             game: a.game,
             meet: a.meet,
@@ -92,6 +91,7 @@ async fn run(a: Args) -> Result<bool, String> {
                 relocate: false,
             },
             start_delay: Duration::ZERO,
+            bot_fill: None,
         });
         tables.spawn(run_table(
             seats,

@@ -65,6 +65,13 @@ struct Args {
     /// Bot strategy of the clients: random or greedy.
     #[arg(long, default_value = "random")]
     bot: bot::BotKind,
+    /// Lobby mode: seats of each match left to the server's bots (0 to 3); each
+    /// table then has 4 − N clients.
+    #[arg(long, default_value_t = 0)]
+    bot_seats: u8,
+    /// Level of the server's bots in those seats: beginner, casual, greedy or expert.
+    #[arg(long, default_value = "greedy", value_parser = parse_level)]
+    bot_level: protocol::BotLevel,
     /// The server's process id (default: the process listening on the URL's port).
     #[arg(long)]
     server_pid: Option<i32>,
@@ -81,6 +88,12 @@ struct Args {
     /// Print the report as JSON instead of text.
     #[arg(long)]
     json: bool,
+}
+
+fn parse_level(s: &str) -> Result<protocol::BotLevel, String> {
+    protocol::BotLevel::parse(s).ok_or_else(|| {
+        format!("unknown bot level {s:?}: expected beginner, casual, greedy or expert")
+    })
 }
 
 fn parse_game(s: &str) -> Result<engine::Mode, String> {
@@ -117,6 +130,8 @@ fn main() -> ExitCode {
         connect_concurrency: a.connect_concurrency,
         seed: a.seed,
         full_decode: a.full_decode,
+        bot_seats: a.bot_seats,
+        bot_level: a.bot_level,
     };
     let rt = tokio::runtime::Runtime::new().expect("tokio runtime");
     match rt.block_on(run(config)) {
