@@ -66,6 +66,16 @@ pub struct ExpertConfig {
     /// rollout policy (at most 40 plans a turn) measured no better than the greedy
     /// bot itself: the opponents the rollouts imagine must play like real ones.
     pub policy: GreedyConfig,
+    /// The weights that value the position a rollout reaches for the expert's own
+    /// seat (points-like units, see [`Weights`]); `None` uses `ranking.weights`.
+    /// Apart from [`ExpertConfig::policy`]'s weights, which model the opponents.
+    pub leaf: Option<Weights>,
+    /// Spend the node budget by successive halving instead of round-robin over all
+    /// candidates: the budget is split into equal phases, and after each phase but
+    /// the last the worse half of the remaining candidates (by mean rollout value
+    /// over the rounds they all completed) is dropped. The last candidates standing
+    /// are compared by their mean value (`switch_z` does not apply).
+    pub halving: bool,
 }
 
 /// The default wall-clock budget of a decision on the server: 20 ms.
@@ -86,6 +96,8 @@ impl Default for ExpertConfig {
                 random_plans: 0,
                 ..GreedyConfig::default()
             },
+            leaf: None,
+            halving: false,
         }
     }
 }
@@ -165,27 +177,57 @@ impl ExpertBot {
         // values[i][r]: candidate i's value in rollout round r (the same dice for all).
         let mut values: Vec<Vec<f64>> = vec![Vec::new(); ranked.len()];
         let (node_budget, time_budget) = (self.config.node_budget, self.config.time_budget);
-        let budget_left =
-            |nodes: usize| nodes < node_budget && time_budget.is_none_or(|t| started.elapsed() < t);
-        'search: while budget_left(stats.nodes) {
-            // One round: the same dice for every candidate.
-            let mut seed = [0u8; 32];
-            self.rng.fill_bytes(&mut seed);
-            let before = stats.nodes;
-            for (i, start) in after.iter().enumerate() {
-                if !budget_left(stats.nodes) {
-                    break 'search;
+        let time_left = || time_budget.is_none_or(|t| started.elapsed() < t);
+        let best = if self.config.halving {
+            // Rounds' dice seeds, shared by every candidate (common random numbers).
+            let mut seeds: Vec<[u8; 32]> = Vec::new();
+            let mut alive: Vec<usize> = (0..ranked.len()).collect();
+            let phases = halving_phases(ranked.len());
+            for phase in 1..=phases {
+                let phase_end = node_budget * phase / phases;
+                while stats.nodes < phase_end && time_left() {
+                    // The candidate with the fewest rounds plays its next round.
+                    let Some(&i) = alive.iter().min_by_key(|&&i| values[i].len()) else {
+                        break;
+                    };
+                    let r = values[i].len();
+                    while seeds.len() <= r {
+                        let mut seed = [0u8; 32];
+                        self.rng.fill_bytes(&mut seed);
+                        seeds.push(seed);
+                    }
+                    let (value, nodes) = self.rollout(after[i], me, rules, Seed(seeds[r]));
+                    values[i].push(value as f64);
+                    stats.nodes += nodes;
+                    stats.rollouts += 1;
                 }
-                let (value, nodes) = self.rollout(*start, me, rules, Seed(seed));
-                values[i].push(value as f64);
-                stats.nodes += nodes;
-                stats.rollouts += 1;
+                if phase < phases {
+                    alive = survivors(&values, &alive);
+                }
             }
-            if stats.nodes == before {
-                break; // unreachable: every rollout counts at least its leaf
+            survivors(&values, &alive).first().copied().unwrap_or(0)
+        } else {
+            let budget_left = |nodes: usize| nodes < node_budget && time_left();
+            'search: while budget_left(stats.nodes) {
+                // One round: the same dice for every candidate.
+                let mut seed = [0u8; 32];
+                self.rng.fill_bytes(&mut seed);
+                let before = stats.nodes;
+                for (i, start) in after.iter().enumerate() {
+                    if !budget_left(stats.nodes) {
+                        break 'search;
+                    }
+                    let (value, nodes) = self.rollout(*start, me, rules, Seed(seed));
+                    values[i].push(value as f64);
+                    stats.nodes += nodes;
+                    stats.rollouts += 1;
+                }
+                if stats.nodes == before {
+                    break; // unreachable: every rollout counts at least its leaf
+                }
             }
-        }
-        let best = choose_candidate(&values, self.config.switch_z);
+            choose_candidate(&values, self.config.switch_z)
+        };
         let plan = ranked[best].0.clone();
         (legal_or_pass(pos, rules, plan), stats)
     }
@@ -220,7 +262,11 @@ impl ExpertBot {
                 Err(_) => break, // unreachable: the policy returns legal plans
             }
         }
-        let w: &Weights = &self.config.ranking.weights;
+        let w: &Weights = self
+            .config
+            .leaf
+            .as_ref()
+            .unwrap_or(&self.config.ranking.weights);
         let threat = ThreatMap::build(&pos, me, &self.tail.1, w);
         (evaluate(&pos, me, 0, &threat, rules, w), nodes + 1)
     }
@@ -250,6 +296,30 @@ pub(crate) fn choose_candidate(values: &[Vec<f64>], z: f64) -> usize {
         }
     }
     best.0
+}
+
+/// Phases of successive halving over `k` candidates: halvings (rounding up) until one
+/// is left, at least 1 (6 candidates: 6, 3, 2 → 3 phases).
+fn halving_phases(k: usize) -> usize {
+    let (mut n, mut phases) = (k, 0);
+    while n > 1 {
+        n = n.div_ceil(2);
+        phases += 1;
+    }
+    phases.max(1)
+}
+
+/// The better half (rounded up) of the candidates `alive`, best first, by their mean
+/// value over the rounds all of them completed (`values[i][r]`, round `r` on the same
+/// dice for all); ties and candidates without common rounds keep the greedy order
+/// (lower index first).
+fn survivors(values: &[Vec<f64>], alive: &[usize]) -> Vec<usize> {
+    let n = alive.iter().map(|&i| values[i].len()).min().unwrap_or(0);
+    let mean = |i: usize| values[i][..n].iter().sum::<f64>() / n.max(1) as f64;
+    let mut v = alive.to_vec();
+    v.sort_by(|&a, &b| mean(b).total_cmp(&mean(a)).then(a.cmp(&b)));
+    v.truncate(alive.len().div_ceil(2).max(1));
+    v
 }
 
 impl Strategy for ExpertBot {
