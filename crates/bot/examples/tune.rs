@@ -84,6 +84,9 @@ struct Args {
     /// Expert: successive halving over the candidates instead of round-robin.
     #[arg(long)]
     halving: bool,
+    /// Expert: candidates with distinct guardian parts only.
+    #[arg(long)]
+    distinct: bool,
 }
 
 /// Applies `name=value` changes to `w`.
@@ -174,6 +177,7 @@ fn main() -> ExitCode {
         expert.leaf = Some(leaf);
     }
     expert.halving = args.halving;
+    expert.distinct = args.distinct;
     let greedy = GreedyConfig {
         weights,
         ..GreedyConfig::default()
@@ -226,7 +230,7 @@ fn main() -> ExitCode {
     }
     let (lo, hi) = wilson_interval(firsts, args.matches);
     println!(
-        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={}: \
+        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={} distinct={}: \
          first={:.1} share={:.1}% ci95=[{:.1}%, {:.1}%] time={:.0}s",
         args.challenger,
         args.mode,
@@ -244,6 +248,7 @@ fn main() -> ExitCode {
         args.policy_royal_last,
         args.leaf_set,
         args.halving,
+        args.distinct,
         firsts,
         100.0 * firsts / args.matches as f64,
         100.0 * lo,

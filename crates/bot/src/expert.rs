@@ -76,6 +76,10 @@ pub struct ExpertConfig {
     /// over the rounds they all completed) is dropped. The last candidates standing
     /// are compared by their mean value (`switch_z` does not apply).
     pub halving: bool,
+    /// Compare only candidates whose guardian parts (direction, exits, moves) differ:
+    /// the best-ranked plan of each guardian part, in greedy order, instead of the
+    /// best plans outright (which are often one guardian plan with other royal moves).
+    pub distinct: bool,
 }
 
 /// The default wall-clock budget of a decision on the server: 20 ms.
@@ -98,6 +102,7 @@ impl Default for ExpertConfig {
             },
             leaf: None,
             halving: false,
+            distinct: false,
         }
     }
 }
@@ -156,9 +161,12 @@ impl ExpertBot {
         if self.tail.0 != rules.dice_per_turn || self.tail.1.is_empty() {
             self.tail = (rules.dice_per_turn, dice_tail(rules.dice_per_turn));
         }
-        let (ranked, _) = self
-            .ranker
-            .ranked(pos, rules, self.config.candidates.max(1));
+        let k = self.config.candidates.max(1);
+        let ranked = if self.config.distinct {
+            distinct_guardian_parts(self.ranker.ranked(pos, rules, usize::MAX).0, k)
+        } else {
+            self.ranker.ranked(pos, rules, k).0
+        };
         let Some(greedy_best) = ranked.first().map(|(p, _)| p.clone()) else {
             return (Plan::pass(), stats);
         };
@@ -296,6 +304,24 @@ pub(crate) fn choose_candidate(values: &[Vec<f64>], z: f64) -> usize {
         }
     }
     best.0
+}
+
+/// The first `k` plans of `ranked` (best first) whose guardian parts (direction,
+/// exits, moves) differ from those of every plan kept before them.
+fn distinct_guardian_parts(ranked: Vec<(Plan, f32)>, k: usize) -> Vec<(Plan, f32)> {
+    let mut kept: Vec<(Plan, f32)> = Vec::with_capacity(k);
+    for (plan, score) in ranked {
+        if kept.len() >= k {
+            break;
+        }
+        let same = |q: &Plan| {
+            q.direction == plan.direction && q.exits == plan.exits && q.moves == plan.moves
+        };
+        if !kept.iter().any(|(q, _)| same(q)) {
+            kept.push((plan, score));
+        }
+    }
+    kept
 }
 
 /// Phases of successive halving over `k` candidates: halvings (rounding up) until one
