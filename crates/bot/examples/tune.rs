@@ -11,7 +11,7 @@
 
 use bot::{
     match_seeds, play_match_with, play_spread, wilson_interval, BotKind, ExpertBot, ExpertConfig,
-    GreedyBot, GreedyConfig, Strategy, Weights, MATCH_TURNS,
+    GreedyBot, GreedyConfig, OwnRoll, Strategy, Weights, MATCH_TURNS,
 };
 use clap::{Parser, ValueEnum};
 use engine::{Mode, RuleSet};
@@ -84,6 +84,10 @@ struct Args {
     /// Expert: successive halving over the candidates instead of round-robin.
     #[arg(long)]
     halving: bool,
+    /// Expert: the rollout's final own turn over this many sampled rolls (0: the
+    /// exact expectation over every roll; default 1).
+    #[arg(long)]
+    own_rolls: Option<usize>,
     /// Expert: candidates with distinct guardian parts only.
     #[arg(long)]
     distinct: bool,
@@ -178,6 +182,11 @@ fn main() -> ExitCode {
     }
     expert.halving = args.halving;
     expert.distinct = args.distinct;
+    expert.own_roll = match args.own_rolls {
+        None | Some(1) => OwnRoll::One,
+        Some(0) => OwnRoll::Exact,
+        Some(m) => OwnRoll::Sampled(m),
+    };
     let greedy = GreedyConfig {
         weights,
         ..GreedyConfig::default()
@@ -230,7 +239,7 @@ fn main() -> ExitCode {
     }
     let (lo, hi) = wilson_interval(firsts, args.matches);
     println!(
-        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={} distinct={}: \
+        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={} distinct={} own_rolls={:?}: \
          first={:.1} share={:.1}% ci95=[{:.1}%, {:.1}%] time={:.0}s",
         args.challenger,
         args.mode,
@@ -249,6 +258,7 @@ fn main() -> ExitCode {
         args.leaf_set,
         args.halving,
         args.distinct,
+        args.own_rolls,
         firsts,
         100.0 * firsts / args.matches as f64,
         100.0 * lo,

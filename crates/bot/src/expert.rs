@@ -80,6 +80,24 @@ pub struct ExpertConfig {
     /// the best-ranked plan of each guardian part, in greedy order, instead of the
     /// best plans outright (which are often one guardian plan with other royal moves).
     pub distinct: bool,
+    /// How a rollout's last turn is played when it is the expert's own (depth 4):
+    /// one sampled roll ([`OwnRoll::One`], the default), the mean over several
+    /// sampled rolls, or the exact expectation over every roll.
+    pub own_roll: OwnRoll,
+}
+
+/// The rolls a rollout's final own turn is valued over ([`ExpertConfig::own_roll`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnRoll {
+    /// One roll from the rollout's dice, like every other turn.
+    One,
+    /// The mean over this many rolls from the rollout's dice (each costs a policy
+    /// search: about 175 plans on a mid-game position).
+    Sampled(usize),
+    /// The exact expectation over the `6^dice_per_turn` equally likely ordered rolls
+    /// (56 distinct positions for 3 dice unless the store overflows), one policy
+    /// search per distinct position; more than 4 dice per turn falls back to one roll.
+    Exact,
 }
 
 /// The default wall-clock budget of a decision on the server: 20 ms.
@@ -103,6 +121,7 @@ impl Default for ExpertConfig {
             leaf: None,
             halving: false,
             distinct: false,
+            own_roll: OwnRoll::One,
         }
     }
 }
@@ -253,9 +272,14 @@ impl ExpertBot {
         let mut nodes = 0usize;
         let mut roll = [0u8; 32];
         let n = (rules.dice_per_turn as usize).min(roll.len());
-        for _ in 0..self.config.depth {
+        let depth = self.config.depth;
+        for t in 0..depth {
             if pos.to_move().is_none() {
                 break;
+            }
+            if t + 1 == depth && pos.to_move() == Some(me) && self.config.own_roll != OwnRoll::One {
+                let (value, own_nodes) = self.own_turn(pos, me, rules, &mut dice);
+                return (value, nodes + own_nodes);
             }
             for d in roll.iter_mut().take(n) {
                 *d = dice.roll();
@@ -270,13 +294,90 @@ impl ExpertBot {
                 Err(_) => break, // unreachable: the policy returns legal plans
             }
         }
+        (self.leaf(&pos, me, rules), nodes + 1)
+    }
+
+    /// The expert's own last turn of a rollout from `pos` (`me` to move, not yet
+    /// rolled), valued as the mean over the rolls [`ExpertConfig::own_roll`] names of
+    /// the leaf after the policy's plan. Returns the value and the plans played.
+    fn own_turn(
+        &mut self,
+        pos: Position,
+        me: engine::Seat,
+        rules: &RuleSet,
+        dice: &mut Dice,
+    ) -> (f32, usize) {
+        let n = rules.dice_per_turn as usize;
+        // The positions after the roll, with their probabilities.
+        let mut outcomes: Vec<(Position, f64)> = Vec::new();
+        match self.config.own_roll {
+            OwnRoll::Exact if n <= 4 => {
+                // Every ordered roll (6^n, equally likely: engine::Dice), grouped by what
+                // it leaves: the store as a multiset (rule 4.3: plans take rolls as a
+                // multiset, so the order in the store does not matter) and the credits.
+                let total = 6usize.pow(n as u32);
+                let mut index: std::collections::HashMap<(Vec<u8>, u32), usize> =
+                    std::collections::HashMap::new();
+                let mut roll = vec![0u8; n];
+                for code in 0..total {
+                    let mut c = code;
+                    for d in roll.iter_mut() {
+                        *d = (c % 6) as u8 + 1;
+                        c /= 6;
+                    }
+                    let mut p = pos;
+                    if p.apply_roll(rules, &roll).is_err() {
+                        continue;
+                    }
+                    let st = p.seat(me);
+                    let mut store = st.rolls.as_slice().to_vec();
+                    store.sort_unstable();
+                    let slot = *index.entry((store, st.exit_credits)).or_insert_with(|| {
+                        outcomes.push((p, 0.0));
+                        outcomes.len() - 1
+                    });
+                    outcomes[slot].1 += 1.0 / total as f64;
+                }
+            }
+            OwnRoll::Exact | OwnRoll::One => outcomes.push((pos, 1.0)),
+            OwnRoll::Sampled(m) => {
+                let m = m.max(1);
+                for _ in 0..m {
+                    outcomes.push((pos, 1.0 / m as f64));
+                }
+            }
+        }
+        let sample = !matches!(self.config.own_roll, OwnRoll::Exact) || n > 4;
+        let mut roll = vec![0u8; n];
+        let (mut value, mut nodes) = (0.0f64, 0usize);
+        for (mut p, weight) in outcomes {
+            if sample {
+                for d in roll.iter_mut() {
+                    *d = dice.roll();
+                }
+                if p.apply_roll(rules, &roll).is_err() {
+                    continue;
+                }
+            }
+            let (plan, evals) = self.policy.choose_counted(&p, rules);
+            nodes += evals.max(1) + 1;
+            if let Ok((next, _)) = p.play(rules, &plan) {
+                p = next;
+            }
+            value += weight * self.leaf(&p, me, rules) as f64;
+        }
+        (value as f32, nodes.max(1))
+    }
+
+    /// The leaf value of `pos` for `me`: the greedy heuristic with the leaf weights.
+    fn leaf(&self, pos: &Position, me: engine::Seat, rules: &RuleSet) -> f32 {
         let w: &Weights = self
             .config
             .leaf
             .as_ref()
             .unwrap_or(&self.config.ranking.weights);
-        let threat = ThreatMap::build(&pos, me, &self.tail.1, w);
-        (evaluate(&pos, me, 0, &threat, rules, w), nodes + 1)
+        let threat = ThreatMap::build(pos, me, &self.tail.1, w);
+        evaluate(pos, me, 0, &threat, rules, w)
     }
 }
 
@@ -356,7 +457,50 @@ impl Strategy for ExpertBot {
 
 #[cfg(test)]
 mod tests {
-    use super::choose_candidate;
+    use super::{choose_candidate, ExpertBot, ExpertConfig, OwnRoll};
+    use engine::{Dice, Position, RuleSet, Seat, Seed};
+
+    #[test]
+    fn the_exact_own_turn_weighs_every_roll_multiset() {
+        let rules = RuleSet::default();
+        // Green to move with an empty store: 3 dice give 56 multisets.
+        let pos = Position::from_json(
+            r#"{"mode":"clash","to_move":"green","seats":{
+            "green":{"pieces":{"G1":"ring:3","R":"ring:7"},"exit_credits":1},
+            "red":{"pieces":{"G1":"ring:10"}},
+            "blue":{"pieces":{"G1":"ring:40"}},
+            "yellow":{"pieces":{"G1":"ring:55"}}}}"#,
+        )
+        .unwrap();
+        let exact = ExpertConfig {
+            own_roll: OwnRoll::Exact,
+            ..ExpertConfig::default()
+        };
+        let mut bot = ExpertBot::with_config(1, exact);
+        bot.tail = (
+            rules.dice_per_turn,
+            crate::threat::dice_tail(rules.dice_per_turn),
+        );
+        let mut dice = Dice::new(Seed([0; 32]));
+        let (value, nodes) = bot.own_turn(pos, Seat::Green, &rules, &mut dice);
+        // One policy search and one leaf per multiset, at least one plan each.
+        assert!(nodes >= 2 * 56, "{nodes} plans");
+        // The expectation lies between the worst and the best single roll's value.
+        let mut one = ExpertBot::with_config(1, ExpertConfig::default());
+        one.tail = bot.tail.clone();
+        let singles: Vec<f32> = (0..216u32)
+            .map(|code| {
+                let roll = [code % 6, code / 6 % 6, code / 36].map(|d| d as u8 + 1);
+                let mut p = pos;
+                p.apply_roll(&rules, &roll).unwrap();
+                let (plan, _) = one.policy.choose_counted(&p, &rules);
+                let (next, _) = p.play(&rules, &plan).unwrap();
+                one.leaf(&next, Seat::Green, &rules)
+            })
+            .collect();
+        let mean = singles.iter().map(|&v| v as f64).sum::<f64>() / 216.0;
+        assert!((value as f64 - mean).abs() < 1e-3, "{value} against {mean}");
+    }
 
     #[test]
     fn another_candidate_replaces_the_greedy_choice_only_when_clearly_better() {
