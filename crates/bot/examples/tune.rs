@@ -88,8 +88,9 @@ struct Args {
     /// exact expectation over every roll; default 1).
     #[arg(long)]
     own_rolls: Option<usize>,
-    /// Expert: candidates with distinct guardian parts only.
-    #[arg(long)]
+    /// Expert: candidates with distinct guardian parts only (`true`, the default)
+    /// or the best plans outright (`false`).
+    #[arg(long, action = clap::ArgAction::Set, default_value_t = true)]
     distinct: bool,
 }
 
