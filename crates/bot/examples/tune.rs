@@ -92,6 +92,10 @@ struct Args {
     /// or the best plans outright (`false`).
     #[arg(long, action = clap::ArgAction::Set, default_value_t = true)]
     distinct: bool,
+    /// Expert: with `--distinct true`, fill up to the candidates with the best
+    /// remaining plans when there are fewer distinct guardian parts.
+    #[arg(long)]
+    distinct_fill: bool,
 }
 
 /// Applies `name=value` changes to `w`.
@@ -183,6 +187,7 @@ fn main() -> ExitCode {
     }
     expert.halving = args.halving;
     expert.distinct = args.distinct;
+    expert.distinct_fill = args.distinct_fill;
     expert.own_roll = match args.own_rolls {
         None | Some(1) => OwnRoll::One,
         Some(0) => OwnRoll::Exact,
@@ -240,7 +245,7 @@ fn main() -> ExitCode {
     }
     let (lo, hi) = wilson_interval(firsts, args.matches);
     println!(
-        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={} distinct={} own_rolls={:?}: \
+        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={} distinct={} fill={} own_rolls={:?}: \
          first={:.1} share={:.1}% ci95=[{:.1}%, {:.1}%] time={:.0}s",
         args.challenger,
         args.mode,
@@ -259,6 +264,7 @@ fn main() -> ExitCode {
         args.leaf_set,
         args.halving,
         args.distinct,
+        args.distinct_fill,
         args.own_rolls,
         firsts,
         100.0 * firsts / args.matches as f64,

@@ -83,6 +83,10 @@ pub struct ExpertConfig {
     /// royal moves. Measured 40.2 % of first places against 38.4 % without (1 expert
     /// against 3 greedy bots, clash, 300 matches, seed 7; `BENCHMARKS.md`).
     pub distinct: bool,
+    /// With `distinct`, fill up to `candidates` with the best remaining plans (other
+    /// royal moves of the same guardian parts) when there are fewer distinct guardian
+    /// parts (false: compare only the distinct ones; a single one is played unsearched).
+    pub distinct_fill: bool,
     /// How a rollout's last turn is played when it is the expert's own (depth 4):
     /// one sampled roll ([`OwnRoll::One`], the default), the mean over several
     /// sampled rolls, or the exact expectation over every roll.
@@ -124,6 +128,7 @@ impl Default for ExpertConfig {
             leaf: None,
             halving: false,
             distinct: true,
+            distinct_fill: false,
             own_roll: OwnRoll::One,
         }
     }
@@ -185,7 +190,8 @@ impl ExpertBot {
         }
         let k = self.config.candidates.max(1);
         let ranked = if self.config.distinct {
-            distinct_guardian_parts(self.ranker.ranked(pos, rules, usize::MAX).0, k)
+            let all = self.ranker.ranked(pos, rules, usize::MAX).0;
+            distinct_guardian_parts(all, k, self.config.distinct_fill)
         } else {
             self.ranker.ranked(pos, rules, k).0
         };
@@ -411,21 +417,37 @@ pub(crate) fn choose_candidate(values: &[Vec<f64>], z: f64) -> usize {
 }
 
 /// The first `k` plans of `ranked` (best first) whose guardian parts (direction,
-/// exits, moves) differ from those of every plan kept before them.
-fn distinct_guardian_parts(ranked: Vec<(Plan, f32)>, k: usize) -> Vec<(Plan, f32)> {
-    let mut kept: Vec<(Plan, f32)> = Vec::with_capacity(k);
-    for (plan, score) in ranked {
+/// exits, moves) differ from those of every plan kept before them; with `fill`, then
+/// the best of the others, up to `k` in all, in `ranked`'s order.
+fn distinct_guardian_parts(ranked: Vec<(Plan, f32)>, k: usize, fill: bool) -> Vec<(Plan, f32)> {
+    let mut kept: Vec<usize> = Vec::with_capacity(k);
+    for (i, (plan, _)) in ranked.iter().enumerate() {
         if kept.len() >= k {
             break;
         }
         let same = |q: &Plan| {
             q.direction == plan.direction && q.exits == plan.exits && q.moves == plan.moves
         };
-        if !kept.iter().any(|(q, _)| same(q)) {
-            kept.push((plan, score));
+        if !kept.iter().any(|&j| same(&ranked[j].0)) {
+            kept.push(i);
         }
     }
-    kept
+    if fill {
+        for i in 0..ranked.len() {
+            if kept.len() >= k {
+                break;
+            }
+            if !kept.contains(&i) {
+                kept.push(i);
+            }
+        }
+        // Candidate 0 stays the greedy choice; the rest in rank order.
+        if let Some(rest) = kept.get_mut(1..) {
+            rest.sort_unstable();
+        }
+    }
+    let mut slots: Vec<Option<(Plan, f32)>> = ranked.into_iter().map(Some).collect();
+    kept.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// Phases of successive halving over `k` candidates: halvings (rounding up) until one
@@ -460,8 +482,63 @@ impl Strategy for ExpertBot {
 
 #[cfg(test)]
 mod tests {
-    use super::{choose_candidate, ExpertBot, ExpertConfig, OwnRoll};
-    use engine::{Dice, Position, RuleSet, Seat, Seed};
+    use super::{
+        choose_candidate, distinct_guardian_parts, halving_phases, survivors, ExpertBot,
+        ExpertConfig, OwnRoll,
+    };
+    use engine::{Dice, Direction, PieceId, Plan, Position, RuleSet, Seat, Seed};
+
+    #[test]
+    fn distinct_candidates_differ_in_their_guardian_parts() {
+        let a = Plan::new(Direction::Forward).mv(PieceId::G1, &[3]);
+        let b = Plan::new(Direction::Forward).mv(PieceId::G2, &[3]);
+        let ranked = vec![
+            (a.clone().royal(8, false), 30.0),
+            (a.clone().royal(7, false), 29.0),
+            (b.clone().royal(8, false), 28.0),
+            (a.clone(), 27.0),
+            (b.clone(), 26.0),
+        ];
+        let plans = |v: Vec<(Plan, f32)>| v.into_iter().map(|(p, _)| p).collect::<Vec<_>>();
+        // One plan per guardian part, best first.
+        assert_eq!(
+            plans(distinct_guardian_parts(ranked.clone(), 6, false)),
+            vec![a.clone().royal(8, false), b.clone().royal(8, false)]
+        );
+        assert_eq!(
+            plans(distinct_guardian_parts(ranked.clone(), 1, false)),
+            vec![a.clone().royal(8, false)]
+        );
+        // Filled up to 4 with the best others, in rank order after the greedy choice.
+        assert_eq!(
+            plans(distinct_guardian_parts(ranked.clone(), 4, true)),
+            vec![
+                a.clone().royal(8, false),
+                a.clone().royal(7, false),
+                b.royal(8, false),
+                a,
+            ]
+        );
+        assert!(distinct_guardian_parts(Vec::new(), 4, true).is_empty());
+    }
+
+    #[test]
+    fn successive_halving_keeps_the_better_half() {
+        assert_eq!(halving_phases(6), 3);
+        assert_eq!(halving_phases(2), 1);
+        assert_eq!(halving_phases(1), 1);
+        // Means over the 2 rounds all completed (the third of candidate 0 is ignored).
+        let values = vec![
+            vec![1.0, 1.0, 99.0],
+            vec![3.0, 3.0],
+            vec![2.0, 2.0],
+            vec![0.0, 5.0],
+        ];
+        assert_eq!(survivors(&values, &[0, 1, 2, 3]), vec![1, 3]);
+        assert_eq!(survivors(&values, &[0, 2, 3]), vec![3, 2]);
+        // Without common rounds the greedy order decides.
+        assert_eq!(survivors(&[vec![], vec![1.0]], &[0, 1]), vec![0]);
+    }
 
     #[test]
     fn the_exact_own_turn_weighs_every_roll_multiset() {
