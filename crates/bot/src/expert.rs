@@ -36,7 +36,8 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExpertConfig {
     /// Best greedy candidates compared by rollouts (6; 4 and 8 measured lower, see
-    /// `BENCHMARKS.md`).
+    /// `BENCHMARKS.md`); with [`ExpertConfig::distinct`], the best of different
+    /// guardian parts.
     pub candidates: usize,
     /// Turns played in each rollout after the candidate (4: one round of the
     /// opponents' turns and the bot's own next turn, so the rolls it keeps are
@@ -75,7 +76,9 @@ pub struct ExpertConfig {
     /// candidates: the budget is split into equal phases, and after each phase but
     /// the last the worse half of the remaining candidates (by mean rollout value
     /// over the rounds they all completed) is dropped. The last candidates standing
-    /// are compared by their mean value (`switch_z` does not apply).
+    /// are compared by their mean value (`switch_z` does not apply). Off: it measured
+    /// the same as round-robin (38.3 % against 38.4 % of first places, clash, 300
+    /// matches, seed 7; `BENCHMARKS.md`).
     pub halving: bool,
     /// Compare only candidates whose guardian parts (direction, exits, moves) differ
     /// (true): the best-ranked plan of each guardian part, in greedy order, instead
@@ -89,7 +92,10 @@ pub struct ExpertConfig {
     pub distinct_fill: bool,
     /// How a rollout's last turn is played when it is the expert's own (depth 4):
     /// one sampled roll ([`OwnRoll::One`], the default), the mean over several
-    /// sampled rolls, or the exact expectation over every roll.
+    /// sampled rolls, or the exact expectation over every roll. Each extra roll costs
+    /// a policy search, so fewer rollouts fit the node budget: 3 sampled rolls
+    /// measured 33.9 % against 38.4 % (`BENCHMARKS.md`), and the exact expectation
+    /// (about 8 600 plans a rollout) leaves about two rollouts in the default budget.
     pub own_roll: OwnRoll,
 }
 
