@@ -11,7 +11,7 @@
 
 use bot::{
     match_seeds, play_match_with, play_spread, wilson_interval, BotKind, ExpertBot, ExpertConfig,
-    GreedyBot, GreedyConfig, Strategy, Weights, MATCH_TURNS,
+    GreedyBot, GreedyConfig, OwnRoll, Strategy, Weights, MATCH_TURNS,
 };
 use clap::{Parser, ValueEnum};
 use engine::{Mode, RuleSet};
@@ -68,9 +68,46 @@ struct Args {
     /// Expert: random plans of the rollout policy (default 0).
     #[arg(long)]
     policy_random: Option<usize>,
+    /// Expert: most plans the rollout policy plays per turn (default 2000).
+    #[arg(long)]
+    policy_max_evals: Option<usize>,
+    /// Expert: the rollout policy tries royal moves only after the guardians.
+    #[arg(long)]
+    policy_royal_last: bool,
     /// Expert: standard errors a candidate must beat the greedy choice by.
     #[arg(long)]
     z: Option<f64>,
+    /// Expert: weight changes of the rollouts' leaf evaluation only (on top of
+    /// `--set`), `name=value`, repeatable; the ranking and the opponents' model keep theirs.
+    #[arg(long = "leaf-set")]
+    leaf_set: Vec<String>,
+    /// Expert: successive halving over the candidates instead of round-robin.
+    #[arg(long)]
+    halving: bool,
+    /// Expert: the rollout's final own turn over this many sampled rolls (0: the
+    /// exact expectation over every roll; default 1).
+    #[arg(long)]
+    own_rolls: Option<usize>,
+    /// Expert: candidates with distinct guardian parts only (`true`, the default)
+    /// or the best plans outright (`false`).
+    #[arg(long, action = clap::ArgAction::Set, default_value_t = true)]
+    distinct: bool,
+    /// Expert: with `--distinct true`, fill up to the candidates with the best
+    /// remaining plans when there are fewer distinct guardian parts.
+    #[arg(long)]
+    distinct_fill: bool,
+}
+
+/// Applies `name=value` changes to `w`.
+fn apply_sets(w: &mut Weights, sets: &[String]) -> Result<(), String> {
+    for s in sets {
+        let (k, v) = s
+            .split_once('=')
+            .and_then(|(k, v)| v.parse::<f32>().ok().map(|v| (k, v)))
+            .ok_or_else(|| format!("{s:?}: expected name=number"))?;
+        set_weight(w, k, v)?;
+    }
+    Ok(())
 }
 
 /// Sets the field `name` of `w` to `v`.
@@ -109,18 +146,9 @@ fn main() -> ExitCode {
         }
     };
     let mut weights = Weights::default();
-    for s in &args.set {
-        let parsed = s
-            .split_once('=')
-            .and_then(|(k, v)| v.parse::<f32>().ok().map(|v| (k, v)));
-        let Some((k, v)) = parsed else {
-            eprintln!("tune: --set {s:?}: expected name=number");
-            return ExitCode::FAILURE;
-        };
-        if let Err(e) = set_weight(&mut weights, k, v) {
-            eprintln!("tune: {e}");
-            return ExitCode::FAILURE;
-        }
+    if let Err(e) = apply_sets(&mut weights, &args.set) {
+        eprintln!("tune: --set {e}");
+        return ExitCode::FAILURE;
     }
     let mut expert = ExpertConfig::default();
     expert.ranking.weights = weights.clone();
@@ -142,9 +170,29 @@ fn main() -> ExitCode {
     if let Some(r) = args.policy_random {
         expert.policy.random_plans = r;
     }
+    expert.policy.royal_both_orders = !args.policy_royal_last;
+    if let Some(m) = args.policy_max_evals {
+        expert.policy.max_evals = m;
+    }
     if let Some(z) = args.z {
         expert.switch_z = z;
     }
+    if !args.leaf_set.is_empty() {
+        let mut leaf = weights.clone();
+        if let Err(e) = apply_sets(&mut leaf, &args.leaf_set) {
+            eprintln!("tune: --leaf-set {e}");
+            return ExitCode::FAILURE;
+        }
+        expert.leaf = Some(leaf);
+    }
+    expert.halving = args.halving;
+    expert.distinct = args.distinct;
+    expert.distinct_fill = args.distinct_fill;
+    expert.own_roll = match args.own_rolls {
+        None | Some(1) => OwnRoll::One,
+        Some(0) => OwnRoll::Exact,
+        Some(m) => OwnRoll::Sampled(m),
+    };
     let greedy = GreedyConfig {
         weights,
         ..GreedyConfig::default()
@@ -197,7 +245,7 @@ fn main() -> ExitCode {
     }
     let (lo, hi) = wilson_interval(firsts, args.matches);
     println!(
-        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}: \
+        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={} distinct={} fill={} own_rolls={:?}: \
          first={:.1} share={:.1}% ci95=[{:.1}%, {:.1}%] time={:.0}s",
         args.challenger,
         args.mode,
@@ -211,6 +259,13 @@ fn main() -> ExitCode {
         args.policy_beam,
         args.policy_royal_beam,
         args.policy_random,
+        args.policy_max_evals,
+        args.policy_royal_last,
+        args.leaf_set,
+        args.halving,
+        args.distinct,
+        args.distinct_fill,
+        args.own_rolls,
         firsts,
         100.0 * firsts / args.matches as f64,
         100.0 * lo,

@@ -3,7 +3,8 @@
 //!
 //! Each turn it
 //! 1. ranks the legal candidate plans with the greedy search and keeps the best
-//!    [`ExpertConfig::candidates`] of them;
+//!    [`ExpertConfig::candidates`] of them with different guardian moves (the best
+//!    royal move of each, [`ExpertConfig::distinct`]);
 //! 2. plays each candidate, then rolls out the next [`ExpertConfig::depth`] turns of
 //!    the match (the opponents' turns, and its own next one for `depth` ≥ 4): every
 //!    turn rolls `dice_per_turn` dice with the engine's exact dice model (each face
@@ -35,7 +36,8 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExpertConfig {
     /// Best greedy candidates compared by rollouts (6; 4 and 8 measured lower, see
-    /// `BENCHMARKS.md`).
+    /// `BENCHMARKS.md`); with [`ExpertConfig::distinct`], the best of different
+    /// guardian parts.
     pub candidates: usize,
     /// Turns played in each rollout after the candidate (4: one round of the
     /// opponents' turns and the bot's own next turn, so the rolls it keeps are
@@ -66,6 +68,49 @@ pub struct ExpertConfig {
     /// rollout policy (at most 40 plans a turn) measured no better than the greedy
     /// bot itself: the opponents the rollouts imagine must play like real ones.
     pub policy: GreedyConfig,
+    /// The weights that value the position a rollout reaches for the expert's own
+    /// seat (points-like units, see [`Weights`]); `None` uses `ranking.weights`.
+    /// Apart from [`ExpertConfig::policy`]'s weights, which model the opponents.
+    pub leaf: Option<Weights>,
+    /// Spend the node budget by successive halving instead of round-robin over all
+    /// candidates: the budget is split into equal phases, and after each phase but
+    /// the last the worse half of the remaining candidates (by mean rollout value
+    /// over the rounds they all completed) is dropped. The last candidates standing
+    /// are compared by their mean value (`switch_z` does not apply). Off: it measured
+    /// the same as round-robin (38.3 % against 38.4 % of first places, clash, 300
+    /// matches, seed 7; `BENCHMARKS.md`).
+    pub halving: bool,
+    /// Compare only candidates whose guardian parts (direction, exits, moves) differ
+    /// (true): the best-ranked plan of each guardian part, in greedy order, instead
+    /// of the best plans outright, which are often one guardian plan with other
+    /// royal moves. Measured 40.2 % of first places against 38.4 % without (1 expert
+    /// against 3 greedy bots, clash, 300 matches, seed 7; `BENCHMARKS.md`).
+    pub distinct: bool,
+    /// With `distinct`, fill up to `candidates` with the best remaining plans (other
+    /// royal moves of the same guardian parts) when there are fewer distinct guardian
+    /// parts (false: compare only the distinct ones; a single one is played unsearched).
+    pub distinct_fill: bool,
+    /// How a rollout's last turn is played when it is the expert's own (depth 4):
+    /// one sampled roll ([`OwnRoll::One`], the default), the mean over several
+    /// sampled rolls, or the exact expectation over every roll. Each extra roll costs
+    /// a policy search, so fewer rollouts fit the node budget: 3 sampled rolls
+    /// measured 33.9 % against 38.4 % (`BENCHMARKS.md`), and the exact expectation
+    /// (about 8 600 plans a rollout) leaves about two rollouts in the default budget.
+    pub own_roll: OwnRoll,
+}
+
+/// The rolls a rollout's final own turn is valued over ([`ExpertConfig::own_roll`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnRoll {
+    /// One roll from the rollout's dice, like every other turn.
+    One,
+    /// The mean over this many rolls from the rollout's dice (each costs a policy
+    /// search: about 175 plans on a mid-game position).
+    Sampled(usize),
+    /// The exact expectation over the `6^dice_per_turn` equally likely ordered rolls
+    /// (56 distinct positions for 3 dice unless the store overflows), one policy
+    /// search per distinct position; more than 4 dice per turn falls back to one roll.
+    Exact,
 }
 
 /// The default wall-clock budget of a decision on the server: 20 ms.
@@ -86,6 +131,11 @@ impl Default for ExpertConfig {
                 random_plans: 0,
                 ..GreedyConfig::default()
             },
+            leaf: None,
+            halving: false,
+            distinct: true,
+            distinct_fill: false,
+            own_roll: OwnRoll::One,
         }
     }
 }
@@ -144,9 +194,13 @@ impl ExpertBot {
         if self.tail.0 != rules.dice_per_turn || self.tail.1.is_empty() {
             self.tail = (rules.dice_per_turn, dice_tail(rules.dice_per_turn));
         }
-        let (ranked, _) = self
-            .ranker
-            .ranked(pos, rules, self.config.candidates.max(1));
+        let k = self.config.candidates.max(1);
+        let ranked = if self.config.distinct {
+            let all = self.ranker.ranked(pos, rules, usize::MAX).0;
+            distinct_guardian_parts(all, k, self.config.distinct_fill)
+        } else {
+            self.ranker.ranked(pos, rules, k).0
+        };
         let Some(greedy_best) = ranked.first().map(|(p, _)| p.clone()) else {
             return (Plan::pass(), stats);
         };
@@ -165,27 +219,57 @@ impl ExpertBot {
         // values[i][r]: candidate i's value in rollout round r (the same dice for all).
         let mut values: Vec<Vec<f64>> = vec![Vec::new(); ranked.len()];
         let (node_budget, time_budget) = (self.config.node_budget, self.config.time_budget);
-        let budget_left =
-            |nodes: usize| nodes < node_budget && time_budget.is_none_or(|t| started.elapsed() < t);
-        'search: while budget_left(stats.nodes) {
-            // One round: the same dice for every candidate.
-            let mut seed = [0u8; 32];
-            self.rng.fill_bytes(&mut seed);
-            let before = stats.nodes;
-            for (i, start) in after.iter().enumerate() {
-                if !budget_left(stats.nodes) {
-                    break 'search;
+        let time_left = || time_budget.is_none_or(|t| started.elapsed() < t);
+        let best = if self.config.halving {
+            // Rounds' dice seeds, shared by every candidate (common random numbers).
+            let mut seeds: Vec<[u8; 32]> = Vec::new();
+            let mut alive: Vec<usize> = (0..ranked.len()).collect();
+            let phases = halving_phases(ranked.len());
+            for phase in 1..=phases {
+                let phase_end = node_budget * phase / phases;
+                while stats.nodes < phase_end && time_left() {
+                    // The candidate with the fewest rounds plays its next round.
+                    let Some(&i) = alive.iter().min_by_key(|&&i| values[i].len()) else {
+                        break;
+                    };
+                    let r = values[i].len();
+                    while seeds.len() <= r {
+                        let mut seed = [0u8; 32];
+                        self.rng.fill_bytes(&mut seed);
+                        seeds.push(seed);
+                    }
+                    let (value, nodes) = self.rollout(after[i], me, rules, Seed(seeds[r]));
+                    values[i].push(value as f64);
+                    stats.nodes += nodes;
+                    stats.rollouts += 1;
                 }
-                let (value, nodes) = self.rollout(*start, me, rules, Seed(seed));
-                values[i].push(value as f64);
-                stats.nodes += nodes;
-                stats.rollouts += 1;
+                if phase < phases {
+                    alive = survivors(&values, &alive);
+                }
             }
-            if stats.nodes == before {
-                break; // unreachable: every rollout counts at least its leaf
+            survivors(&values, &alive).first().copied().unwrap_or(0)
+        } else {
+            let budget_left = |nodes: usize| nodes < node_budget && time_left();
+            'search: while budget_left(stats.nodes) {
+                // One round: the same dice for every candidate.
+                let mut seed = [0u8; 32];
+                self.rng.fill_bytes(&mut seed);
+                let before = stats.nodes;
+                for (i, start) in after.iter().enumerate() {
+                    if !budget_left(stats.nodes) {
+                        break 'search;
+                    }
+                    let (value, nodes) = self.rollout(*start, me, rules, Seed(seed));
+                    values[i].push(value as f64);
+                    stats.nodes += nodes;
+                    stats.rollouts += 1;
+                }
+                if stats.nodes == before {
+                    break; // unreachable: every rollout counts at least its leaf
+                }
             }
-        }
-        let best = choose_candidate(&values, self.config.switch_z);
+            choose_candidate(&values, self.config.switch_z)
+        };
         let plan = ranked[best].0.clone();
         (legal_or_pass(pos, rules, plan), stats)
     }
@@ -203,9 +287,14 @@ impl ExpertBot {
         let mut nodes = 0usize;
         let mut roll = [0u8; 32];
         let n = (rules.dice_per_turn as usize).min(roll.len());
-        for _ in 0..self.config.depth {
+        let depth = self.config.depth;
+        for t in 0..depth {
             if pos.to_move().is_none() {
                 break;
+            }
+            if t + 1 == depth && pos.to_move() == Some(me) && self.config.own_roll != OwnRoll::One {
+                let (value, own_nodes) = self.own_turn(pos, me, rules, &mut dice);
+                return (value, nodes + own_nodes);
             }
             for d in roll.iter_mut().take(n) {
                 *d = dice.roll();
@@ -220,9 +309,90 @@ impl ExpertBot {
                 Err(_) => break, // unreachable: the policy returns legal plans
             }
         }
-        let w: &Weights = &self.config.ranking.weights;
-        let threat = ThreatMap::build(&pos, me, &self.tail.1, w);
-        (evaluate(&pos, me, 0, &threat, rules, w), nodes + 1)
+        (self.leaf(&pos, me, rules), nodes + 1)
+    }
+
+    /// The expert's own last turn of a rollout from `pos` (`me` to move, not yet
+    /// rolled), valued as the mean over the rolls [`ExpertConfig::own_roll`] names of
+    /// the leaf after the policy's plan. Returns the value and the plans played.
+    fn own_turn(
+        &mut self,
+        pos: Position,
+        me: engine::Seat,
+        rules: &RuleSet,
+        dice: &mut Dice,
+    ) -> (f32, usize) {
+        let n = rules.dice_per_turn as usize;
+        // The positions after the roll, with their probabilities.
+        let mut outcomes: Vec<(Position, f64)> = Vec::new();
+        match self.config.own_roll {
+            OwnRoll::Exact if n <= 4 => {
+                // Every ordered roll (6^n, equally likely: engine::Dice), grouped by what
+                // it leaves: the store as a multiset (rule 4.3: plans take rolls as a
+                // multiset, so the order in the store does not matter) and the credits.
+                let total = 6usize.pow(n as u32);
+                let mut index: std::collections::HashMap<(Vec<u8>, u32), usize> =
+                    std::collections::HashMap::new();
+                let mut roll = vec![0u8; n];
+                for code in 0..total {
+                    let mut c = code;
+                    for d in roll.iter_mut() {
+                        *d = (c % 6) as u8 + 1;
+                        c /= 6;
+                    }
+                    let mut p = pos;
+                    if p.apply_roll(rules, &roll).is_err() {
+                        continue;
+                    }
+                    let st = p.seat(me);
+                    let mut store = st.rolls.as_slice().to_vec();
+                    store.sort_unstable();
+                    let slot = *index.entry((store, st.exit_credits)).or_insert_with(|| {
+                        outcomes.push((p, 0.0));
+                        outcomes.len() - 1
+                    });
+                    outcomes[slot].1 += 1.0 / total as f64;
+                }
+            }
+            OwnRoll::Exact | OwnRoll::One => outcomes.push((pos, 1.0)),
+            OwnRoll::Sampled(m) => {
+                let m = m.max(1);
+                for _ in 0..m {
+                    outcomes.push((pos, 1.0 / m as f64));
+                }
+            }
+        }
+        let sample = !matches!(self.config.own_roll, OwnRoll::Exact) || n > 4;
+        let mut roll = vec![0u8; n];
+        let (mut value, mut nodes) = (0.0f64, 0usize);
+        for (mut p, weight) in outcomes {
+            if sample {
+                for d in roll.iter_mut() {
+                    *d = dice.roll();
+                }
+                if p.apply_roll(rules, &roll).is_err() {
+                    continue;
+                }
+            }
+            let (plan, evals) = self.policy.choose_counted(&p, rules);
+            nodes += evals.max(1) + 1;
+            if let Ok((next, _)) = p.play(rules, &plan) {
+                p = next;
+            }
+            value += weight * self.leaf(&p, me, rules) as f64;
+        }
+        (value as f32, nodes.max(1))
+    }
+
+    /// The leaf value of `pos` for `me`: the greedy heuristic with the leaf weights.
+    fn leaf(&self, pos: &Position, me: engine::Seat, rules: &RuleSet) -> f32 {
+        let w: &Weights = self
+            .config
+            .leaf
+            .as_ref()
+            .unwrap_or(&self.config.ranking.weights);
+        let threat = ThreatMap::build(pos, me, &self.tail.1, w);
+        evaluate(pos, me, 0, &threat, rules, w)
     }
 }
 
@@ -252,6 +422,64 @@ pub(crate) fn choose_candidate(values: &[Vec<f64>], z: f64) -> usize {
     best.0
 }
 
+/// The first `k` plans of `ranked` (best first) whose guardian parts (direction,
+/// exits, moves) differ from those of every plan kept before them; with `fill`, then
+/// the best of the others, up to `k` in all, in `ranked`'s order.
+fn distinct_guardian_parts(ranked: Vec<(Plan, f32)>, k: usize, fill: bool) -> Vec<(Plan, f32)> {
+    let mut kept: Vec<usize> = Vec::with_capacity(k);
+    for (i, (plan, _)) in ranked.iter().enumerate() {
+        if kept.len() >= k {
+            break;
+        }
+        let same = |q: &Plan| {
+            q.direction == plan.direction && q.exits == plan.exits && q.moves == plan.moves
+        };
+        if !kept.iter().any(|&j| same(&ranked[j].0)) {
+            kept.push(i);
+        }
+    }
+    if fill {
+        for i in 0..ranked.len() {
+            if kept.len() >= k {
+                break;
+            }
+            if !kept.contains(&i) {
+                kept.push(i);
+            }
+        }
+        // Candidate 0 stays the greedy choice; the rest in rank order.
+        if let Some(rest) = kept.get_mut(1..) {
+            rest.sort_unstable();
+        }
+    }
+    let mut slots: Vec<Option<(Plan, f32)>> = ranked.into_iter().map(Some).collect();
+    kept.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+/// Phases of successive halving over `k` candidates: halvings (rounding up) until one
+/// is left, at least 1 (6 candidates: 6, 3, 2 → 3 phases).
+fn halving_phases(k: usize) -> usize {
+    let (mut n, mut phases) = (k, 0);
+    while n > 1 {
+        n = n.div_ceil(2);
+        phases += 1;
+    }
+    phases.max(1)
+}
+
+/// The better half (rounded up) of the candidates `alive`, best first, by their mean
+/// value over the rounds all of them completed (`values[i][r]`, round `r` on the same
+/// dice for all); ties and candidates without common rounds keep the greedy order
+/// (lower index first).
+fn survivors(values: &[Vec<f64>], alive: &[usize]) -> Vec<usize> {
+    let n = alive.iter().map(|&i| values[i].len()).min().unwrap_or(0);
+    let mean = |i: usize| values[i][..n].iter().sum::<f64>() / n.max(1) as f64;
+    let mut v = alive.to_vec();
+    v.sort_by(|&a, &b| mean(b).total_cmp(&mean(a)).then(a.cmp(&b)));
+    v.truncate(alive.len().div_ceil(2).max(1));
+    v
+}
+
 impl Strategy for ExpertBot {
     fn choose(&mut self, pos: &Position, rules: &RuleSet) -> Plan {
         self.choose_stats(pos, rules).0
@@ -260,7 +488,105 @@ impl Strategy for ExpertBot {
 
 #[cfg(test)]
 mod tests {
-    use super::choose_candidate;
+    use super::{
+        choose_candidate, distinct_guardian_parts, halving_phases, survivors, ExpertBot,
+        ExpertConfig, OwnRoll,
+    };
+    use engine::{Dice, Direction, PieceId, Plan, Position, RuleSet, Seat, Seed};
+
+    #[test]
+    fn distinct_candidates_differ_in_their_guardian_parts() {
+        let a = Plan::new(Direction::Forward).mv(PieceId::G1, &[3]);
+        let b = Plan::new(Direction::Forward).mv(PieceId::G2, &[3]);
+        let ranked = vec![
+            (a.clone().royal(8, false), 30.0),
+            (a.clone().royal(7, false), 29.0),
+            (b.clone().royal(8, false), 28.0),
+            (a.clone(), 27.0),
+            (b.clone(), 26.0),
+        ];
+        let plans = |v: Vec<(Plan, f32)>| v.into_iter().map(|(p, _)| p).collect::<Vec<_>>();
+        // One plan per guardian part, best first.
+        assert_eq!(
+            plans(distinct_guardian_parts(ranked.clone(), 6, false)),
+            vec![a.clone().royal(8, false), b.clone().royal(8, false)]
+        );
+        assert_eq!(
+            plans(distinct_guardian_parts(ranked.clone(), 1, false)),
+            vec![a.clone().royal(8, false)]
+        );
+        // Filled up to 4 with the best others, in rank order after the greedy choice.
+        assert_eq!(
+            plans(distinct_guardian_parts(ranked.clone(), 4, true)),
+            vec![
+                a.clone().royal(8, false),
+                a.clone().royal(7, false),
+                b.royal(8, false),
+                a,
+            ]
+        );
+        assert!(distinct_guardian_parts(Vec::new(), 4, true).is_empty());
+    }
+
+    #[test]
+    fn successive_halving_keeps_the_better_half() {
+        assert_eq!(halving_phases(6), 3);
+        assert_eq!(halving_phases(2), 1);
+        assert_eq!(halving_phases(1), 1);
+        // Means over the 2 rounds all completed (the third of candidate 0 is ignored).
+        let values = vec![
+            vec![1.0, 1.0, 99.0],
+            vec![3.0, 3.0],
+            vec![2.0, 2.0],
+            vec![0.0, 5.0],
+        ];
+        assert_eq!(survivors(&values, &[0, 1, 2, 3]), vec![1, 3]);
+        assert_eq!(survivors(&values, &[0, 2, 3]), vec![3, 2]);
+        // Without common rounds the greedy order decides.
+        assert_eq!(survivors(&[vec![], vec![1.0]], &[0, 1]), vec![0]);
+    }
+
+    #[test]
+    fn the_exact_own_turn_weighs_every_roll_multiset() {
+        let rules = RuleSet::default();
+        // Green to move with an empty store: 3 dice give 56 multisets.
+        let pos = Position::from_json(
+            r#"{"mode":"clash","to_move":"green","seats":{
+            "green":{"pieces":{"G1":"ring:3","R":"ring:7"},"exit_credits":1},
+            "red":{"pieces":{"G1":"ring:10"}},
+            "blue":{"pieces":{"G1":"ring:40"}},
+            "yellow":{"pieces":{"G1":"ring:55"}}}}"#,
+        )
+        .unwrap();
+        let exact = ExpertConfig {
+            own_roll: OwnRoll::Exact,
+            ..ExpertConfig::default()
+        };
+        let mut bot = ExpertBot::with_config(1, exact);
+        bot.tail = (
+            rules.dice_per_turn,
+            crate::threat::dice_tail(rules.dice_per_turn),
+        );
+        let mut dice = Dice::new(Seed([0; 32]));
+        let (value, nodes) = bot.own_turn(pos, Seat::Green, &rules, &mut dice);
+        // One policy search and one leaf per multiset, at least one plan each.
+        assert!(nodes >= 2 * 56, "{nodes} plans");
+        // The expectation lies between the worst and the best single roll's value.
+        let mut one = ExpertBot::with_config(1, ExpertConfig::default());
+        one.tail = bot.tail.clone();
+        let singles: Vec<f32> = (0..216u32)
+            .map(|code| {
+                let roll = [code % 6, code / 6 % 6, code / 36].map(|d| d as u8 + 1);
+                let mut p = pos;
+                p.apply_roll(&rules, &roll).unwrap();
+                let (plan, _) = one.policy.choose_counted(&p, &rules);
+                let (next, _) = p.play(&rules, &plan).unwrap();
+                one.leaf(&next, Seat::Green, &rules)
+            })
+            .collect();
+        let mean = singles.iter().map(|&v| v as f64).sum::<f64>() / 216.0;
+        assert!((value as f64 - mean).abs() < 1e-3, "{value} against {mean}");
+    }
 
     #[test]
     fn another_candidate_replaces_the_greedy_choice_only_when_clearly_better() {

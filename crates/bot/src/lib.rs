@@ -49,7 +49,7 @@ mod sim;
 mod threat;
 
 pub use eval::Weights;
-pub use expert::{ExpertBot, ExpertConfig, SearchStats, DEFAULT_TIME_BUDGET};
+pub use expert::{ExpertBot, ExpertConfig, OwnRoll, SearchStats, DEFAULT_TIME_BUDGET};
 pub use greedy::{GreedyBot, GreedyConfig};
 pub use levels::{
     duel_levels, level_ratings, rotated, wilson_interval, LevelDuel, LevelRating, LevelShare,
