@@ -193,12 +193,12 @@ pub struct LoadReport {
 impl LoadReport {
     /// Why the run fell short of what it was asked, if it did: no socket
     /// authenticated (a server of another protocol version, say); fewer sockets than
-    /// the `4 × matches` asked for (the rest refused: a connection or guest limit, a
+    /// the `(4 − bot_seats) × matches` asked for (the rest refused: a connection or guest limit, a
     /// server at capacity — the errors line says which), so every figure describes a
     /// smaller load than asked; or, in a playing mode, no match started. `ludo-load`
     /// then exits 1 after its report.
     pub fn shortfall(&self) -> Option<String> {
-        let asked = 4 * u64::from(self.config.matches);
+        let asked = (4 - u64::from(self.config.bot_seats)) * u64::from(self.config.matches);
         if self.sockets_connected == 0 {
             Some("no socket authenticated".into())
         } else if self.sockets_connected < asked {

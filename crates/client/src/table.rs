@@ -135,8 +135,10 @@ async fn host_round(
         tx.send(lobby.code.clone())
             .map_err(|_| ClientError::Unexpected("a joiner of the table is gone".into()))?;
     }
-    host.wait_lobby_members(1 + joiners.len(), remaining(cfg.play.stop_at))
-        .await?;
+    if !joiners.is_empty() {
+        host.wait_lobby_members(1 + joiners.len(), remaining(cfg.play.stop_at))
+            .await?;
+    }
     let started = host.start_lobby().await?;
     stats.match_started();
     play_match(host, &started, strategy, &cfg.play, stats).await
