@@ -603,15 +603,13 @@ fn register(
 ) {
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
     let stop = tokio_util::sync::CancellationToken::new();
-    game.registries().register_room(
-        id,
-        RoomHandle {
-            tx,
-            listed,
-            stop: stop.clone(),
-        },
-    );
-    if let (Some(e), Some(room)) = (game.elsewhere(), game.room(id)) {
+    let room = RoomHandle {
+        tx,
+        listed,
+        stop: stop.clone(),
+    };
+    game.registries().register_room(id, room.clone());
+    if let Some(e) = game.elsewhere() {
         e.serve_room(game, id, room);
     }
     (rx, stop)
