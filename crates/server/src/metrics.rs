@@ -22,6 +22,7 @@
 //! | `ludo_seats_unresponsive_total` | counter | seats made away because their socket did not answer the ping at the start of their turn (`--pong-timeout-ms`) |
 //! | `ludo_rooms_resumed_total` | counter | running matches resumed from the store (at start, or taken over in cluster mode) |
 //! | `ludo_cluster_leases` | gauge | room leases this node holds (cluster mode) |
+//! | `ludo_cluster_nats_up` | gauge | 1 while this node's NATS connection is up, 0 while it is lost (cluster mode) |
 //! | `ludo_cluster_takeovers_total`, `ludo_cluster_rooms_lost_total` | counter | matches claimed from another node's expired or released lease; rooms stopped because another node owns their match now |
 //! | `ludo_connections_refused_total{cap}`, `ludo_accept_errors_total{kind}` | counter | connections refused over a connection cap; failed `accept` calls |
 //! | `ludo_http_header_timeouts_total`, `ludo_ws_hello_timeouts_total` | counter | connections closed for slow request headers; sockets closed without a good `hello` in time |

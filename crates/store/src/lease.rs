@@ -196,6 +196,9 @@ const RUNNING_MATCH_OF: &str = "SELECT m.id FROM matches m \
 const LISTED: &str = "SELECT l.match_id FROM room_leases l JOIN matches m ON m.id = l.match_id \
     WHERE l.listed AND m.status = 'running' ORDER BY m.started_at DESC, m.id DESC LIMIT $1";
 const LEASE_OF: &str = "SELECT node_id, fencing_token FROM room_leases WHERE match_id = $1";
+/// The node holding `$1`'s lease, when it has not expired.
+const LIVE_OWNER: &str = "SELECT node_id FROM room_leases \
+    WHERE match_id = $1 AND expires_at > now() AND node_id <> ''";
 /// Takes or extends the role `$1` for node `$2` (for `$3` seconds) when it is free,
 /// expired or held by `$2` already; returns a row only then.
 const CLAIM_ROLE: &str = "INSERT INTO cluster_roles (role, node_id, expires_at) \
@@ -365,6 +368,19 @@ impl Store {
     pub async fn lease_of(&self, match_id: Uuid) -> Result<Option<(String, i64)>, StoreError> {
         let pool = self.pg()?;
         Ok(sqlx::query_as(LEASE_OF)
+            .bind(match_id)
+            .fetch_optional(pool)
+            .await?)
+    }
+
+    /// The node whose lease on `match_id` has not expired (database clock), if any:
+    /// `None` when the match has no lease, or its lease expired or was released
+    /// (its owner stopped or lost it: another node may resume the match).
+    ///
+    /// Errors: [`StoreError::Unavailable`]; [`StoreError::Invalid`] on SQLite.
+    pub async fn live_owner(&self, match_id: Uuid) -> Result<Option<String>, StoreError> {
+        let pool = self.pg()?;
+        Ok(sqlx::query_scalar(LIVE_OWNER)
             .bind(match_id)
             .fetch_optional(pool)
             .await?)

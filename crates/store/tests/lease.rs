@@ -67,6 +67,8 @@ async fn fencing(url: String) {
     within("creates", cx).await.unwrap();
     within("creates", cy).await.unwrap();
     assert_eq!(store.lease_of(x).await.unwrap(), Some(("a".into(), 1)));
+    assert_eq!(store.live_owner(x).await.unwrap(), Some("a".into()));
+    assert_eq!(store.live_owner(Uuid::new_v4()).await.unwrap(), None);
     assert_eq!(a.token(x), Some(1));
     within("turn 1", wa.send(turn(&m, 1, x))).await.unwrap();
     within("turn 1", wa.send(turn(&m, 1, y))).await.unwrap();
@@ -106,12 +108,15 @@ async fn fencing(url: String) {
     );
     assert_eq!(store.claim_expired(&b, 10, &[x, y]).await.unwrap(), vec![]);
     assert_eq!(store.lease_of(x).await.unwrap(), Some(("a".into(), 1)));
+    // Expired: still a's row, but no live owner (the match may be moving).
+    assert_eq!(store.live_owner(x).await.unwrap(), None);
     let mut claimed = store.claim_expired(&b, 10, &[]).await.unwrap();
     claimed.sort();
     let mut want = vec![(x, 2), (y, 2)];
     want.sort();
     assert_eq!(claimed, want);
     assert_eq!(store.lease_of(x).await.unwrap(), Some(("b".into(), 2)));
+    assert_eq!(store.live_owner(x).await.unwrap(), Some("b".into()));
     assert_eq!(b.token(x), Some(2));
     assert_eq!(a.token(x), Some(1), "a has not noticed yet");
 
@@ -168,7 +173,9 @@ async fn fencing(url: String) {
     );
 
     // Leaving: a releases z and b claims it at once.
+    assert_eq!(store.live_owner(z).await.unwrap(), Some("a".into()));
     assert_eq!(store.release_leases(&a).await.unwrap(), 1);
+    assert_eq!(store.live_owner(z).await.unwrap(), None);
     assert_eq!(a.token(z), None);
     assert_eq!(
         store.claim_expired(&b, 10, &[]).await.unwrap(),
@@ -204,6 +211,10 @@ async fn leases_are_refused_on_sqlite() {
     ));
     assert!(matches!(
         store.release_leases(&a).await,
+        Err(store::StoreError::Invalid(_))
+    ));
+    assert!(matches!(
+        store.live_owner(Uuid::new_v4()).await,
         Err(store::StoreError::Invalid(_))
     ));
 }

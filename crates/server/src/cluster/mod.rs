@@ -87,6 +87,56 @@ pub(crate) const TAKEOVERS_COUNTER: &str = "ludo_cluster_takeovers_total";
 pub(crate) const LOST_COUNTER: &str = "ludo_cluster_rooms_lost_total";
 /// Gauge: room leases this node holds.
 pub(crate) const LEASES_GAUGE: &str = "ludo_cluster_leases";
+/// Gauge: 1 while this node's NATS connection is up, 0 while it is lost.
+pub(crate) const NATS_UP_GAUGE: &str = "ludo_cluster_nats_up";
+
+/// After this node's NATS connection comes back, how long the other nodes may still
+/// be reconnecting: async-nats waits up to 4 s between attempts (its default
+/// back-off), and a node that has not resubscribed yet looks absent ("no
+/// responders"). At least a lease is used ([`Link::relinked_within`]).
+pub(crate) const RELINK_SETTLE: Duration = Duration::from_secs(5);
+
+/// This node's NATS connection as its events report it: whether it was ever lost,
+/// and when it last came back.
+#[derive(Debug, Default)]
+struct Link {
+    lost: std::sync::atomic::AtomicBool,
+    back_at: std::sync::Mutex<Option<tokio::time::Instant>>,
+}
+
+impl Link {
+    /// Records a connection event (async-nats' event callback): a loss, or a
+    /// connection after a loss (the first connection is not a return).
+    fn on_event(&self, event: &async_nats::Event) {
+        use std::sync::atomic::Ordering;
+        match event {
+            async_nats::Event::Disconnected => {
+                self.lost.store(true, Ordering::Relaxed);
+                metrics::gauge!(NATS_UP_GAUGE).set(0.0);
+                tracing::warn!(
+                    "NATS connection lost; requests for other nodes are refused until it is back"
+                );
+            }
+            async_nats::Event::Connected => {
+                metrics::gauge!(NATS_UP_GAUGE).set(1.0);
+                if self.lost.load(Ordering::Relaxed) {
+                    *self.back_at.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Some(tokio::time::Instant::now());
+                    tracing::info!("NATS connection back");
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// True when the connection came back after a loss less than `window` ago.
+    fn relinked_within(&self, window: Duration) -> bool {
+        self.back_at
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some_and(|at| at.elapsed() < window)
+    }
+}
 
 /// How long the start-up check of the node id waits for a node holding the id to
 /// answer (a live node answers in about a millisecond).
@@ -270,6 +320,8 @@ pub struct Cluster {
     settings: Settings,
     leases: Arc<Leases>,
     nats: async_nats::Client,
+    /// The NATS connection's losses and returns.
+    link: Arc<Link>,
     /// Woken by a release notice: scan for claimable matches at once.
     scan_now: Notify,
     /// This node's sockets that sent commands to rooms on other nodes, by id.
@@ -312,8 +364,14 @@ impl Cluster {
     /// `ClusterError::NodeIdLive` when a node with this id is live;
     /// `ClusterError::NodeIdCheck` when NATS refuses the check.
     pub async fn connect(settings: Settings) -> Result<Arc<Cluster>, ClusterError> {
+        let link = Arc::new(Link::default());
+        let events = link.clone();
         let nats = async_nats::ConnectOptions::new()
             .name(format!("ludo-server {}", settings.node_id))
+            .event_callback(move |event| {
+                events.on_event(&event);
+                std::future::ready(())
+            })
             .connect(settings.nats_url.as_str())
             .await
             .map_err(|source| ClusterError::Nats {
@@ -321,11 +379,13 @@ impl Cluster {
                 source,
             })?;
         answer_alive(&nats, &settings).await?;
+        metrics::gauge!(NATS_UP_GAUGE).set(1.0);
         let leases = Leases::new(settings.node_id.clone(), settings.lease);
         Ok(Arc::new(Cluster {
             settings,
             leases,
             nats,
+            link,
             scan_now: Notify::new(),
             conns: dashmap::DashMap::new(),
             routed: dashmap::DashMap::new(),

@@ -401,6 +401,38 @@ impl Cluster {
         }
     }
 
+    /// Whether `match_id` (stored as running), for which no node answered, is only
+    /// waiting for its owner to come back on NATS rather than moving: this node's
+    /// NATS connection came back after a loss less than [`super::RELINK_SETTLE`]
+    /// (at least a lease) ago — a NATS restart drops every node, and each
+    /// reconnects after its own back-off — and another node still holds the
+    /// match's lease unexpired (it renews it through the database, which it still
+    /// reaches). False otherwise, and when the store cannot say: then the match is
+    /// moving (its owner stopped or lost the lease; another node resumes it).
+    pub(crate) async fn owner_not_back(&self, store: &store::Store, match_id: Uuid) -> bool {
+        let window = self.settings.lease.max(super::RELINK_SETTLE);
+        if !self.link.relinked_within(window) {
+            return false;
+        }
+        match store.live_owner(match_id).await {
+            Ok(Some(owner)) => owner != self.node_id(),
+            Ok(None) => false,
+            Err(e) => {
+                tracing::warn!(error = %e, match_id = %match_id, "lease of the match not read");
+                false
+            }
+        }
+    }
+
+    /// The `cluster_unavailable` refusal of a request whose match's owner is not
+    /// back on NATS yet ([`Cluster::owner_not_back`]).
+    pub(crate) fn owner_unreachable() -> super::queue::Refused {
+        super::queue::Refused {
+            code: protocol::ErrorCode::ClusterUnavailable,
+            message: "the node running this match is not reachable yet (NATS is reconnecting); nothing was changed, try again in a few seconds".into(),
+        }
+    }
+
     /// Remembers that the local socket `conn` follows `match_id`: it is closed as
     /// moved (1012) when another node announces that it resumed the match
     /// (`Cluster::moved_loop`).

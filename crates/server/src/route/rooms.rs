@@ -39,11 +39,15 @@ pub(crate) enum Unrouted {
 }
 
 /// What the store says of a match no room answered for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Absent {
     /// Cluster: stored as running, yet no node serves it right now: it is moving
     /// (its owner stopped; another resumes it). Not over, not unknown.
     Moving,
+    /// Cluster: stored as running and its owner still holds the lease, but it is
+    /// not back on NATS yet after an outage ([`Cluster::owner_not_back`]): the
+    /// socket gets this refusal (`cluster_unavailable`) and stays.
+    NotBack(Refused),
     /// The store has it (it ended, or — on a single node — its room is gone).
     Stored,
     /// The store has no such match (or could not be read).
@@ -77,10 +81,16 @@ impl<'a> Rooms<'a> {
                 None
             }
         };
-        match status {
-            Some(store::MatchStatus::Running) if self.cluster.is_some() => Absent::Moving,
-            Some(_) => Absent::Stored,
-            None => Absent::Unknown,
+        match (status, self.cluster) {
+            (Some(store::MatchStatus::Running), Some(cluster)) => {
+                if cluster.owner_not_back(self.game.store(), match_id).await {
+                    Absent::NotBack(Cluster::owner_unreachable())
+                } else {
+                    Absent::Moving
+                }
+            }
+            (Some(_), _) => Absent::Stored,
+            (None, _) => Absent::Unknown,
         }
     }
 

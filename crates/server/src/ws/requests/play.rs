@@ -123,7 +123,8 @@ impl Session {
     /// Routes the command `make` builds (around a request handle) to the room of
     /// `match_id` (here or on the node that runs it: `crate::route::Rooms`) and
     /// waits for the room's answer. Returns false when no room runs the match: then
-    /// the answer is `cluster_unavailable` (the other nodes cannot be reached), a
+    /// the answer is `cluster_unavailable` (the other nodes cannot be reached, or
+    /// the match's owner is not back on NATS yet after an outage), a
     /// close with 1012 (cluster: the match is moving to another node), the stored
     /// end of the match for [`Route::Watch`], `match_over` for a plan or pass
     /// ([`Route::Submit`]) naming a match the store knows (it ended, or its room is
@@ -165,6 +166,8 @@ impl Session {
         match self.state.rooms().absent(match_id).await {
             // The client reconnects and resyncs on the node that resumes it.
             Absent::Moving => self.conn.close(CloseReason::MOVED),
+            // Its owner is not back on NATS yet: try again shortly, on this socket.
+            Absent::NotBack(r) => self.conn.send_error(r.code, r.message, req),
             Absent::Stored if route == Route::Submit => {
                 self.conn
                     .send_error(ErrorCode::MatchOver, "the match is over", req)

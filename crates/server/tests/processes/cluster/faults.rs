@@ -29,8 +29,11 @@ async fn own_nats(port: u16) -> tokio::process::Child {
 /// `submit_turn` is answered `cluster_unavailable` within 1 s (nothing is sent, so
 /// nothing is played after the outage), and its `join_queue` is refused at once
 /// too; a new player's `hello` on n2 gets `welcome` within 1 s. NATS starts again
-/// on the same port: once the nodes are back on it, P plays on and the match ends,
-/// its replay verifying. (That a late sign-in notice replaces nothing newer is
+/// on the same port while n1 is paused (SIGSTOP): n2 is back on it first, and P's
+/// `resync` (which only n1 can answer) is refused with `cluster_unavailable`, its
+/// socket kept open — n1 still holds the lease, so the match is not moving (no
+/// close 1012). Once n1 runs again and is back on NATS, P plays on and the match
+/// ends, its replay verifying. (That a late sign-in notice replaces nothing newer is
 /// `state::tests::a_late_sign_in_notice_does_not_replace_a_newer_socket`.)
 #[tokio::test]
 async fn with_nats_down_requests_fail_fast_and_nothing_is_replayed_after() {
@@ -41,7 +44,7 @@ async fn nats_down(url: String) {
     let dir = tempfile::tempdir().unwrap();
     let port = free_addr().port();
     let mut nats = own_nats(port).await;
-    let mut spec = Spec::new(&url, 3000);
+    let mut spec = Spec::new(&url, 6000);
     spec.nats = Some(format!("nats://127.0.0.1:{port}"));
     let nodes = cluster_of(&spec, 2, dir.path()).await;
     let (players, match_id) = lobby_of_four(&nodes[0].proc).await;
@@ -90,7 +93,36 @@ async fn nats_down(url: String) {
     assert!(welcomed_in < Duration::from_secs(1), "{welcomed_in:?}");
     eprintln!("NATS down: refused in {refused_in:?}, welcome in {welcomed_in:?}");
 
+    // n1 is paused while NATS starts again, so n2 is back on NATS before n1 (each
+    // node reconnects after its own back-off; up to 4 s apart). P's resync, which
+    // only n1 can answer, is then refused with `cluster_unavailable` and P keeps
+    // its socket: n1 still holds the match's lease, so the match is not moving and
+    // is not closed as moved (1012). (The lease is 6 s; n1 renews it every 2 s.)
+    signal(&nodes[0].proc, "-STOP");
     let _nats = own_nats(port).await;
+    let t0 = Instant::now();
+    while nodes[1].proc.metric("ludo_cluster_nats_up").await != Some(1.0) {
+        if t0.elapsed() > BOUND {
+            signal(&nodes[0].proc, "-CONT");
+            panic!("n2 never came back on NATS");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let p = &mut players[1];
+    p.send(json!({"t": "resync", "id": "early", "d": {"match_id": match_id, "last_seq": p.seq}}))
+        .await;
+    let early = p
+        .until(|m| match m {
+            ServerMsg::Ack(a) => a.id == "early",
+            ServerMsg::Error(e) => e.in_reply_to.as_deref() == Some("early"),
+            _ => false,
+        })
+        .await;
+    signal(&nodes[0].proc, "-CONT");
+    let ServerMsg::Error(e) = early.msg else {
+        panic!("n1 is paused, yet the resync was answered: {:?}", early.msg);
+    };
+    assert_eq!(e.code, protocol::ErrorCode::ClusterUnavailable, "{e:?}");
     // The nodes are back on NATS once a request from n2 reaches the match on n1.
     let t0 = Instant::now();
     loop {
