@@ -16,7 +16,8 @@
 #    dice schemes, `ok`, `hidden` while running, `bad` when changed), and the
 #    account calls (src/accounts.ts: claim, sign-in, sessions and their sign-out
 #    closing the socket with 4002, name, password, deletion, typed refusals), and
-#    the passkey calls (a whole WebAuthn ceremony with a software authenticator).
+#    the passkey calls (a whole WebAuthn ceremony with a software authenticator),
+#    and a refused resync asked again after the backoff (a scripted socket, mock clock).
 #   bash scripts/sdk-test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,4 +34,4 @@ sdk/node_modules/.bin/tsc -p web/tsconfig.json
 cargo build --locked -p server --bin ludo-server
 export LUDO_SERVER_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/ludo-server"
 # Node 20 has the standard WebSocket behind this flag (Node 22: always).
-(cd sdk && node --experimental-websocket --test --test-timeout=120000 --test-force-exit --test-reporter=spec test/sdk.test.mjs test/readme.test.mjs test/dice.test.mjs test/accounts.test.mjs test/passkeys.test.mjs)
+(cd sdk && node --experimental-websocket --test --test-timeout=120000 --test-force-exit --test-reporter=spec test/sdk.test.mjs test/readme.test.mjs test/dice.test.mjs test/accounts.test.mjs test/passkeys.test.mjs test/resync.test.mjs)

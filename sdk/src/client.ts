@@ -101,6 +101,12 @@ export function countdownMs(deadlineMs: number, localNowMs: number, offsetMs: nu
 const OPEN = 1;
 
 /**
+ * Refusals that pass by themselves (proto/README.md §7): the request may be sent
+ * again a little later. A `resync` refused with one of them is ([`LudoClient`]).
+ */
+const PASSING: ReadonlySet<string> = new Set(['cluster_unavailable', 'store_unavailable', 'rate_limited', 'internal']);
+
+/**
  * One logical connection to the server (see [`connect`]). Reconnects on its own
  * until [`close`] (or until the server replaces it with another socket of the same
  * player, close code 4000: then status `replaced`, no reconnect; or until its
@@ -138,6 +144,9 @@ export class LudoClient {
   private readonly lastSeq = new Map<string, number>();
   private readonly held = new Map<string, ServerFrame[]>();
   private readonly resyncing = new Set<string>();
+  /** Matches whose refused `resync` waits to be sent again → consecutive refusals. */
+  private readonly resyncRefusals = new Map<string, number>();
+  private readonly resyncTimers = new Set<ReturnType<typeof setTimeout>>();
   private readonly handlers = new Map<string, Set<Handler<never>>>();
   private firstWelcome: { resolve: (c: LudoClient) => void; reject: (e: LudoError) => void } | null;
 
@@ -317,6 +326,7 @@ export class LudoClient {
   close(): void {
     this.closed = true;
     if (this.retry) clearTimeout(this.retry);
+    this.stopResyncRetries();
     this.stopPing();
     this.failPending('closed', 'the client is closed');
     this.ws?.close(1000);
@@ -358,6 +368,8 @@ export class LudoClient {
       this.stopPing();
       this.failPending('disconnected', 'the connection dropped');
       this.resyncing.clear();
+      // The next `hello` carries `last_seq`: it replaces the resyncs waiting to retry.
+      this.stopResyncRetries();
       if (this.closed) return;
       if (ev.code === 4000) {
         // Replaced by a newer socket of the same player: reconnecting would take the
@@ -478,6 +490,7 @@ export class LudoClient {
             this.emit('status', 'closed');
           }
         }
+        if (!d.in_reply_to && PASSING.has(d.code)) this.resyncRefused();
         const p = d.in_reply_to ? this.pending.get(d.in_reply_to) : undefined;
         if (p && d.in_reply_to) {
           clearTimeout(p.timer);
@@ -501,6 +514,7 @@ export class LudoClient {
       // The whole match now: replaces the view; later frames continue from its seq.
       const last = this.lastSeq.get(matchId) ?? 0;
       this.resyncing.delete(matchId);
+      this.resyncRefusals.delete(matchId);
       if (seq < last) return;
       this.lastSeq.set(matchId, seq);
       this.deliver(f);
@@ -524,6 +538,7 @@ export class LudoClient {
     if (seq === last + 1) {
       this.lastSeq.set(matchId, seq);
       this.resyncing.delete(matchId);
+      this.resyncRefusals.delete(matchId);
       this.deliver(f);
       this.drain(matchId);
       return;
@@ -536,6 +551,37 @@ export class LudoClient {
     if (this.resyncing.has(matchId)) return;
     this.resyncing.add(matchId);
     this.raw({ t: 'resync', d: { match_id: matchId, last_seq: this.lastSeq.get(matchId) ?? 0 } });
+  }
+
+  /**
+   * A passing refusal ([`PASSING`]) without `in_reply_to` came while resyncs were
+   * out: the SDK sends `resync` without an id, so it answers one of them (a
+   * cluster whose node is not back on NATS yet, a database catching up). Each
+   * waiting match is asked again after a full-jitter backoff, uniform in
+   * [0, min(max, initial · 2^refusals)] ms (the reconnect backoff's options);
+   * frames held meanwhile stay held, so the match does not stall behind a refused
+   * resync until the next reconnect. A resync asked twice is harmless: frames
+   * already delivered are dropped by `seq`.
+   */
+  private resyncRefused(): void {
+    const ws = this.ws;
+    for (const matchId of this.resyncing) {
+      this.resyncing.delete(matchId);
+      const n = this.resyncRefusals.get(matchId) ?? 0;
+      this.resyncRefusals.set(matchId, n + 1);
+      const cap = Math.min(this.opts.backoffMaxMs, this.opts.backoffInitialMs * 2 ** n);
+      const timer = setTimeout(() => {
+        this.resyncTimers.delete(timer);
+        if (!this.closed && this.ws === ws && this.welcome) this.resync_(matchId);
+      }, Math.round(this.random() * cap));
+      this.resyncTimers.add(timer);
+    }
+  }
+
+  private stopResyncRetries(): void {
+    for (const t of this.resyncTimers) clearTimeout(t);
+    this.resyncTimers.clear();
+    this.resyncRefusals.clear();
   }
 
   private hold(matchId: string, f: ServerFrame): void {

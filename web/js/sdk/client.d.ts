@@ -112,6 +112,9 @@ export declare class LudoClient {
     private readonly lastSeq;
     private readonly held;
     private readonly resyncing;
+    /** Matches whose refused `resync` waits to be sent again → consecutive refusals. */
+    private readonly resyncRefusals;
+    private readonly resyncTimers;
     private readonly handlers;
     private firstWelcome;
     /** Use [`connect`]. */
@@ -192,6 +195,18 @@ export declare class LudoClient {
     private observeClock;
     private receive;
     private resync_;
+    /**
+     * A passing refusal ([`PASSING`]) without `in_reply_to` came while resyncs were
+     * out: the SDK sends `resync` without an id, so it answers one of them (a
+     * cluster whose node is not back on NATS yet, a database catching up). Each
+     * waiting match is asked again after a full-jitter backoff, uniform in
+     * [0, min(max, initial · 2^refusals)] ms (the reconnect backoff's options);
+     * frames held meanwhile stay held, so the match does not stall behind a refused
+     * resync until the next reconnect. A resync asked twice is harmless: frames
+     * already delivered are dropped by `seq`.
+     */
+    private resyncRefused;
+    private stopResyncRetries;
     private hold;
     private drain;
 }

@@ -28,6 +28,11 @@ export function countdownMs(deadlineMs, localNowMs, offsetMs) {
 }
 const OPEN = 1;
 /**
+ * Refusals that pass by themselves (proto/README.md §7): the request may be sent
+ * again a little later. A `resync` refused with one of them is ([`LudoClient`]).
+ */
+const PASSING = new Set(['cluster_unavailable', 'store_unavailable', 'rate_limited', 'internal']);
+/**
  * One logical connection to the server (see [`connect`]). Reconnects on its own
  * until [`close`] (or until the server replaces it with another socket of the same
  * player, close code 4000: then status `replaced`, no reconnect; or until its
@@ -55,6 +60,9 @@ export class LudoClient {
     lastSeq = new Map();
     held = new Map();
     resyncing = new Set();
+    /** Matches whose refused `resync` waits to be sent again → consecutive refusals. */
+    resyncRefusals = new Map();
+    resyncTimers = new Set();
     handlers = new Map();
     firstWelcome;
     /** Use [`connect`]. */
@@ -216,6 +224,7 @@ export class LudoClient {
         this.closed = true;
         if (this.retry)
             clearTimeout(this.retry);
+        this.stopResyncRetries();
         this.stopPing();
         this.failPending('closed', 'the client is closed');
         this.ws?.close(1000);
@@ -259,6 +268,8 @@ export class LudoClient {
             this.stopPing();
             this.failPending('disconnected', 'the connection dropped');
             this.resyncing.clear();
+            // The next `hello` carries `last_seq`: it replaces the resyncs waiting to retry.
+            this.stopResyncRetries();
             if (this.closed)
                 return;
             if (ev.code === 4000) {
@@ -376,6 +387,8 @@ export class LudoClient {
                         this.emit('status', 'closed');
                     }
                 }
+                if (!d.in_reply_to && PASSING.has(d.code))
+                    this.resyncRefused();
                 const p = d.in_reply_to ? this.pending.get(d.in_reply_to) : undefined;
                 if (p && d.in_reply_to) {
                     clearTimeout(p.timer);
@@ -399,6 +412,7 @@ export class LudoClient {
             // The whole match now: replaces the view; later frames continue from its seq.
             const last = this.lastSeq.get(matchId) ?? 0;
             this.resyncing.delete(matchId);
+            this.resyncRefusals.delete(matchId);
             if (seq < last)
                 return;
             this.lastSeq.set(matchId, seq);
@@ -425,6 +439,7 @@ export class LudoClient {
         if (seq === last + 1) {
             this.lastSeq.set(matchId, seq);
             this.resyncing.delete(matchId);
+            this.resyncRefusals.delete(matchId);
             this.deliver(f);
             this.drain(matchId);
             return;
@@ -437,6 +452,37 @@ export class LudoClient {
             return;
         this.resyncing.add(matchId);
         this.raw({ t: 'resync', d: { match_id: matchId, last_seq: this.lastSeq.get(matchId) ?? 0 } });
+    }
+    /**
+     * A passing refusal ([`PASSING`]) without `in_reply_to` came while resyncs were
+     * out: the SDK sends `resync` without an id, so it answers one of them (a
+     * cluster whose node is not back on NATS yet, a database catching up). Each
+     * waiting match is asked again after a full-jitter backoff, uniform in
+     * [0, min(max, initial · 2^refusals)] ms (the reconnect backoff's options);
+     * frames held meanwhile stay held, so the match does not stall behind a refused
+     * resync until the next reconnect. A resync asked twice is harmless: frames
+     * already delivered are dropped by `seq`.
+     */
+    resyncRefused() {
+        const ws = this.ws;
+        for (const matchId of this.resyncing) {
+            this.resyncing.delete(matchId);
+            const n = this.resyncRefusals.get(matchId) ?? 0;
+            this.resyncRefusals.set(matchId, n + 1);
+            const cap = Math.min(this.opts.backoffMaxMs, this.opts.backoffInitialMs * 2 ** n);
+            const timer = setTimeout(() => {
+                this.resyncTimers.delete(timer);
+                if (!this.closed && this.ws === ws && this.welcome)
+                    this.resync_(matchId);
+            }, Math.round(this.random() * cap));
+            this.resyncTimers.add(timer);
+        }
+    }
+    stopResyncRetries() {
+        for (const t of this.resyncTimers)
+            clearTimeout(t);
+        this.resyncTimers.clear();
+        this.resyncRefusals.clear();
     }
     hold(matchId, f) {
         const list = this.held.get(matchId) ?? [];
