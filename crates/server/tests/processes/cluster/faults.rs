@@ -111,16 +111,10 @@ async fn nats_down(url: String) {
     let p = &mut players[1];
     p.send(json!({"t": "resync", "id": "early", "d": {"match_id": match_id, "last_seq": p.seq}}))
         .await;
-    let early = p
-        .until(|m| match m {
-            ServerMsg::Ack(a) => a.id == "early",
-            ServerMsg::Error(e) => e.in_reply_to.as_deref() == Some("early"),
-            _ => false,
-        })
-        .await;
+    let early = answer_to(p, "early").await;
     signal(&nodes[0].proc, "-CONT");
-    let ServerMsg::Error(e) = early.msg else {
-        panic!("n1 is paused, yet the resync was answered: {:?}", early.msg);
+    let ServerMsg::Error(e) = early else {
+        panic!("n1 is paused, yet the resync was answered: {early:?}");
     };
     assert_eq!(e.code, protocol::ErrorCode::ClusterUnavailable, "{e:?}");
     // The nodes are back on NATS once a request from n2 reaches the match on n1.
@@ -129,14 +123,7 @@ async fn nats_down(url: String) {
         let p = &mut players[1];
         p.send(json!({"t": "resync", "id": "r", "d": {"match_id": match_id, "last_seq": p.seq}}))
             .await;
-        let answer = p
-            .until(|m| match m {
-                ServerMsg::Ack(a) => a.id == "r",
-                ServerMsg::Error(e) => e.in_reply_to.as_deref() == Some("r"),
-                _ => false,
-            })
-            .await;
-        if matches!(answer.msg, ServerMsg::Ack(_)) {
+        if matches!(answer_to(p, "r").await, ServerMsg::Ack(_)) {
             break;
         }
         assert!(t0.elapsed() < BOUND, "the nodes never came back on NATS");

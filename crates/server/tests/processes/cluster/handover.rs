@@ -45,14 +45,7 @@ async fn replaced_member(url: String) {
     again
         .send(json!({"t": "create_lobby", "id": "c", "d": {"mode": "journey", "fill_with_bots": true}}))
         .await;
-    let answer = again
-        .until(|m| match m {
-            ServerMsg::Ack(a) => a.id == "c",
-            ServerMsg::Error(e) => e.in_reply_to.as_deref() == Some("c"),
-            _ => false,
-        })
-        .await
-        .msg;
+    let answer = answer_to(&mut again, "c").await;
     let second_lobby = matches!(answer, ServerMsg::Ack(_));
     if second_lobby {
         // Show the harm: both lobbies start, and the player sits in both matches.
@@ -124,22 +117,12 @@ async fn replaced_queued(url: String) {
         .until(|m| matches!(m, ServerMsg::QueueStatus(_)))
         .await;
     again.send(json!({"t": "leave_queue", "id": "l"})).await;
-    let answer = tokio::time::timeout(
-        Duration::from_secs(10),
-        again.until(|m| match m {
-            ServerMsg::Ack(a) => a.id == "l",
-            ServerMsg::Error(e) => e.in_reply_to.as_deref() == Some("l"),
-            _ => false,
-        }),
-    )
-    .await;
+    let answer = tokio::time::timeout(Duration::from_secs(10), answer_to(&mut again, "l")).await;
     pool.close().await;
     for n in nodes {
         n.proc.kill9().await;
     }
-    let answer = answer
-        .expect("leave_queue (id l) on the new socket is answered within 10 s")
-        .msg;
+    let answer = answer.expect("leave_queue (id l) on the new socket is answered within 10 s");
     assert!(matches!(answer, ServerMsg::Ack(_)), "{answer:?}");
 }
 

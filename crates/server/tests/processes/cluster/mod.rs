@@ -362,6 +362,17 @@ async fn queue_on(nodes: &[Node], homes: &[usize]) -> Vec<(Player, protocol::Mat
     out
 }
 
+/// The answer to `p`'s request `id`: its `ack` or the `error` naming it (bounded).
+async fn answer_to(p: &mut Player, id: &str) -> ServerMsg {
+    p.until(|m| match m {
+        ServerMsg::Ack(a) => a.id == id,
+        ServerMsg::Error(e) => e.in_reply_to.as_deref() == Some(id),
+        _ => false,
+    })
+    .await
+    .msg
+}
+
 /// Reads until `p` gets the error answering `id`; returns its code.
 async fn error_of(p: &mut Player, id: &str) -> protocol::ErrorCode {
     match p
