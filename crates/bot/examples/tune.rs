@@ -96,6 +96,9 @@ struct Args {
     /// remaining plans when there are fewer distinct guardian parts.
     #[arg(long)]
     distinct_fill: bool,
+    /// Expert: value the opponents at the leaves by their standing (`leaf_standing`).
+    #[arg(long)]
+    leaf_standing: bool,
 }
 
 /// Applies `name=value` changes to `w`.
@@ -188,6 +191,7 @@ fn main() -> ExitCode {
     expert.halving = args.halving;
     expert.distinct = args.distinct;
     expert.distinct_fill = args.distinct_fill;
+    expert.leaf_standing = args.leaf_standing;
     expert.own_roll = match args.own_rolls {
         None | Some(1) => OwnRoll::One,
         Some(0) => OwnRoll::Exact,
@@ -245,7 +249,7 @@ fn main() -> ExitCode {
     }
     let (lo, hi) = wilson_interval(firsts, args.matches);
     println!(
-        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={} distinct={} fill={} own_rolls={:?}: \
+        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={} distinct={} fill={} own_rolls={:?} leaf_standing={}: \
          first={:.1} share={:.1}% ci95=[{:.1}%, {:.1}%] time={:.0}s",
         args.challenger,
         args.mode,
@@ -266,6 +270,7 @@ fn main() -> ExitCode {
         args.distinct,
         args.distinct_fill,
         args.own_rolls,
+        args.leaf_standing,
         firsts,
         100.0 * firsts / args.matches as f64,
         100.0 * lo,

@@ -3,7 +3,7 @@
 //! the same effect.
 
 use crate::rolls::Rolls;
-use engine::{Direction, PieceId, Plan};
+use engine::{Direction, PieceId, Plan, PlanError, Position, RuleSet, ValidPlan};
 
 /// A turn plan (rule 4.3) in compact form: per-guardian roll multisets instead of
 /// named lists.
@@ -81,6 +81,27 @@ impl Cand {
             royal: self.royal,
             royal_first: self.royal.is_some() && self.royal_first,
         }
+    }
+
+    /// Rule 4.5 on `pos`: exactly [`Position::validate`] of [`Cand::to_plan`], without
+    /// building the engine plan ([`Position::validate_compact`]).
+    pub(crate) fn validate(&self, pos: &Position, rules: &RuleSet) -> Result<ValidPlan, PlanError> {
+        let mut bufs = [[0u8; 32]; 4];
+        let [b0, b1, b2, b3] = &mut bufs;
+        let moves = [
+            self.moves[0].write_to(b0),
+            self.moves[1].write_to(b1),
+            self.moves[2].write_to(b2),
+            self.moves[3].write_to(b3),
+        ];
+        pos.validate_compact(
+            rules,
+            self.dir,
+            self.exits,
+            moves,
+            self.royal,
+            self.royal_first,
+        )
     }
 
     /// The engine plan (§11 notation).

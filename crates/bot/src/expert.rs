@@ -97,6 +97,12 @@ pub struct ExpertConfig {
     /// measured 33.9 % against 38.4 % (`BENCHMARKS.md`), and the exact expectation
     /// (about 8 600 plans a rollout) leaves about two rollouts in the default budget.
     pub own_roll: OwnRoll,
+    /// Value the opponents at a rollout's leaf by their standing instead of their
+    /// totals alone: each opponent's total plus its piece values, stored rolls and
+    /// credits, minus its expected loss to captures before its next turn (the same
+    /// heuristic the expert values itself with, with no opponent terms), weighed with
+    /// the leaf weights' `opponent` and `leader` factors.
+    pub leaf_standing: bool,
 }
 
 /// The rolls a rollout's final own turn is valued over ([`ExpertConfig::own_roll`]).
@@ -136,6 +142,7 @@ impl Default for ExpertConfig {
             distinct: true,
             distinct_fill: false,
             own_roll: OwnRoll::One,
+            leaf_standing: false,
         }
     }
 }
@@ -392,7 +399,33 @@ impl ExpertBot {
             .as_ref()
             .unwrap_or(&self.config.ranking.weights);
         let threat = ThreatMap::build(pos, me, &self.tail.1, w);
-        evaluate(pos, me, 0, &threat, rules, w)
+        let own = evaluate(pos, me, 0, &threat, rules, w);
+        if !self.config.leaf_standing {
+            return own;
+        }
+        // Replace each opponent's total by its standing (module docs of `eval`).
+        let alone = Weights {
+            opponent: 0.0,
+            leader: 0.0,
+            ..w.clone()
+        };
+        let (mut sum_gap, mut best_total, mut best_standing) = (0.0f32, f32::MIN, f32::MIN);
+        for o in engine::Seat::ALL {
+            if o == me {
+                continue;
+            }
+            let total = pos.seat(o).total() as f32;
+            let standing = if pos.seat(o).finished.is_some() {
+                total
+            } else {
+                let t = ThreatMap::build(pos, o, &self.tail.1, &alone);
+                evaluate(pos, o, 0, &t, rules, &alone)
+            };
+            sum_gap += standing - total;
+            best_total = best_total.max(total);
+            best_standing = best_standing.max(standing);
+        }
+        own - w.opponent * sum_gap - w.leader * (best_standing - best_total)
     }
 }
 

@@ -12,7 +12,7 @@ use engine::legal::random_plan;
 use engine::{Direction, Event, Location, PieceId, Plan, Position, RuleSet, Seat};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 /// How wide the greedy search is. The defaults keep [`GreedyBot`]'s `choose` around a
 /// millisecond on a mid-game position in a release build (see the crate docs).
@@ -59,6 +59,17 @@ pub struct GreedyBot {
     config: GreedyConfig,
     /// `dice_per_turn` and its [`dice_tail`] table, cached between turns.
     tail: (u8, Vec<f32>),
+    /// The search's buffers, kept between turns so a search allocates nothing for them.
+    scratch: Scratch,
+}
+
+/// Buffers one search fills and the next one clears: the de-duplication set, the
+/// scored candidates and the events of the plan being played.
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    seen: FxHashSet<CandKey>,
+    scored: Vec<Scored>,
+    events: Vec<Event>,
 }
 
 impl GreedyBot {
@@ -73,6 +84,7 @@ impl GreedyBot {
             rng: ChaCha20Rng::seed_from_u64(seed),
             config,
             tail: (0, Vec::new()),
+            scratch: Scratch::default(),
         }
     }
 
@@ -84,7 +96,14 @@ impl GreedyBot {
         if self.tail.0 != rules.dice_per_turn || self.tail.1.is_empty() {
             self.tail = (rules.dice_per_turn, dice_tail(rules.dice_per_turn));
         }
-        let mut s = Search::new(pos, rules, me, &self.config, &self.tail.1);
+        let mut s = Search::new(
+            pos,
+            rules,
+            me,
+            &self.config,
+            &self.tail.1,
+            &mut self.scratch,
+        );
         s.run(&mut self.rng);
         let evals = s.evals;
         let plan = s.best().map(|c| c.to_plan()).unwrap_or_default();
@@ -108,7 +127,14 @@ impl GreedyBot {
         if self.tail.0 != rules.dice_per_turn || self.tail.1.is_empty() {
             self.tail = (rules.dice_per_turn, dice_tail(rules.dice_per_turn));
         }
-        let mut s = Search::new(pos, rules, me, &self.config, &self.tail.1);
+        let mut s = Search::new(
+            pos,
+            rules,
+            me,
+            &self.config,
+            &self.tail.1,
+            &mut self.scratch,
+        );
         s.run(&mut self.rng);
         // Stable sort: among equal scores the earliest candidate stays first, as in `best`.
         let mut v: Vec<&Scored> = s.scored.iter().collect();
@@ -150,10 +176,10 @@ struct Search<'a> {
     tail: &'a [f32],
     base_threat: ThreatMap,
     store: Rolls,
-    seen: HashSet<CandKey>,
-    scored: Vec<Scored>,
+    seen: &'a mut FxHashSet<CandKey>,
+    scored: &'a mut Vec<Scored>,
     evals: usize,
-    events: Vec<Event>,
+    events: &'a mut Vec<Event>,
 }
 
 impl<'a> Search<'a> {
@@ -163,7 +189,10 @@ impl<'a> Search<'a> {
         me: Seat,
         cfg: &'a GreedyConfig,
         tail: &'a [f32],
+        scratch: &'a mut Scratch,
     ) -> Search<'a> {
+        scratch.seen.clear();
+        scratch.scored.clear();
         Search {
             pos,
             rules,
@@ -172,10 +201,10 @@ impl<'a> Search<'a> {
             tail,
             base_threat: ThreatMap::build(pos, me, tail, &cfg.weights),
             store: Rolls::from_slice(pos.seat(me).rolls.as_slice()),
-            seen: HashSet::with_capacity(1024),
-            scored: Vec::with_capacity(1024),
+            seen: &mut scratch.seen,
+            scored: &mut scratch.scored,
             evals: 0,
-            events: Vec::with_capacity(64),
+            events: &mut scratch.events,
         }
     }
 
@@ -184,8 +213,7 @@ impl<'a> Search<'a> {
         if self.evals >= self.cfg.max_evals || !self.seen.insert(c.key()) {
             return;
         }
-        let plan = c.to_plan();
-        let Ok(vp) = self.pos.validate(self.rules, &plan) else {
+        let Ok(vp) = c.validate(self.pos, self.rules) else {
             return;
         };
         self.evals += 1;
@@ -368,7 +396,7 @@ impl<'a> Search<'a> {
     /// The best candidate (the earliest among equals), if any was legal.
     fn best(&self) -> Option<Cand> {
         let mut best: Option<&Scored> = None;
-        for s in &self.scored {
+        for s in self.scored.iter() {
             if best.is_none_or(|b| s.score > b.score) {
                 best = Some(s);
             }

@@ -62,6 +62,22 @@ impl Rolls {
         out
     }
 
+    /// Writes the values in ascending order into `buf` (at most its 32 slots: a store
+    /// holds at most `engine::rules::MAX_ROLL_STORE` = 32) and returns them, without
+    /// allocating.
+    pub(crate) fn write_to(self, buf: &mut [u8; 32]) -> &[u8] {
+        let mut n = 0;
+        for v in 1..=6u8 {
+            for _ in 0..self.counts[v as usize] {
+                if n < buf.len() {
+                    buf[n] = v;
+                    n += 1;
+                }
+            }
+        }
+        &buf[..n]
+    }
+
     /// Every distinct non-zero sum a sub-multiset can make, ascending, each with one
     /// sub-multiset of that sum that uses the fewest rolls (so more rolls stay stored).
     pub(crate) fn subset_sums(&self) -> Vec<(u16, Rolls)> {
@@ -111,6 +127,7 @@ mod tests {
         assert_eq!(r.len(), 4);
         assert_eq!(r.sum(), 13);
         assert_eq!(r.to_vec(), vec![2, 3, 3, 5]);
+        assert_eq!(r.write_to(&mut [0; 32]), &[2, 3, 3, 5]);
         let part = Rolls::from_slice(&[3, 5]);
         assert_eq!(r.minus(&part).unwrap().to_vec(), vec![2, 3]);
         assert_eq!(part.minus(&r), None, "a larger multiset is not contained");

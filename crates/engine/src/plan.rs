@@ -330,8 +330,7 @@ impl Position {
     /// This is the checked half of [`Position::play`]: play the returned [`ValidPlan`]
     /// with [`Position::play_unchecked`] on this same position. Nothing changes here.
     pub fn validate(&self, rules: &RuleSet, plan: &Plan) -> Result<ValidPlan, PlanError> {
-        let seat = self.to_move.ok_or(PlanError::MatchOver)?;
-        let st = self.seat(seat);
+        self.to_move.ok_or(PlanError::MatchOver)?;
         // unknown_piece, exits first, then moves
         let mut exits = 0u8;
         for name in &plan.exits {
@@ -343,10 +342,69 @@ impl Position {
             }
             exits |= 1 << g.index();
         }
-        let mut moves: [Option<&Vec<i64>>; 4] = [None; 4];
+        let mut moves: [Option<&[i64]>; 4] = [None; 4];
         for (name, rolls) in &plan.moves {
             moves[guardian(name)?.index()] = Some(rolls);
         }
+        self.validate_parts(
+            rules,
+            plan.direction,
+            exits,
+            moves,
+            plan.royal,
+            plan.royal_first,
+        )
+    }
+
+    /// Rule 4.5 for a plan in compact form, as a search builds it: the same checks,
+    /// errors and result as [`Position::validate`] of the [`Plan`] with these parts,
+    /// without piece names to parse (so no `unknown_piece`) and without allocating.
+    ///
+    /// - `exits`: bit `i` set when guardian `G{i+1}` exits (bits 4..=7 must be clear,
+    ///   else `invalid_plan`);
+    /// - `moves[i]`: the roll values guardian `G{i+1}` moves by (their sum, in steps);
+    ///   an empty slice is no move (so never `empty_move`);
+    /// - `royal`: the royal's steps, if it moves; `royal_first`: rule 5.1.
+    pub fn validate_compact(
+        &self,
+        rules: &RuleSet,
+        direction: Direction,
+        exits: u8,
+        moves: [&[u8]; 4],
+        royal: Option<u8>,
+        royal_first: bool,
+    ) -> Result<ValidPlan, PlanError> {
+        self.to_move.ok_or(PlanError::MatchOver)?;
+        if exits & 0xF0 != 0 {
+            return Err(PlanError::InvalidPlan(format!(
+                "exit bits {exits:#010b} name no guardian"
+            )));
+        }
+        let moves = moves.map(|m| (!m.is_empty()).then_some(m));
+        self.validate_parts(
+            rules,
+            direction,
+            exits,
+            moves,
+            royal.map(i64::from),
+            royal_first,
+        )
+    }
+
+    /// The checks of rule 4.5 after the names are resolved (shared by
+    /// [`Position::validate`] and [`Position::validate_compact`]); `moves[i]` is
+    /// `None` when guardian `G{i+1}` has no move list.
+    fn validate_parts<V: Copy + Into<i64>>(
+        &self,
+        rules: &RuleSet,
+        direction: Direction,
+        exits: u8,
+        moves: [Option<&[V]>; 4],
+        royal: Option<i64>,
+        royal_first: bool,
+    ) -> Result<ValidPlan, PlanError> {
+        let seat = self.to_move.ok_or(PlanError::MatchOver)?;
+        let st = self.seat(seat);
         for g in PieceId::GUARDIANS {
             if exits & (1 << g.index()) != 0 && st.location(g) != Location::Yard {
                 return Err(PlanError::NotInYard(g));
@@ -381,7 +439,8 @@ impl Position {
         let mut used = RollStore::default();
         let mut steps = [0u16; 4];
         for g in PieceId::GUARDIANS {
-            for &v in moves[g.index()].into_iter().flatten() {
+            for v in moves[g.index()].into_iter().flatten() {
+                let v: i64 = (*v).into();
                 let held = if (1..=6).contains(&v) {
                     st.rolls.count(v as u8)
                 } else {
@@ -397,7 +456,7 @@ impl Position {
                         .iter()
                         .flatten()
                         .flat_map(|m| m.iter())
-                        .filter(|&&x| x == v)
+                        .filter(|&&x| x.into() == v)
                         .count();
                     return Err(PlanError::RollNotInStore {
                         value: v,
@@ -409,7 +468,7 @@ impl Position {
                 steps[g.index()] += v as u16;
             }
         }
-        let royal = match plan.royal {
+        let royal = match royal {
             None => None,
             Some(r) if r < 1 || r > rules.royal_max_steps as i64 => {
                 return Err(PlanError::RoyalStepsOutOfRange {
@@ -424,12 +483,12 @@ impl Position {
         }
         Ok(ValidPlan {
             seat,
-            direction: plan.direction,
+            direction,
             exits,
             steps,
             used,
             royal,
-            royal_first: plan.royal_first,
+            royal_first,
         })
     }
 }

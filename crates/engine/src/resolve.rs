@@ -159,7 +159,9 @@ impl Position {
     fn move_unit(&mut self, ctx: &mut Ctx, mut unit: Unit, rem: &mut [u16; 4]) {
         let seat = ctx.seat;
         let mut from = self.seat(seat).pieces[unit.first()];
-        let mut path: Vec<Location> = Vec::new();
+        // One allocation for the whole path (it grows by one tile per step).
+        let longest = unit.iter().map(|g| rem[g] as usize).max().unwrap_or(0);
+        let mut path: Vec<Location> = Vec::with_capacity(longest);
         loop {
             // A member whose sum is used up stops; the others go on (rule 5.3).
             let mut still = Unit::default();

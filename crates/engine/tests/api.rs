@@ -255,6 +255,55 @@ fn validate_then_play_unchecked_equals_play() {
     assert_eq!(got.to_move(), Some(Seat::Red));
 }
 
+/// Rule 4.5 in compact form: `validate_compact` accepts what `validate` accepts with the
+/// same `ValidPlan`, refuses with the same error (here `roll_not_in_store` for a second
+/// 1, `royal_steps_out_of_range` for 9 > 8), and refuses exit bits that name no
+/// guardian (`invalid_plan`). (`properties.rs` compares the two over random play.)
+#[test]
+fn validate_compact_agrees_with_validate() {
+    let rules = RuleSet::default();
+    let p = pos(r#"{"mode":"clash","to_move":"green","seats":{
+        "green":{"pieces":{"G1":"ring:10","G2":"ring:10","R":"ring:3"},"rolls":[4,4,1],"exit_credits":1},
+        "red":{"pieces":{"G1":"ring:14"}}}}"#);
+    let plan = Plan::new(Direction::Backward)
+        .exit(PieceId::G3)
+        .mv(PieceId::G1, &[4])
+        .mv(PieceId::G2, &[4, 1])
+        .royal(2, true);
+    let compact = p.validate_compact(
+        &rules,
+        Direction::Backward,
+        0b0100,
+        [&[4], &[4, 1], &[], &[]],
+        Some(2),
+        true,
+    );
+    assert_eq!(compact, p.validate(&rules, &plan));
+    assert_eq!(compact.unwrap().steps(PieceId::G2), 5);
+    let twice = p.validate_compact(
+        &rules,
+        Direction::Forward,
+        0,
+        [&[1], &[1], &[], &[]],
+        None,
+        false,
+    );
+    assert_eq!(twice.clone().unwrap_err().code(), ErrorCode::RollNotInStore);
+    assert_eq!(
+        twice,
+        p.validate(
+            &rules,
+            &Plan::new(Direction::Forward)
+                .mv(PieceId::G1, &[1])
+                .mv(PieceId::G2, &[1])
+        )
+    );
+    let far = p.validate_compact(&rules, Direction::Forward, 0, [&[]; 4], Some(9), false);
+    assert_eq!(far.unwrap_err().code(), ErrorCode::RoyalStepsOutOfRange);
+    let bits = p.validate_compact(&rules, Direction::Forward, 0b1_0000, [&[]; 4], None, false);
+    assert_eq!(bits.unwrap_err().code(), ErrorCode::InvalidPlan);
+}
+
 /// `Plan::canonical`: exits sorted, move lists sorted, `royal_first` dropped without a
 /// royal move, direction forward when nothing moves; and a plan resolves exactly like
 /// its canonical form (rules 4.3, 5.1, 5.2.1).

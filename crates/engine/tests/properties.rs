@@ -261,6 +261,53 @@ fn illegal_plan(
     Some((plan, code))
 }
 
+/// Rule 4.5: [`Position::validate_compact`] of `plan`'s compact form (when it has one:
+/// guardian names each given once in `exits`, move lists non-empty with values 1..=6,
+/// royal steps 0..=255) gives exactly what [`Position::validate`] of `plan` gives, the
+/// same [`engine::ValidPlan`] or the same error.
+fn compact_agrees(pos: &Position, rules: &RuleSet, plan: &Plan) {
+    let guardian = |name: &str| {
+        name.parse::<PieceId>()
+            .ok()
+            .filter(|p| !p.is_royal())
+            .map(|p| p.index())
+    };
+    let mut exits = 0u8;
+    for name in &plan.exits {
+        match guardian(name) {
+            Some(i) if exits & (1 << i) == 0 => exits |= 1 << i,
+            _ => return,
+        }
+    }
+    let mut moves: [Vec<u8>; 4] = Default::default();
+    for (name, rolls) in &plan.moves {
+        let Some(i) = guardian(name) else { return };
+        if rolls.is_empty() || rolls.iter().any(|v| !(1..=6).contains(v)) {
+            return;
+        }
+        moves[i] = rolls.iter().map(|&v| v as u8).collect();
+    }
+    let royal = match plan.royal.map(u8::try_from) {
+        None => None,
+        Some(Ok(r)) => Some(r),
+        Some(Err(_)) => return,
+    };
+    let compact = pos.validate_compact(
+        rules,
+        plan.direction,
+        exits,
+        [&moves[0], &moves[1], &moves[2], &moves[3]].map(|m| m.as_slice()),
+        royal,
+        plan.royal_first,
+    );
+    assert_eq!(
+        compact,
+        pos.validate(rules, plan),
+        "{plan:?} on {}",
+        pos.to_json()
+    );
+}
+
 /// Steps guardian `g` of `seat` still needs to reach Home moving forward (rules 2.6,
 /// 3.1): from its home path `HPk`, `8 − k`; from forward tile `t` while glowing,
 /// `72 − t`; otherwise (not glowing yet, or in the Yard) it must still reach its
@@ -383,6 +430,7 @@ fn play_match(
             let e = m.submit(cur.seat, cur.turn_number, &bad, now).unwrap_err();
             assert_eq!(e.code(), code, "{bad:?} on {}", before.to_json());
             assert_eq!(before.play(&rules, &bad).unwrap_err().code(), code);
+            compact_agrees(&before, &rules, &bad);
         }
         let other = Seat::from_index(cur.seat.index() + 1 + rng.next_u32() as usize % 3);
         let e = m
@@ -442,6 +490,7 @@ fn play_match(
             assert_eq!(out.record.plan, plan);
             plan
         };
+        compact_agrees(&before, &rules, &plan);
         let after = *m.position();
         check_position(&after, &rules);
         // The match resolves like `Position::play`, then rolls for the next seat only.
