@@ -38,7 +38,8 @@ struct FrameRef<'a> {
 /// Decodes one client frame. Total: any byte string gives a frame or a
 /// [`DecodeError`] (`too_large` over [`MAX_FRAME_BYTES`]; `bad_json` for bytes that
 /// are not a JSON object, a missing or non-string `t`, an `id` that is not a string of
-/// at most 64 characters, or a payload `d` of the wrong shape; `unknown_type` for a `t`
+/// at most 64 characters, or a payload `d` of the wrong shape, an array where the
+/// schema has an object included; `unknown_type` for a `t`
 /// that names no client message; `invalid_text` for a `chat` whose text breaks the text
 /// policy of [`crate::text`]: a decoded `chat` carries its text NFC-normalized, as it
 /// is relayed; `invalid_entropy` for a `contribute_entropy` whose entropy is not hex
@@ -104,7 +105,7 @@ impl<'de> Deserialize<'de> for PlainHead<'de> {
                         // Read with its type by the message's own decoder.
                         "d" if !d => {
                             d = true;
-                            map.next_value::<IgnoredAny>()?;
+                            map.next_value::<PayloadShape>()?;
                             continue;
                         }
                         _ => return Err(de::Error::custom("not a plain frame")),
@@ -121,6 +122,69 @@ impl<'de> Deserialize<'de> for PlainHead<'de> {
             }
         }
         de.deserialize_map(HeadVisitor)
+    }
+}
+
+/// The shape the schema gives a payload `d`: `null`, or an object whose `plan` (if it
+/// has one) is an object. serde's derived structs also accept a JSON array (their
+/// fields by position), which the schema does not allow; [`PayloadShape`] and
+/// [`payload_shape_error`] refuse it on the direct and the general way alike.
+struct PayloadShape;
+
+impl<'de> Deserialize<'de> for PayloadShape {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        struct ShapeVisitor;
+        impl<'de> Visitor<'de> for ShapeVisitor {
+            type Value = PayloadShape;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object or null")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<PayloadShape, E> {
+                Ok(PayloadShape)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PayloadShape, A::Error> {
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == "plan" {
+                        map.next_value::<ObjectOnly>()?;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(PayloadShape)
+            }
+        }
+        de.deserialize_any(ShapeVisitor)
+    }
+}
+
+/// Any JSON object, its contents skipped; anything else is an error.
+struct ObjectOnly;
+
+impl<'de> Deserialize<'de> for ObjectOnly {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        struct ObjectVisitor;
+        impl<'de> Visitor<'de> for ObjectVisitor {
+            type Value = ObjectOnly;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ObjectOnly, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(ObjectOnly)
+            }
+        }
+        de.deserialize_any(ObjectVisitor)
+    }
+}
+
+/// Why payload `d` (not `null`) does not have the schema's shape ([`PayloadShape`]).
+fn payload_shape_error(d: &Value) -> Option<&'static str> {
+    match d {
+        Value::Object(o) if o.get("plan").is_some_and(|p| !p.is_object()) => {
+            Some("plan must be a JSON object")
+        }
+        Value::Object(_) => None,
+        _ => Some("d must be a JSON object"),
     }
 }
 
@@ -208,6 +272,13 @@ fn decode_general(bytes: &[u8]) -> Result<ClientFrame, DecodeError> {
     let mut inner = Map::new();
     inner.insert("t".into(), Value::String(t.clone()));
     if let Some(d) = outer.remove("d").filter(|d| !d.is_null()) {
+        if let Some(why) = payload_shape_error(&d) {
+            return Err(err(
+                ErrorCode::BadJson,
+                format!("bad {t} payload: {why}"),
+                id,
+            ));
+        }
         inner.insert("d".into(), d);
     }
     let mut msg: ClientMsg = serde_json::from_value(Value::Object(inner)).map_err(|e| {
@@ -306,6 +377,42 @@ mod tests {
             decode_general(bytes).map_err(|e| e.code),
             Err(ErrorCode::BadJson)
         );
+        // Payloads are objects (proto/README.md §3): serde's derived structs would
+        // also take an array (fields by position), so both ways refuse one, at the
+        // top of `d` and as a `plan`, naming the frame's id.
+        let m = "8d3e2f4a-1b2c-4d5e-8f90-123456789abc";
+        for text in [
+            format!(r#"{{"t":"pass","id":"q","d":["{m}",3]}}"#),
+            format!(r#"{{"t":"resync","id":"q","d":["{m}",0]}}"#),
+            format!(
+                r#"{{"t":"submit_turn","id":"q","d":{{"match_id":"{m}","turn_number":1,"plan":[]}}}}"#
+            ),
+            format!(
+                r#"{{"t":"submit_turn","id":"q","d":{{"match_id":"{m}","turn_number":1,"plan":["forward",["G1"],{{"G1":[3]}},null,false]}}}}"#
+            ),
+            format!(r#"{{"t":"submit_turn","id":"q","d":["{m}",1,{{}}]}}"#),
+            r#"{"t":"ping","id":"q","d":[]}"#.to_string(),
+        ] {
+            assert_eq!(decode_plain(text.as_bytes()), None, "{text}");
+            let e = decode_general(text.as_bytes()).unwrap_err();
+            assert_eq!(
+                (e.code, e.id.as_deref()),
+                (ErrorCode::BadJson, Some("q")),
+                "{text}"
+            );
+        }
+        // The same payloads as objects decode, the direct way.
+        for text in [
+            format!(r#"{{"t":"pass","d":{{"match_id":"{m}","turn_number":3}}}}"#),
+            format!(
+                r#"{{"t":"submit_turn","d":{{"match_id":"{m}","turn_number":1,"plan":{{}}}}}}"#
+            ),
+            format!(
+                r#"{{"t":"submit_turn","d":{{"match_id":"{m}","turn_number":1,"pl\u0061n":{{}}}}}}"#
+            ),
+        ] {
+            assert!(decode_plain(text.as_bytes()).is_some(), "{text}");
+        }
         // A `null` payload or id is plain.
         let f = decode_plain(br#"{"d":null,"t":"ping","id":null}"#);
         assert_eq!(

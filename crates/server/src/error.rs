@@ -124,6 +124,13 @@ impl IntoResponse for ApiError {
             },
         };
         let mut res = (self.status(), axum::Json(body)).into_response();
+        if self.code() == RestErrorCode::UpgradeRequired {
+            // RFC 9110 §15.5.22: a 426 names the protocol to upgrade to.
+            res.headers_mut().insert(
+                axum::http::header::UPGRADE,
+                axum::http::HeaderValue::from_static("websocket"),
+            );
+        }
         if let ApiError::RateLimited { retry_after, .. } = &self {
             let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
             res.headers_mut()
@@ -134,7 +141,9 @@ impl IntoResponse for ApiError {
 }
 
 impl From<JsonRejection> for ApiError {
-    /// `bad_json`, or `request_timeout` when reading the body timed out.
+    /// `bad_json`; `request_timeout` when reading the body timed out; 415
+    /// `unsupported_media_type` without `Content-Type: application/json`; 413
+    /// `too_large` for a body over the limit.
     fn from(r: JsonRejection) -> Self {
         let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&r);
         while let Some(e) = cause {
@@ -146,7 +155,12 @@ impl From<JsonRejection> for ApiError {
             }
             cause = e.source();
         }
-        ApiError::new(RestErrorCode::BadJson, r.body_text())
+        let code = match r.status() {
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => RestErrorCode::UnsupportedMediaType,
+            StatusCode::PAYLOAD_TOO_LARGE => RestErrorCode::TooLarge,
+            _ => RestErrorCode::BadJson,
+        };
+        ApiError::new(code, r.body_text())
     }
 }
 

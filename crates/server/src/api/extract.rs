@@ -34,11 +34,21 @@ pub(crate) struct ApiPath<T>(pub T);
 #[from_request(via(axum::extract::Query), rejection(ApiError))]
 pub(crate) struct ApiQuery<T>(pub T);
 
+/// Most characters of a rejection's text kept in an `invalid_id` message (the text
+/// quotes the path parameter, which may be as long as the request line).
+const MAX_ERROR_TEXT: usize = 200;
+
 impl From<PathRejection> for ApiError {
     fn from(r: PathRejection) -> Self {
         match r {
             PathRejection::FailedToDeserializePathParams(e) => {
-                ApiError::new(RestErrorCode::InvalidId, e.body_text())
+                // The text quotes the parameter; a long one is cut (the answer stays small).
+                let mut text = e.body_text();
+                if let Some((cut, _)) = text.char_indices().nth(MAX_ERROR_TEXT) {
+                    text.truncate(cut);
+                    text.push('…');
+                }
+                ApiError::new(RestErrorCode::InvalidId, text)
             }
             // A route whose handler asks for a parameter it does not declare: a bug.
             other => ApiError::Internal(other.body_text()),

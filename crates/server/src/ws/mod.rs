@@ -63,7 +63,8 @@ pub fn router() -> Router<Services> {
 }
 
 /// The upgrade: refused with the JSON error body when the request is not a
-/// WebSocket upgrade (400 `bad_request`, naming what is missing, RFC 6455 §4.2.1),
+/// WebSocket upgrade (426 `upgrade_required` without `Upgrade: websocket`, else 400
+/// `bad_request` naming what is missing, RFC 6455 §4.2.1),
 /// and with 429 `rate_limited` when a client behind a trusted proxy already has
 /// `--max-connections-per-ip` sockets (direct clients are capped per address when
 /// their connection is accepted). A browser `Origin` other than the server's own or
@@ -118,11 +119,27 @@ async fn upgrade(
 /// The answer to a WebSocket upgrade request (101, tungstenite's
 /// `create_response_with_body`).
 ///
-/// Errors: 400 `bad_request` naming what is wrong: a body announced (a handshake is
+/// Errors: 426 `upgrade_required` (with `Upgrade: websocket`) for a request that
+/// asks for no WebSocket upgrade (a plain `GET /ws`); 400 `bad_request` naming what
+/// is wrong with an upgrade request: a body announced (a handshake is
 /// a GET without one, RFC 6455 §4.1; one announced and never sent would hold the
 /// connection past the header timeout), a `Sec-WebSocket-Key` that is not one
 /// base64 value of 16 bytes (§4.2.1), or another missing or wrong header.
 fn handshake(req: &Request) -> Result<Response, ApiError> {
+    let websocket = req
+        .headers()
+        .get_all(header::UPGRADE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|p| p.trim().eq_ignore_ascii_case("websocket"));
+    if !websocket {
+        return Err(ApiError::new(
+            RestErrorCode::UpgradeRequired,
+            "/ws is the WebSocket endpoint: send a WebSocket upgrade request \
+             (Upgrade: websocket, RFC 6455 §4.1)",
+        ));
+    }
     if let Some(reason) = body_announced(req.headers()) {
         return Err(ApiError::new(
             RestErrorCode::BadRequest,

@@ -480,6 +480,11 @@ async fn invalid_utf8_in_a_text_frame_closes_with_1007() {
     assert_eq!(u16::from_be_bytes([close[2], close[3]]), 1007);
 }
 
+/// Every error answer has the JSON error body with the documented code (`openapi.json`
+/// info): 405, 404, 426 `upgrade_required` (with `Upgrade: websocket`) for a plain
+/// `GET /ws`, 400 for an upgrade without its key, 415 without a JSON content type,
+/// 413 over the 2 MB body limit, 400 `invalid_id` whose message quotes a long id
+/// only in part.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_error_answer_has_the_json_error_body() {
     let s = start(test_config()).await;
@@ -488,26 +493,60 @@ async fn every_error_answer_has_the_json_error_body() {
         (c.delete(s.url("/api/v1/guests")), 405, "method_not_allowed"),
         (c.post(s.url("/index.html")), 405, "method_not_allowed"),
         (c.get(s.url("/no/such/file.js")), 404, "not_found"),
-        (c.get(s.url("/ws")), 400, "bad_request"),
+        // A plain GET of the WebSocket endpoint: 426, naming the protocol.
+        (c.get(s.url("/ws")), 426, "upgrade_required"),
+        // An upgrade request without its key: 400 naming what is missing.
+        (
+            c.get(s.url("/ws"))
+                .header("connection", "upgrade")
+                .header("upgrade", "websocket"),
+            400,
+            "bad_request",
+        ),
         (
             c.post(s.url("/api/v1/guests"))
                 .header("content-type", "text/plain")
                 .body("x"),
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            c.post(s.url("/api/v1/guests")).body("{}"),
+            415,
+            "unsupported_media_type",
+        ),
+        // Over axum's 2 MB body limit.
+        (
+            c.post(s.url("/api/v1/guests"))
+                .header("content-type", "application/json")
+                .body(format!("{{\"name\":\"{}\"}}", "a".repeat(3 << 20))),
+            413,
+            "too_large",
+        ),
+        // A 2,000-character id: the message quotes at most 200 characters of it.
+        (
+            c.get(s.url(&format!("/api/v1/matches/{}/replay", "a".repeat(2_000)))),
             400,
-            "bad_json",
+            "invalid_id",
         ),
     ] {
         let r = req.send().await.unwrap();
         assert_eq!(r.status().as_u16(), status);
+        if status == 426 {
+            assert_eq!(r.headers()["upgrade"], "websocket");
+        }
         assert!(r.headers()["content-type"]
             .to_str()
             .unwrap()
             .starts_with("application/json"));
         let v: Value = r.json().await.unwrap();
         assert_eq!(v["error"]["code"], code, "{v}");
-        assert!(v["error"]["message"]
-            .as_str()
-            .is_some_and(|m| !m.is_empty()));
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty() && m.chars().count() <= 300),
+            "{v}"
+        );
     }
 }
 
