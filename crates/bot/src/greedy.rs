@@ -219,7 +219,7 @@ impl<'a> Search<'a> {
         self.evals += 1;
         let mut next = *self.pos;
         self.events.clear();
-        next.play_unchecked(self.rules, &vp, &mut self.events);
+        next.play_unchecked(self.rules, &vp, self.events);
         let me = self.me;
         let captures = self
             .events
