@@ -90,9 +90,20 @@ impl GreedyBot {
 
     /// Runs the search and also reports how many candidate plans were played.
     pub fn choose_counted(&mut self, pos: &Position, rules: &RuleSet) -> (Plan, usize) {
-        let Some(me) = pos.to_move() else {
+        let Some(s) = self.search(pos, rules) else {
             return (Plan::pass(), 0);
         };
+        let evals = s.evals;
+        let plan = s.best().map(|c| c.to_plan()).unwrap_or_default();
+        (legal_or_pass(pos, rules, plan), evals)
+    }
+}
+
+impl GreedyBot {
+    /// Runs the search for the seat to move (`None` when no seat is to move), with
+    /// the dice tail table cached for `rules` and the buffers of the last search.
+    fn search<'a>(&'a mut self, pos: &'a Position, rules: &'a RuleSet) -> Option<Search<'a>> {
+        let me = pos.to_move()?;
         if self.tail.0 != rules.dice_per_turn || self.tail.1.is_empty() {
             self.tail = (rules.dice_per_turn, dice_tail(rules.dice_per_turn));
         }
@@ -105,13 +116,9 @@ impl GreedyBot {
             &mut self.scratch,
         );
         s.run(&mut self.rng);
-        let evals = s.evals;
-        let plan = s.best().map(|c| c.to_plan()).unwrap_or_default();
-        (legal_or_pass(pos, rules, plan), evals)
+        Some(s)
     }
-}
 
-impl GreedyBot {
     /// The `k` best distinct legal plans of the greedy search for the seat to move,
     /// best first, with their heuristic scores (points-like units, see [`Weights`]),
     /// and how many candidate plans were played. Empty when no seat is to move.
@@ -121,21 +128,9 @@ impl GreedyBot {
         rules: &RuleSet,
         k: usize,
     ) -> (Vec<(Plan, f32)>, usize) {
-        let Some(me) = pos.to_move() else {
+        let Some(s) = self.search(pos, rules) else {
             return (Vec::new(), 0);
         };
-        if self.tail.0 != rules.dice_per_turn || self.tail.1.is_empty() {
-            self.tail = (rules.dice_per_turn, dice_tail(rules.dice_per_turn));
-        }
-        let mut s = Search::new(
-            pos,
-            rules,
-            me,
-            &self.config,
-            &self.tail.1,
-            &mut self.scratch,
-        );
-        s.run(&mut self.rng);
         // Stable sort: among equal scores the earliest candidate stays first, as in `best`.
         let mut v: Vec<&Scored> = s.scored.iter().collect();
         v.sort_by(|a, b| b.score.total_cmp(&a.score));
