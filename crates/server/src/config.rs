@@ -390,7 +390,7 @@ pub struct Config {
     /// that owner still answers on NATS that it runs the match (it could not renew
     /// because the database was unreachable: no node could claim it meanwhile, so
     /// it renews as soon as the database answers). Past this, or when the owner
-    /// does not answer within 500 ms (dead or paused), another node claims it.
+    /// does not answer within 1 s (dead or paused), another node claims it.
     /// 0: an expired lease is claimed at once, whatever its owner says.
     #[arg(long, env = "LUDO_LEASE_GRACE_MS", default_value_t = DEFAULT_LEASE_GRACE_MS,
           value_parser = clap::value_parser!(u64).range(0..=3_600_000))]

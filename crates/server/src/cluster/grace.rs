@@ -24,8 +24,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
 
-/// How long a node waits for an owner's answer before claiming its expired leases.
-pub(crate) const HOLDS_ASK: Duration = Duration::from_millis(500);
+/// How long a node waits for an owner's answer before claiming its expired leases
+/// (1 s: right after a database outage every node is busy with its backlog, and an
+/// owner answering late loses its matches; a dead owner's NATS answers "no
+/// responders" at once, so only a paused one is claimed this much later).
+pub(crate) const HOLDS_ASK: Duration = Duration::from_millis(1_000);
 /// Most recently expired leases one scan asks about.
 const ASK_LIMIT: u32 = 1024;
 
@@ -64,23 +67,21 @@ impl Cluster {
 
     /// The matches whose lease expired less than the grace ago and whose owner
     /// answered that it still runs them: not to be claimed now. Empty with a zero
-    /// grace, or when the store cannot say (the claim that follows fails too).
-    pub(super) async fn spared(&self, game: &Game) -> Vec<Uuid> {
+    /// grace.
+    ///
+    /// Errors: the store could not list the recently expired leases. The caller
+    /// then claims nothing this scan: right after a database outage the next query
+    /// may well succeed, and a claim without this list would take every expired
+    /// lease from owners that still run their matches.
+    pub(super) async fn spared(&self, game: &Game) -> Result<Vec<Uuid>, store::StoreError> {
         let grace = self.settings.lease_grace;
         if grace.is_zero() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
-        let expired = match game
+        let expired = game
             .store()
             .recently_expired(&self.leases, grace, ASK_LIMIT)
-            .await
-        {
-            Ok(e) => e,
-            Err(e) => {
-                tracing::warn!(error = %e, "recently expired leases not read");
-                return Vec::new();
-            }
-        };
+            .await?;
         let mut by_owner: BTreeMap<String, Vec<Uuid>> = BTreeMap::new();
         for (id, node) in expired {
             by_owner.entry(node).or_default().push(id);
@@ -88,11 +89,11 @@ impl Cluster {
         let asks = by_owner
             .into_iter()
             .map(|(node, ids)| async move { self.ask_holds(&node, &ids).await });
-        futures_util::future::join_all(asks)
+        Ok(futures_util::future::join_all(asks)
             .await
             .into_iter()
             .flatten()
-            .collect()
+            .collect())
     }
 
     /// Which of `ids` node `node` still runs: its answer within [`HOLDS_ASK`], or

@@ -689,7 +689,7 @@ impl Cluster {
     /// Errors: the store could not be reached (nothing was claimed then).
     pub async fn claim_and_resume(&self, game: &Game) -> Result<usize, StoreError> {
         let mut resumed = 0;
-        let spared = self.spared(game).await;
+        let spared = self.spared(game).await?;
         loop {
             let claimed = game
                 .store()
