@@ -131,6 +131,18 @@ impl IntoResponse for ApiError {
                 axum::http::HeaderValue::from_static("websocket"),
             );
         }
+        if matches!(
+            self.code(),
+            RestErrorCode::TooLarge | RestErrorCode::RequestTimeout
+        ) {
+            // The body was not read to its end, so the connection cannot carry another
+            // request: say so (RFC 9112 §9.6), and a client does not reuse it (a
+            // pooled client that did got "connection reset" on its next request).
+            res.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
+        }
         if let ApiError::RateLimited { retry_after, .. } = &self {
             let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
             res.headers_mut()

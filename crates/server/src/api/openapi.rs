@@ -78,8 +78,8 @@ fn error_code_schema() -> Object {
             route serves answers 404 `not_found`, and a served path asked with another \
             method answers 405 `method_not_allowed`. Any request may also be refused at the \
             HTTP edge: 400 `bad_request`, 403 `origin_not_allowed` (a foreign `Origin`) or \
-            `forbidden`, 408 `request_timeout` (the body came too slowly), 413 `too_large`, \
-            415 `unsupported_media_type`, 429 `rate_limited` (with `Retry-After`); `/ws` \
+            `forbidden`, 408 `request_timeout` (the body came too slowly), 413 `too_large` \
+            (both with `Connection: close`: the body was not read to its end), 415 `unsupported_media_type`, 429 `rate_limited` (with `Retry-After`); `/ws` \
             without a WebSocket upgrade answers 426 `upgrade_required`. Parameters are checked before the \
             database is asked, so a bad parameter is a 400 even for an unknown id."
     ),

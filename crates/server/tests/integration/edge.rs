@@ -483,7 +483,7 @@ async fn invalid_utf8_in_a_text_frame_closes_with_1007() {
 /// Every error answer has the JSON error body with the documented code (`openapi.json`
 /// info): 405, 404, 426 `upgrade_required` (with `Upgrade: websocket`) for a plain
 /// `GET /ws`, 400 for an upgrade without its key, 415 without a JSON content type,
-/// 413 over the 2 MB body limit, 400 `invalid_id` whose message quotes a long id
+/// 413 over the 2 MB body limit (with `Connection: close`), 400 `invalid_id` whose message quotes a long id
 /// only in part.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_error_answer_has_the_json_error_body() {
@@ -535,6 +535,11 @@ async fn every_error_answer_has_the_json_error_body() {
         if status == 426 {
             assert_eq!(r.headers()["upgrade"], "websocket");
         }
+        // A body not read to its end: the server closes the connection and says so,
+        // so this pooled client opens a new one for the next request.
+        if status == 413 {
+            assert_eq!(r.headers()["connection"], "close");
+        }
         assert!(r.headers()["content-type"]
             .to_str()
             .unwrap()
@@ -579,6 +584,12 @@ async fn a_dripped_body_is_cut_off_at_the_body_deadline() {
     let _ = read.expect("closed within 5 s");
     let answer = String::from_utf8_lossy(&got);
     assert!(answer.starts_with("HTTP/1.1 408 "), "{answer}");
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("\r\nconnection: close\r\n"),
+        "{answer}"
+    );
     assert!(
         took >= Duration::from_millis(900) && took < Duration::from_millis(2_000),
         "{took:?}"
