@@ -99,6 +99,16 @@ struct Args {
     /// Expert: value the opponents at the leaves by their standing (`leaf_standing`).
     #[arg(long)]
     leaf_standing: bool,
+    /// Expert: value the leaves by the projected final totals with this softmax
+    /// temperature in points, 0 for the margin form (`leaf_projection`; default 150).
+    #[arg(long)]
+    leaf_projection: Option<f32>,
+    /// Expert: value the leaves by the greedy heuristic, not the projection.
+    #[arg(long, conflicts_with = "leaf_projection")]
+    no_projection: bool,
+    /// Expert: use the projection in journey too (`projection_in_journey`).
+    #[arg(long)]
+    projection_in_journey: bool,
 }
 
 /// Applies `name=value` changes to `w`.
@@ -192,6 +202,12 @@ fn main() -> ExitCode {
     expert.distinct = args.distinct;
     expert.distinct_fill = args.distinct_fill;
     expert.leaf_standing = args.leaf_standing;
+    if args.no_projection {
+        expert.leaf_projection = None;
+    } else if let Some(t) = args.leaf_projection {
+        expert.leaf_projection = Some(t);
+    }
+    expert.projection_in_journey = args.projection_in_journey;
     expert.own_roll = match args.own_rolls {
         None | Some(1) => OwnRoll::One,
         Some(0) => OwnRoll::Exact,
@@ -249,7 +265,7 @@ fn main() -> ExitCode {
     }
     let (lo, hi) = wilson_interval(firsts, args.matches);
     println!(
-        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={} distinct={} fill={} own_rolls={:?} leaf_standing={}: \
+        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={} distinct={} fill={} own_rolls={:?} leaf_standing={} leaf_projection={:?} in_journey={}: \
          first={:.1} share={:.1}% ci95=[{:.1}%, {:.1}%] time={:.0}s",
         args.challenger,
         args.mode,
@@ -271,6 +287,8 @@ fn main() -> ExitCode {
         args.distinct_fill,
         args.own_rolls,
         args.leaf_standing,
+        expert.leaf_projection,
+        args.projection_in_journey,
         firsts,
         100.0 * firsts / args.matches as f64,
         100.0 * lo,

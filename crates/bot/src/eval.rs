@@ -74,7 +74,7 @@ impl Default for Weights {
 }
 
 /// Steps between two ring tiles the short way round.
-fn ring_dist(a: u8, b: u8) -> u8 {
+pub(crate) fn ring_dist(a: u8, b: u8) -> u8 {
     let d = (a + RING_LEN - b) % RING_LEN;
     d.min(RING_LEN - d)
 }
@@ -82,7 +82,7 @@ fn ring_dist(a: u8, b: u8) -> u8 {
 /// Steps from ring tile `r` to Home for a glowing piece of `seat`, the shorter of:
 /// forward to ring `E+63`, `HP1..HP7`, Home; backward to ring `E`, `HP4..HP7`, Home
 /// (rule 3.1).
-fn steps_home(seat: Seat, r: u8) -> u8 {
+pub(crate) fn steps_home(seat: Seat, r: u8) -> u8 {
     let e = seat.entry();
     let fwd = (e + 63 + RING_LEN - r) % RING_LEN + 8;
     let back = (r + RING_LEN - e) % RING_LEN + 5;

@@ -13,7 +13,9 @@
 //!   (the `beginner` and `casual` levels).
 //! * [`ExpertBot`]: Monte Carlo search with determinised dice over the greedy bot's
 //!   best candidates (the `expert` level), bounded by a node budget and optionally a
-//!   wall-clock budget ([`ExpertConfig`]).
+//!   wall-clock budget ([`ExpertConfig`]); in clash it values the rollouts' ends by
+//!   [`projection`], a table of the points pieces gain until the end of a match,
+//!   learned from greedy matches.
 //! * [`simulate`]: whole matches of greedy against random bots with [`engine::Match`];
 //!   [`duel_levels`]: any lineup of levels, with first-place shares and 95 % intervals.
 //! * [`PublishedRatings`]: the levels' Weng-Lin ratings from bot-vs-bot matches, as
@@ -42,6 +44,7 @@ mod expert;
 mod greedy;
 mod levels;
 mod mixed;
+pub mod projection;
 mod published;
 mod random_bot;
 mod rolls;

@@ -1,0 +1,66 @@
+//! Fits the projection table (`bot::projection`, `crates/bot/projection.json`) from
+//! matches of four greedy bots.
+//!
+//! `cargo run --release -p bot --example fit_projection -- --matches 4000 --seed 1
+//! --out crates/bot/projection.json`
+
+use bot::projection::{Fit, Projection};
+use bot::{match_seeds, GreedyBot, Strategy, MATCH_TURNS};
+use clap::Parser;
+use engine::game::Match;
+use engine::{Mode, RuleSet};
+use std::process::ExitCode;
+
+/// Command line.
+#[derive(Parser)]
+struct Args {
+    /// Matches per mode.
+    #[arg(long, default_value_t = 4000)]
+    matches: u32,
+    /// Seeds the dice and the bots.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Where to write the table.
+    #[arg(long)]
+    out: std::path::PathBuf,
+}
+
+fn fit(mode: Mode, matches: u32, seed: u64) -> Fit {
+    let rules = RuleSet::default();
+    let mut fit = Fit::default();
+    for i in 0..matches {
+        let (dice, seeds) = match_seeds(seed, i);
+        let mut bots = seeds.map(GreedyBot::new);
+        let mut m = Match::new(rules.clone(), mode, dice, 0).expect("default rules are valid");
+        let mut positions = Vec::new();
+        for _ in 0..MATCH_TURNS {
+            let Some(cur) = m.current_turn() else { break };
+            let (seat, turn) = (cur.seat, cur.turn_number);
+            positions.push(*m.position());
+            let plan = bots[seat.index()].choose(m.position(), m.rules());
+            m.submit(seat, turn, &plan, 0)
+                .expect("bots play legal plans");
+        }
+        fit.add_match(&positions, m.position());
+    }
+    fit
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let (m, s) = (args.matches, args.seed);
+    let journey = std::thread::spawn(move || fit(Mode::Journey, m, s));
+    let clash = fit(Mode::Clash, m, s);
+    let journey = journey.join().expect("the journey fit does not panic");
+    let p = Projection {
+        journey: journey.table(),
+        clash: clash.table(),
+    };
+    let json = serde_json::to_string_pretty(&p).expect("the table serialises");
+    if let Err(e) = std::fs::write(&args.out, json + "\n") {
+        eprintln!("fit_projection: {}: {e}", args.out.display());
+        return ExitCode::FAILURE;
+    }
+    println!("wrote {} ({} matches per mode)", args.out.display(), m);
+    ExitCode::SUCCESS
+}
