@@ -1,7 +1,7 @@
 //! Fits the projection table (`bot::projection`, `crates/bot/projection.json`) from
 //! matches of four greedy bots.
 //!
-//! `cargo run --release -p bot --example fit_projection -- --matches 4000 --seed 1
+//! `cargo run --release -p bot --example fit_projection -- --matches 3000 --seed 1
 //! --out crates/bot/projection.json`
 
 use bot::projection::{Fit, Projection};
@@ -14,8 +14,8 @@ use std::process::ExitCode;
 /// Command line.
 #[derive(Parser)]
 struct Args {
-    /// Matches per mode.
-    #[arg(long, default_value_t = 4000)]
+    /// Matches per mode (3,000 for the committed table).
+    #[arg(long, default_value_t = 3000)]
     matches: u32,
     /// Seeds the dice and the bots.
     #[arg(long, default_value_t = 1)]

@@ -13,9 +13,15 @@
 //!   pieces are not yet Home (a finished seat adds 0).
 //! * In journey, each seat that has not finished adds the completion bonus (rule 8.8)
 //!   of its expected finishing place, from a race model: the turns each seat still
-//!   needs (its guardians' steps to Home at 10.5 steps a turn, its royal's at 8, the
+//!   needs (its guardians' steps to Home at 10.5 steps a turn plus 2.4 turns for each
+//!   guardian in the Yard without an exit credit, its royal's steps at 8 a turn, the
 //!   slower of the two) and, for each pair of seats, a logistic chance of the one
 //!   finishing before the other in their difference ([`RACE_SPREAD`] turns).
+//!
+//! The expert uses the projection in clash only (`ExpertConfig::leaf_projection`); in
+//! journey it measured weaker than the greedy heuristic, and is used there only with
+//! `ExpertConfig::projection_in_journey` (off by default; `BENCHMARKS.md`, *Expert,
+//! fifth pass*).
 //!
 //! Seats are then compared on equal terms, a finished seat included (its projection is
 //! its total), which the greedy heuristic cannot do: its piece values are not points.

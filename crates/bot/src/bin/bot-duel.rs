@@ -1,4 +1,5 @@
-//! `bot-duel`: greedy against random bots over many simulated matches.
+//! `bot-duel`: bots of any levels against each other over many simulated matches
+//! (`--levels`), or, without it, greedy against random bots.
 //!
 //! ```text
 //! cargo run -p bot --release --bin bot-duel -- --matches 200 --mode clash --turns 400 --seed 1
@@ -7,7 +8,8 @@
 //! `--levels expert,greedy,greedy,greedy` plays any lineup of bot kinds instead (seats
 //! rotating one place per match) and prints each kind's share of first places with
 //! its 95 % Wilson interval, mean totals and `choose` times (p50, p99), and each
-//! kind's Weng-Lin rating over those matches (the server's rating system):
+//! kind's Weng-Lin rating over those matches (the server's rating system); seats of
+//! one kind are pooled (one share, interval and rating for all of them):
 //!
 //! ```text
 //! cargo run -p bot --release --bin bot-duel -- --levels expert,greedy,greedy,greedy --matches 500 --mode journey
@@ -20,7 +22,7 @@
 //!
 //! ```text
 //! cargo run -p bot --release --bin bot-duel -- --levels beginner,casual,greedy,expert \
-//!     --mode journey --matches 200 --seed 32 --ratings-out crates/bot/ratings.json
+//!     --mode journey --matches 500 --seed 32 --threads 1 --ratings-out crates/bot/ratings.json
 //! ```
 //!
 //! Otherwise, for each lineup (two greedy bots on opposite seats, two on neighbouring seats, one
