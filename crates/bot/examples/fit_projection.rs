@@ -5,9 +5,8 @@
 //! --out crates/bot/projection.json`
 
 use bot::projection::{Fit, Projection};
-use bot::{match_seeds, GreedyBot, Strategy, MATCH_TURNS};
+use bot::{match_seeds, play_match_observed, BotKind, GreedyBot, Strategy, MATCH_TURNS};
 use clap::Parser;
-use engine::game::Match;
 use engine::{Mode, RuleSet};
 use std::process::ExitCode;
 
@@ -30,18 +29,21 @@ fn fit(mode: Mode, matches: u32, seed: u64) -> Fit {
     let mut fit = Fit::default();
     for i in 0..matches {
         let (dice, seeds) = match_seeds(seed, i);
-        let mut bots = seeds.map(GreedyBot::new);
-        let mut m = Match::new(rules.clone(), mode, dice, 0).expect("default rules are valid");
+        let bots = seeds.map(|s| -> Box<dyn Strategy + Send> { Box::new(GreedyBot::new(s)) });
         let mut positions = Vec::new();
-        for _ in 0..MATCH_TURNS {
-            let Some(cur) = m.current_turn() else { break };
-            let (seat, turn) = (cur.seat, cur.turn_number);
-            positions.push(*m.position());
-            let plan = bots[seat.index()].choose(m.position(), m.rules());
-            m.submit(seat, turn, &plan, 0)
-                .expect("bots play legal plans");
-        }
-        fit.add_match(&positions, m.position());
+        play_match_observed(
+            &rules,
+            mode,
+            dice,
+            [BotKind::Greedy; 4],
+            bots,
+            MATCH_TURNS,
+            |p| positions.push(*p),
+        )
+        .expect("default rules are valid and bots play legal plans");
+        // The last position observed is where the match ended.
+        let last = positions.pop().expect("the end is always observed");
+        fit.add_match(&positions, &last);
     }
     fit
 }

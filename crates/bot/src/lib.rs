@@ -61,8 +61,8 @@ pub use mixed::MixedBot;
 pub use published::{published_lines, PublishedRating, PublishedRatings, RATINGS_JSON};
 pub use random_bot::RandomBot;
 pub use sim::{
-    lineup_seats, match_seeds, play_match, play_match_with, play_spread, simulate, DuelConfig,
-    DuelReport, Lineup, MatchRun, SimError, TimeStats, MATCH_TURNS,
+    lineup_seats, match_seeds, play_match, play_match_observed, play_match_with, play_spread,
+    simulate, DuelConfig, DuelReport, Lineup, MatchRun, SimError, TimeStats, MATCH_TURNS,
 };
 
 use engine::{Plan, Position, RuleSet};

@@ -48,7 +48,7 @@ pub fn state_index(seat: Seat, loc: Location, glowing: bool) -> usize {
             let rel = (r as usize + ring - seat.entry() as usize) % ring;
             1 + rel + if glowing { ring } else { 0 }
         }
-        Location::HomePath(k) => 1 + 2 * ring + (k as usize).clamp(1, 7) - 1,
+        Location::HomePath(k) => 1 + 2 * ring + (k as usize).clamp(1, HOME_PATH_LEN as usize) - 1,
         Location::Home => STATES - 1,
     }
 }

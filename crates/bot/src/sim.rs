@@ -5,7 +5,7 @@
 use crate::{new_bot, BotKind, Strategy};
 use engine::game::Match;
 use engine::rules::InvalidRuleSet;
-use engine::{MatchEnd, MatchError, Mode, RuleSet, Seat, Seed};
+use engine::{MatchEnd, MatchError, Mode, Position, RuleSet, Seat, Seed};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use std::time::Instant;
@@ -82,8 +82,26 @@ pub fn play_match_with(
     mode: Mode,
     seed: Seed,
     kinds: [BotKind; 4],
+    bots: [Box<dyn Strategy + Send>; 4],
+    max_turns: u32,
+) -> Result<MatchRun, SimError> {
+    play_match_observed(rules, mode, seed, kinds, bots, max_turns, |_| {})
+}
+
+/// [`play_match_with`] that also shows `observe` the position at the start of every
+/// turn played and, last, the position the match ended in (or stood in when
+/// `max_turns` ran out). For fitting valuations from played matches
+/// (`examples/fit_projection.rs`).
+///
+/// Errors: as [`play_match`].
+pub fn play_match_observed(
+    rules: &RuleSet,
+    mode: Mode,
+    seed: Seed,
+    kinds: [BotKind; 4],
     mut bots: [Box<dyn Strategy + Send>; 4],
     max_turns: u32,
+    mut observe: impl FnMut(&Position),
 ) -> Result<MatchRun, SimError> {
     let mut m = Match::new(rules.clone(), mode, seed, 0)?;
     let mut turns = 0;
@@ -91,6 +109,7 @@ pub fn play_match_with(
     while turns < max_turns {
         let Some(cur) = m.current_turn() else { break };
         let (seat, turn) = (cur.seat, cur.turn_number);
+        observe(m.position());
         let started = Instant::now();
         let plan = bots[seat.index()].choose(m.position(), m.rules());
         choose_ns[seat.index()].push(started.elapsed().as_nanos() as u64);
@@ -103,6 +122,7 @@ pub fn play_match_with(
             })?;
         turns += 1;
     }
+    observe(m.position());
     let end = match m.end() {
         Some(end) => end.clone(),
         None => m.end_by_clock(),
