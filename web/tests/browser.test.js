@@ -744,7 +744,7 @@ test('a public lobby is listed on another phone and joined with its button; rati
       return [[`${names[m]} · ${lines[0].matches} matches between bots`], ...lines.map((r) => [names[r.level], cons(r).toFixed(1), r.mu.toFixed(1), r.sigma.toFixed(1)])];
     });
     assert.deepEqual(botRows, want);
-    assert.deepEqual(botRows.slice(0, 2), [['Journey · 500 matches between bots'], ['Greedy', '31.4', '34.1', '0.9']]);
+    assert.deepEqual(botRows.slice(0, 2), [['Journey · 500 matches between bots'], ['Expert', '31.7', '34.4', '0.9']]);
     // A public lobby: listed for the guest (private lobbies never are).
     await host.page.tap('#lobby-public');
     await host.page.tap('#lobby-create-btn');

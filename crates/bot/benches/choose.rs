@@ -53,7 +53,8 @@ fn bench(c: &mut Criterion) {
     c.bench_function("greedy choose busy (9 rolls, 4 guardians out)", |b| {
         b.iter(|| bot.choose(std::hint::black_box(&busy), &rules))
     });
-    // The expert with its default node budget (16 000 plans), no wall-clock budget.
+    // The expert with its default node budgets (16 000 plans in clash, 32 000 in
+    // journey), no wall-clock budget.
     {
         let mut g = c.benchmark_group("expert");
         g.sample_size(20);

@@ -56,9 +56,14 @@ struct Args {
     /// Expert: rollout depth (turns).
     #[arg(long)]
     depth: Option<u32>,
-    /// Expert: node budget.
+    /// Expert: node budget (of a decision in either mode).
     #[arg(long)]
     nodes: Option<usize>,
+    /// Expert: wall-clock budget of a decision, ms, as the server's
+    /// `LUDO_BOT_BUDGET_MS` (default: none, the node budget alone; with it the run
+    /// depends on the machine's speed and load).
+    #[arg(long)]
+    budget_ms: Option<u64>,
     /// Expert: beam of the rollout policy's guardian search (default 1).
     #[arg(long)]
     policy_beam: Option<usize>,
@@ -173,7 +178,9 @@ fn main() -> ExitCode {
     }
     if let Some(n) = args.nodes {
         expert.node_budget = n;
+        expert.journey_node_budget = n;
     }
+    expert.time_budget = args.budget_ms.map(std::time::Duration::from_millis);
     if let Some(b) = args.policy_beam {
         expert.policy.beam = b;
     }
@@ -265,7 +272,7 @@ fn main() -> ExitCode {
     }
     let (lo, hi) = wilson_interval(firsts, args.matches);
     println!(
-        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={} distinct={} fill={} own_rolls={:?} leaf_standing={} leaf_projection={:?} in_journey={}: \
+        "challenger={:?} mode={} matches={} seed={} set={:?} candidates={:?} depth={:?} nodes={:?} budget_ms={:?} z={:?} policy={:?}/{:?}/{:?}/{:?} royal_last={} leaf={:?} halving={} distinct={} fill={} own_rolls={:?} leaf_standing={} leaf_projection={:?} in_journey={}: \
          first={:.1} share={:.1}% ci95=[{:.1}%, {:.1}%] time={:.0}s",
         args.challenger,
         args.mode,
@@ -275,6 +282,7 @@ fn main() -> ExitCode {
         args.candidates,
         args.depth,
         args.nodes,
+        args.budget_ms,
         args.z,
         args.policy_beam,
         args.policy_royal_beam,

@@ -47,10 +47,16 @@ pub struct ExpertConfig {
     /// opponents' turns and the bot's own next turn, so the rolls it keeps are
     /// valued by how it uses them).
     pub depth: u32,
-    /// Deterministic budget: plans played (rollout policy searches and leaf
-    /// evaluations) per decision, after the candidate ranking (16 000; about 10 ms
-    /// in a release build on the benchmark machine, see `BENCHMARKS.md`).
+    /// Deterministic budget of a clash decision: plans played (rollout policy
+    /// searches and leaf evaluations) per decision, after the candidate ranking
+    /// (16 000; about 10 ms in a release build on the benchmark machine, see
+    /// `BENCHMARKS.md`).
     pub node_budget: usize,
+    /// The same for a journey decision (32 000; about 17 ms). Journey needs the
+    /// larger search: 1 expert against 3 greedy bots (2,000 matches, seed 32) took
+    /// 43.3 % of first places with 16 000 plans a decision, 45.1 % with 32 000
+    /// (`BENCHMARKS.md`). See [`ExpertConfig::nodes_for`].
+    pub journey_node_budget: usize,
     /// Wall-clock budget per decision (`None`: only the node budget bounds the
     /// search, and the bot is deterministic for its seed). The search stops at
     /// whichever budget runs out first; a rollout in progress is finished (one
@@ -124,6 +130,17 @@ pub struct ExpertConfig {
     pub projection_in_journey: bool,
 }
 
+impl ExpertConfig {
+    /// The node budget of a decision in `mode`: [`ExpertConfig::journey_node_budget`]
+    /// in journey, [`ExpertConfig::node_budget`] in clash (plans played).
+    pub fn nodes_for(&self, mode: engine::Mode) -> usize {
+        match mode {
+            engine::Mode::Journey => self.journey_node_budget,
+            engine::Mode::Clash => self.node_budget,
+        }
+    }
+}
+
 /// The rolls a rollout's final own turn is valued over ([`ExpertConfig::own_roll`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OwnRoll {
@@ -147,6 +164,7 @@ impl Default for ExpertConfig {
             candidates: 6,
             depth: 4,
             node_budget: 16_000,
+            journey_node_budget: 32_000,
             time_budget: None,
             switch_z: 0.0,
             ranking: GreedyConfig::default(),
@@ -184,7 +202,7 @@ pub struct ExpertBot {
 /// What one decision did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SearchStats {
-    /// Plans played during the rollouts (what [`ExpertConfig::node_budget`] bounds).
+    /// Plans played during the rollouts (what [`ExpertConfig::nodes_for`] bounds).
     pub nodes: usize,
     /// Complete rollouts (over all candidates).
     pub rollouts: usize,
@@ -246,7 +264,8 @@ impl ExpertBot {
             .collect();
         // values[i][r]: candidate i's value in rollout round r (the same dice for all).
         let mut values: Vec<Vec<f64>> = vec![Vec::new(); ranked.len()];
-        let (node_budget, time_budget) = (self.config.node_budget, self.config.time_budget);
+        let node_budget = self.config.nodes_for(pos.mode());
+        let time_budget = self.config.time_budget;
         let time_left = || time_budget.is_none_or(|t| started.elapsed() < t);
         let best = if self.config.halving {
             // Rounds' dice seeds, shared by every candidate (common random numbers).

@@ -26,11 +26,13 @@ fn rule_set() -> impl Strategy<Value = RuleSet> {
     )
 }
 
-/// A small search for debug-build tests: 4 candidates, 150 plans of rollouts.
+/// A small search for debug-build tests: 4 candidates, 150 plans of rollouts in
+/// either mode.
 fn small() -> ExpertConfig {
     ExpertConfig {
         candidates: 4,
         node_budget: 150,
+        journey_node_budget: 150,
         ..ExpertConfig::default()
     }
 }
@@ -50,7 +52,7 @@ proptest! {
         prop_assert!(rules.check().is_ok());
         let cfg = small();
         let slack = cfg.depth as usize * cfg.policy.max_evals + 1;
-        let budget = cfg.node_budget;
+        let budget = cfg.nodes_for(pos.mode());
         let mut bot = ExpertBot::with_config(seed, cfg);
         let (plan, stats) = bot.choose_stats(&pos, &rules);
         prop_assert!(
@@ -94,6 +96,52 @@ fn expert_is_deterministic_and_searches() {
     };
     let (_, s0) = ExpertBot::with_config(5, zero).choose_stats(&pos, &rules);
     assert_eq!((s0.rollouts, s0.nodes), (0, 0));
+}
+
+/// Each mode searches with its own node budget: the same position in journey spends
+/// `journey_node_budget` (clash's `node_budget` is 0 there, and the other way round).
+#[test]
+fn journey_decisions_spend_the_journey_budget() {
+    let rules = RuleSet::default();
+    let board = |mode: &str| {
+        Position::from_json(&format!(
+            r#"{{"mode":"{mode}","to_move":"green","seats":{{
+            "green":{{"pieces":{{"G1":"ring:3","G2":"ring:20","G3":"ring:33","R":"ring:7"}},
+                     "rolls":[1,2,3,4,5,6],"exit_credits":1}},
+            "red":{{"pieces":{{"G1":"ring:10","G2":"ring:10","R":"ring:29"}},"rolls":[6,6]}},
+            "blue":{{"pieces":{{"G1":"ring:40","G2":"ring:44","R":"ring:34"}}}},
+            "yellow":{{"pieces":{{"G1":"ring:55","G2":"ring:60","G4":"ring:1"}}}}}}}}"#
+        ))
+        .unwrap()
+    };
+    let journey_only = ExpertConfig {
+        node_budget: 0,
+        journey_node_budget: 2000,
+        ..small()
+    };
+    assert_eq!(journey_only.nodes_for(Mode::Journey), 2000);
+    assert_eq!(journey_only.nodes_for(Mode::Clash), 0);
+    let (_, sj) =
+        ExpertBot::with_config(5, journey_only.clone()).choose_stats(&board("journey"), &rules);
+    assert!(sj.nodes >= 2000 && sj.rollouts >= sj.candidates, "{sj:?}");
+    let (_, sc) = ExpertBot::with_config(5, journey_only).choose_stats(&board("clash"), &rules);
+    assert_eq!((sc.rollouts, sc.nodes), (0, 0));
+    let clash_only = ExpertConfig {
+        node_budget: 2000,
+        journey_node_budget: 0,
+        ..small()
+    };
+    let (_, sj) =
+        ExpertBot::with_config(5, clash_only.clone()).choose_stats(&board("journey"), &rules);
+    assert_eq!((sj.rollouts, sj.nodes), (0, 0));
+    let (_, sc) = ExpertBot::with_config(5, clash_only).choose_stats(&board("clash"), &rules);
+    assert!(sc.nodes >= 2000, "{sc:?}");
+    // The defaults: twice clash's budget in journey.
+    let d = ExpertConfig::default();
+    assert_eq!(
+        (d.nodes_for(Mode::Clash), d.nodes_for(Mode::Journey)),
+        (16_000, 32_000)
+    );
 }
 
 /// The match over (nobody to move): the pass, without searching.

@@ -63,8 +63,11 @@ pub(crate) const DEFAULT_CONTRIBUTION_WINDOW_MS: u32 = 3_000;
 pub(crate) const DEFAULT_BOT_KIND: &str = "greedy";
 /// Default wall-clock budget of an expert decision, ms.
 pub(crate) const DEFAULT_BOT_BUDGET_MS: u64 = 20;
-/// Default node budget of an expert decision ([`bot::ExpertConfig::node_budget`]).
+/// Default node budget of an expert's clash decision ([`bot::ExpertConfig::node_budget`]).
 pub(crate) const DEFAULT_BOT_NODES: usize = 16_000;
+/// Default node budget of an expert's journey decision
+/// ([`bot::ExpertConfig::journey_node_budget`]).
+pub(crate) const DEFAULT_BOT_JOURNEY_NODES: usize = 32_000;
 /// Default expert searches at once.
 pub(crate) const DEFAULT_BOT_SEARCHES: usize = 2;
 /// Default seconds a lobby keeps the seat of a member whose connection dropped.
@@ -159,10 +162,15 @@ pub struct Config {
     #[arg(long, env = "LUDO_BOT_BUDGET_MS", default_value_t = DEFAULT_BOT_BUDGET_MS,
           value_parser = clap::value_parser!(u64).range(1..=60_000))]
     pub bot_budget_ms: u64,
-    /// Node budget of one `expert` decision (plans played; the search stops at this
-    /// or at the wall-clock budget, whichever comes first; 0: the wall clock alone).
+    /// Node budget of one `expert` decision in clash (plans played; the search stops
+    /// at this or at the wall-clock budget, whichever comes first; 0: the wall clock
+    /// alone).
     #[arg(long, env = "LUDO_BOT_NODES", default_value_t = DEFAULT_BOT_NODES)]
     pub bot_nodes: usize,
+    /// The same in journey, where the expert needs the larger search
+    /// (`BENCHMARKS.md`).
+    #[arg(long, env = "LUDO_BOT_JOURNEY_NODES", default_value_t = DEFAULT_BOT_JOURNEY_NODES)]
+    pub bot_journey_nodes: usize,
     /// `expert` searches running at once, over all matches; a bot that finds them
     /// all busy plays its greedy plan instead (overload makes bots weaker, not slower).
     #[arg(long, env = "LUDO_BOT_SEARCHES", default_value_t = DEFAULT_BOT_SEARCHES,
@@ -494,6 +502,7 @@ impl Default for Config {
             bot_kind: bot::BotKind::Greedy,
             bot_budget_ms: DEFAULT_BOT_BUDGET_MS,
             bot_nodes: DEFAULT_BOT_NODES,
+            bot_journey_nodes: DEFAULT_BOT_JOURNEY_NODES,
             bot_searches: DEFAULT_BOT_SEARCHES,
             max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
             rate_per_second: DEFAULT_RATE_PER_SECOND,
@@ -617,6 +626,42 @@ mod tests {
         assert_eq!(parsed.max_frame_bytes, 4096);
         assert_eq!(parsed.outbound_queue, d.outbound_queue);
         assert_eq!(parsed.bot_kind, bot::BotKind::Greedy);
+        assert_eq!(
+            (parsed.bot_nodes, parsed.bot_journey_nodes),
+            (d.bot_nodes, d.bot_journey_nodes)
+        );
+    }
+
+    /// An expert's budgets per mode: the flags reach the search budget of a bot seat
+    /// (16 000 plans a clash decision and 32 000 a journey one by default, as
+    /// `bot::ExpertConfig::default()` has them).
+    #[test]
+    fn node_budget_flags_reach_the_search_budget() {
+        let b = crate::room::bots::SearchBudget::of(&Config::default());
+        let expert = bot::ExpertConfig::default();
+        assert_eq!(
+            (b.time, b.nodes, b.journey_nodes),
+            (
+                std::time::Duration::from_millis(20),
+                expert.node_budget,
+                expert.journey_node_budget
+            )
+        );
+        let c = Config::try_parse_from([
+            "ludo-server",
+            "--bot-nodes",
+            "500",
+            "--bot-journey-nodes",
+            "0",
+            "--bot-budget-ms",
+            "7",
+        ])
+        .unwrap();
+        let b = crate::room::bots::SearchBudget::of(&c);
+        assert_eq!(
+            (b.time, b.nodes, b.journey_nodes),
+            (std::time::Duration::from_millis(7), 500, 0)
+        );
     }
 
     /// A quiet client is pinged only after `--ping-seconds` of silence: with a ping

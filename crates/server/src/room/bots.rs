@@ -29,15 +29,17 @@ pub(crate) struct BotSeat {
 }
 
 impl BotSeat {
-    /// A new bot of `kind`, its generator seeded with `seed`; an expert searches for
-    /// at most `budget` (wall clock) and `nodes` plans (0: no node bound) per decision.
-    pub(crate) fn new(kind: bot::BotKind, seed: u64, budget: Duration, nodes: usize) -> BotSeat {
+    /// A new bot of `kind`, its generator seeded with `seed`; an expert searches
+    /// within `budget` per decision.
+    pub(crate) fn new(kind: bot::BotKind, seed: u64, budget: SearchBudget) -> BotSeat {
         let strategy: Strategy = if kind.searches() {
+            let nodes = |n: usize| if n == 0 { usize::MAX } else { n };
             Box::new(bot::ExpertBot::with_config(
                 seed,
                 bot::ExpertConfig {
-                    time_budget: Some(budget),
-                    node_budget: if nodes == 0 { usize::MAX } else { nodes },
+                    time_budget: Some(budget.time),
+                    node_budget: nodes(budget.nodes),
+                    journey_node_budget: nodes(budget.journey_nodes),
                     ..bot::ExpertConfig::default()
                 },
             ))
@@ -47,6 +49,30 @@ impl BotSeat {
         BotSeat {
             kind,
             strategy: Some(strategy),
+        }
+    }
+}
+
+/// An expert's search budgets per decision: the search stops at whichever runs out
+/// first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SearchBudget {
+    /// Wall clock (`--bot-budget-ms`).
+    pub time: Duration,
+    /// Plans played in a clash decision (`--bot-nodes`; 0: the wall clock alone).
+    pub nodes: usize,
+    /// Plans played in a journey decision (`--bot-journey-nodes`; 0: the wall clock
+    /// alone).
+    pub journey_nodes: usize,
+}
+
+impl SearchBudget {
+    /// The budgets `config` sets.
+    pub(crate) fn of(config: &crate::config::Config) -> SearchBudget {
+        SearchBudget {
+            time: Duration::from_millis(config.bot_budget_ms),
+            nodes: config.bot_nodes,
+            journey_nodes: config.bot_journey_nodes,
         }
     }
 }
@@ -126,12 +152,7 @@ pub(crate) async fn thought(
 
 /// A new bot of `kind` with the search budgets of `config`.
 pub(crate) fn configured(config: &crate::config::Config, kind: bot::BotKind) -> BotSeat {
-    BotSeat::new(
-        kind,
-        rand::random(),
-        Duration::from_millis(config.bot_budget_ms),
-        config.bot_nodes,
-    )
+    BotSeat::new(kind, rand::random(), SearchBudget::of(config))
 }
 
 /// The bot kind that plays `level`.

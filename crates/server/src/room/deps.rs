@@ -52,10 +52,9 @@ pub(crate) struct RoomSettings {
     pub(crate) bot_kind: bot::BotKind,
     /// How long a bot waits before it moves (`--bot-think-ms`).
     pub(crate) bot_think: Duration,
-    /// An expert's wall-clock budget per decision (`--bot-budget-ms`).
-    pub(crate) bot_budget: Duration,
-    /// An expert's node budget per decision (`--bot-nodes`; 0: unbounded).
-    pub(crate) bot_nodes: usize,
+    /// An expert's search budgets per decision (`--bot-budget-ms`, `--bot-nodes`,
+    /// `--bot-journey-nodes`).
+    pub(crate) bot_budget: super::bots::SearchBudget,
     /// How long a new match waits for dice contributions, ms
     /// (`--contribution-window-ms`).
     pub(crate) contribution_window_ms: u64,
@@ -77,8 +76,7 @@ impl RoomDeps {
                     .then(|| Duration::from_millis(u64::from(config.pong_timeout_ms))),
                 bot_kind: config.bot_kind,
                 bot_think: config.bot_think(),
-                bot_budget: Duration::from_millis(config.bot_budget_ms),
-                bot_nodes: config.bot_nodes,
+                bot_budget: super::bots::SearchBudget::of(config),
                 contribution_window_ms: u64::from(config.contribution_window_ms),
             },
             bots: game.bot_pool().clone(),
@@ -98,12 +96,7 @@ impl RoomDeps {
 
     /// A new bot of `kind` for a seat, with this server's search budgets.
     pub(crate) fn new_bot(&self, kind: bot::BotKind) -> super::bots::BotSeat {
-        super::bots::BotSeat::new(
-            kind,
-            rand::random(),
-            self.settings.bot_budget,
-            self.settings.bot_nodes,
-        )
+        super::bots::BotSeat::new(kind, rand::random(), self.settings.bot_budget)
     }
 
     /// Removes the room of `match_id` from the registry: requests naming the match

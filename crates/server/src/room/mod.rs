@@ -18,7 +18,7 @@
 //! (or `resync`/`spectate`) and receives a snapshot.
 
 mod actor;
-mod bots;
+pub(crate) mod bots;
 mod deps;
 mod history;
 
