@@ -269,7 +269,7 @@ impl Store {
         keep: Uuid,
     ) -> Result<Vec<Uuid>, StoreError> {
         let res: Result<Option<Vec<Uuid>>, sqlx::Error> = with_pool!(self, pool => async {
-            let mut tx = pool.begin().await?;
+            let mut tx = crate::store::begin_write(pool).await?;
             let n = sqlx::query(SET_PASSWORD)
                 .bind(player)
                 .bind(password_hash)
@@ -323,7 +323,7 @@ impl Store {
         check_hash(retired_token_hash)?;
         let now = micros(Utc::now());
         let res: Result<Result<Vec<Uuid>, StoreError>, sqlx::Error> = with_pool!(self, pool => async {
-            let mut tx = pool.begin().await?;
+            let mut tx = crate::store::begin_write(pool).await?;
             let running: Option<Uuid> = sqlx::query_scalar(SEATED_IN_RUNNING)
                 .bind(player)
                 .fetch_optional(&mut *tx)

@@ -55,7 +55,7 @@ impl Store {
     pub async fn add_passkey(&self, p: &StoredPasskey, max: usize) -> Result<(), StoreError> {
         let max = i64::try_from(max).unwrap_or(i64::MAX);
         let res: Result<Result<(), StoreError>, sqlx::Error> = with_pool!(self, pool => async {
-            let mut tx = pool.begin().await?;
+            let mut tx = crate::store::begin_write(pool).await?;
             let accounts: i64 = sqlx::query_scalar(IS_ACCOUNT)
                 .bind(p.player_id)
                 .fetch_one(&mut *tx)

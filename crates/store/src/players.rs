@@ -76,7 +76,7 @@ impl Store {
         let now = micros(at);
         let session = Uuid::new_v4();
         let res = with_pool!(self, pool => async {
-            let mut tx = pool.begin().await?;
+            let mut tx = crate::store::begin_write(pool).await?;
             sqlx::query(INSERT)
                 .bind(id)
                 .bind(name)

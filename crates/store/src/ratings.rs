@@ -405,7 +405,7 @@ impl Store {
         let r = self.recompute().await?;
         let n = r.ratings.len();
         with_pool!(self, pool => async {
-            let mut tx = pool.begin().await?;
+            let mut tx = crate::store::begin_write(pool).await?;
             if pg {
                 sqlx::query(LOCK_RATINGS).bind(RATING_LOCK).execute(&mut *tx).await?;
             }

@@ -38,6 +38,37 @@ macro_rules! with_pool {
 }
 pub(crate) use with_pool;
 
+/// A transaction's `BEGIN` per database ([`begin_write`]).
+pub(crate) trait WriteBegin: sqlx::Database {
+    /// The statement that begins a transaction that will write, `None` for the
+    /// driver's default `BEGIN`.
+    const BEGIN: Option<&'static str>;
+}
+
+impl WriteBegin for sqlx::Postgres {
+    const BEGIN: Option<&'static str> = None;
+}
+
+impl WriteBegin for sqlx::Sqlite {
+    /// SQLite takes the write lock at once: a deferred transaction that reads and then
+    /// writes fails with `SQLITE_BUSY` ("database is locked") at its first write when
+    /// another connection committed after its reads, without waiting for the busy
+    /// timeout (seen as a 503 on adding a passkey while turns were written).
+    const BEGIN: Option<&'static str> = Some("BEGIN IMMEDIATE");
+}
+
+/// Begins a transaction that will write on `pool`: `BEGIN IMMEDIATE` on SQLite (it
+/// waits up to the connection's busy timeout for the write lock instead of failing
+/// at its first write), `BEGIN` on PostgreSQL.
+pub(crate) async fn begin_write<DB: WriteBegin>(
+    pool: &sqlx::Pool<DB>,
+) -> Result<sqlx::Transaction<'static, DB>, sqlx::Error> {
+    match DB::BEGIN {
+        Some(statement) => pool.begin_with(statement).await,
+        None => pool.begin().await,
+    }
+}
+
 /// Like [`with_pool`], for the persistence writer's group commits: on an SQLite
 /// file, its own one-connection pool ([`Store::sqlite_writes`]).
 macro_rules! with_write_pool {
@@ -347,6 +378,64 @@ mod tests {
             Store::connect_lazy("ludo.db"),
             Err(StoreError::BadUrl)
         ));
+    }
+
+    /// A transaction begun by [`begin_write`] on SQLite holds the write lock from its
+    /// start: while it has only read, another connection's write fails at once
+    /// (busy timeout 0) instead of slipping in, so the transaction's own write after
+    /// its reads cannot meet `SQLITE_BUSY` (the passkey 503 seen in a browser test).
+    #[tokio::test]
+    async fn sqlite_write_transactions_take_the_write_lock_at_begin() {
+        let path =
+            std::env::temp_dir().join(format!("ludo-begin-write-{}.db", uuid::Uuid::new_v4()));
+        let opts = SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(opts.clone())
+            .await
+            .unwrap();
+        let impatient = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(opts.busy_timeout(std::time::Duration::ZERO))
+            .await
+            .unwrap();
+        sqlx::query("CREATE TABLE t (x INTEGER)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        let mut tx = begin_write(&pool).await.unwrap();
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM t")
+            .fetch_one(&mut *tx)
+            .await
+            .unwrap();
+        assert_eq!(n, 0);
+        let other = sqlx::query("INSERT INTO t VALUES (2)")
+            .execute(&impatient)
+            .await;
+        match other {
+            Err(sqlx::Error::Database(db)) => {
+                assert!(db.message().contains("locked"), "{}", db.message())
+            }
+            other => panic!("the other write went through: {other:?}"),
+        }
+        sqlx::query("INSERT INTO t VALUES (1)")
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        let rows: Vec<i64> = sqlx::query_scalar("SELECT x FROM t")
+            .fetch_all(&impatient)
+            .await
+            .unwrap();
+        assert_eq!(rows, vec![1]);
+        pool.close().await;
+        impatient.close().await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
     }
 
     #[tokio::test]

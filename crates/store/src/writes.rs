@@ -195,7 +195,7 @@ impl Store {
             Some(pool) => sqlite_append_in_one_round_trip(pool, &rows).await,
             None => {
                 with_pool!(self, pool => async {
-                    let mut tx = pool.begin().await?;
+                    let mut tx = crate::store::begin_write(pool).await?;
                     for chunk in rows.chunks(TURN_ROWS_PER_INSERT) {
                         insert_turns!(&mut *tx, chunk);
                     }
@@ -315,7 +315,7 @@ impl Store {
         let now = micros(Utc::now());
         let pg = self.is_pg();
         let outcome: Result<Option<StoreError>, sqlx::Error> = with_write_pool!(self, pool => async {
-            let mut tx = pool.begin().await?;
+            let mut tx = crate::store::begin_write(pool).await?;
             let res: Result<Option<StoreError>, sqlx::Error> = async {
             if let (Some((_, tokens)), false) = (fence, fenced_ids.is_empty()) {
                 let current: Vec<(Uuid, i64)> = sqlx::query_as(LEASE_TOKENS)
